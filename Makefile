@@ -1,0 +1,61 @@
+# lsmbench: the two commands of the README's Quick start are `make quickstart`
+# and `make test`; both install what they need first.
+SHELL := /bin/bash
+JOBS ?= $(shell nproc)
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+CMAKE_FLAGS ?=
+
+# Debian packages the build and the tests need (installed when run as root).
+DEB_PACKAGES := cmake ninja-build g++ pkg-config libgtest-dev nlohmann-json3-dev \
+	libleveldb-dev librocksdb-dev rocksdb-tools fio python3-venv
+
+.PHONY: all deps build build-asan test test-engine test-driver bench quickstart clean format
+
+all: build
+
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "Installing Debian packages:" $$missing; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	  else \
+	    echo "Missing Debian packages (run as root to install them): $$missing" >&2; exit 1; \
+	  fi; \
+	fi
+
+$(BUILD)/build.ninja: | deps
+	cmake -S engines -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+
+$(ASAN_BUILD)/build.ninja: | deps
+	cmake -S engines -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLSM_SANITIZE=ON $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+build-asan: deps $(ASAN_BUILD)/build.ninja
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+# Engine unit tests under ASan+UBSan; driver calibration tests on the
+# optimized build (they measure a harness's timing behaviour, which the
+# sanitizers would distort).
+test-engine: build-asan
+	ctest --test-dir $(ASAN_BUILD) -L engine --output-on-failure -j $(JOBS)
+
+test-driver: build
+	@if ctest --test-dir $(BUILD) -N -L driver | grep -q 'Total Tests: [1-9]'; then \
+	  ctest --test-dir $(BUILD) -L driver --output-on-failure; fi
+
+test: test-engine test-driver
+
+bench: build
+	$(BUILD)/bin/lsm-bench
+
+quickstart: bench
+
+format:
+	find engines -name '*.h' -o -name '*.cc' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,84 @@
+// Options: every knob of the engine, as a plain struct with in-class defaults.
+// The driver's `builtin` adapter sets each field by its name.
+#ifndef LSM_INCLUDE_LSM_OPTIONS_H_
+#define LSM_INCLUDE_LSM_OPTIONS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace lsm {
+
+class Env;
+
+// Write-ahead logging of acknowledged writes.
+enum class WalMode {
+  kOff,    // no log: writes since the last flush are lost on a crash
+  kAsync,  // logged, handed to the OS per write, not fsynced: survives a process crash
+  kSync,   // logged and fsynced before acknowledging (concurrent writers share one fsync)
+};
+
+// Limits on entry sizes; larger ones are rejected with InvalidArgument.
+inline constexpr size_t kMaxKeyBytes = 64 * 1024;
+inline constexpr size_t kMaxValueBytes = 16 * 1024 * 1024;
+
+struct Options {
+  // File and clock access. nullptr means Env::Default() (POSIX). Not owned.
+  Env* env = nullptr;
+
+  // Create the data directory if it does not exist.
+  bool create_if_missing = true;
+
+  // Fail Open if the directory already holds a database.
+  bool error_if_exists = false;
+
+  // Byte budget of one memory component (memtable). When the active one is
+  // full it becomes immutable and is flushed to a new disk component.
+  size_t memtable_bytes = 32 << 20;
+
+  // Memory components in total: one active plus (n-1) that may wait for or
+  // be in flush. Writers stall when all are full. At least 2 lets writes go
+  // on while a flush runs (the paper's setting).
+  int memory_components = 2;
+
+  // Write-ahead log mode.
+  WalMode wal = WalMode::kAsync;
+
+  // Target uncompressed size of a data block in a disk component.
+  size_t block_bytes = 4096;
+
+  // Bloom filter bits per key in each disk component (10 gives about 1 %
+  // false positives). 0 disables the filter.
+  int bloom_bits_per_key = 10;
+
+  // Merge policy by name: "leveling", "tiering" or "size-tiered".
+  std::string merge_policy = "tiering";
+
+  // Size ratio T of the policy; 0 means the policy's default (leveling 10,
+  // tiering 3, size-tiered 1.2).
+  double size_ratio = 0;
+
+  // leveling: size levels from the largest one down (largest / T^k), so the
+  // last level stays nearly full (the paper's Sec. 5.2.3 note).
+  bool dynamic_level_sizes = false;
+
+  // size-tiered: fewest and most components one merge takes.
+  int min_merge_components = 2;
+  int max_merge_components = 10;
+
+  // size-tiered: always merge exactly min_merge_components (the paper's way
+  // to measure a sustainable lower bound in Sec. 5.3).
+  bool merge_exact_min = false;
+
+  // Global component constraint: writers stall while more disk components
+  // than this exist. 0 means the policy's default: 2*L for leveling, 2*T*L
+  // for tiering (L = current number of levels), 50 for size-tiered.
+  int max_components = 0;
+
+  // Verify the crc32c of every block read (always on for merges).
+  bool verify_checksums = true;
+};
+
+}  // namespace lsm
+
+#endif  // LSM_INCLUDE_LSM_OPTIONS_H_
