@@ -1,0 +1,57 @@
+// One narrow key-value interface in front of every engine the driver can
+// measure: the bundled engine, RocksDB, LevelDB and a `null` engine that
+// calibrates the harness itself.
+#ifndef LSMBENCH_ADAPTERS_ADAPTER_H_
+#define LSMBENCH_ADAPTERS_ADAPTER_H_
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lsm/status.h"
+
+namespace lsmbench {
+
+using lsm::Status;
+
+// Options by name, as name=value strings (the run.json "engine_options").
+using AdapterOptions = std::map<std::string, std::string>;
+
+// Metrics by name: disk components total and per level
+// ("disk_components", "disk_components.L0", ...), stalls ("stall_count",
+// "stall_micros"), "bytes_flushed", "bytes_merged", "merges_running",
+// "write_amplification", ... whatever the engine can tell.
+using Metrics = std::map<std::string, double>;
+
+// Every method is safe to call from many threads at once.
+class KvAdapter {
+ public:
+  virtual ~KvAdapter() = default;
+  virtual Status Put(std::string_view key, std::string_view value) = 0;
+  virtual Status Delete(std::string_view key) = 0;
+  // NotFound if absent.
+  virtual Status Get(std::string_view key, std::string* value) = 0;
+  // Reads up to count entries from the first key >= start; *returned says
+  // how many were read.
+  virtual Status Scan(std::string_view start, size_t count, size_t* returned) = 0;
+  virtual Metrics GetMetrics() = 0;
+  // Flushes what the engine buffers and closes; no other call may follow.
+  virtual Status Close() = 0;
+};
+
+// The engine names this build supports (rocksdb and leveldb only when their
+// libraries were found at build time).
+std::vector<std::string> AdapterNames();
+
+// Opens engine `engine` on directory dir. An unknown engine, an unknown
+// option name or a bad option value is InvalidArgument naming it (and the
+// allowed names/values); an engine open failure carries the engine's message.
+Status OpenAdapter(const std::string& engine, const std::string& dir,
+                   const AdapterOptions& options, std::unique_ptr<KvAdapter>* adapter);
+
+}  // namespace lsmbench
+
+#endif  // LSMBENCH_ADAPTERS_ADAPTER_H_
