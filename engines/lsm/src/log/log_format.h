@@ -19,6 +19,16 @@ namespace lsm::log {
 inline constexpr size_t kBlockSize = 32768;
 inline constexpr size_t kHeaderSize = 4 + 2 + 1;
 
+// The type byte of a fragment. A record is one FULL fragment or a FIRST,
+// any number of MIDDLE and a LAST fragment.
+enum FragmentType : uint8_t {
+  kFullType = 1,
+  kFirstType = 2,
+  kMiddleType = 3,
+  kLastType = 4,
+};
+inline constexpr int kMaxFragmentType = kLastType;
+
 class Writer {
  public:
   // Does not take ownership; dest_length is the file's current length (to
@@ -29,8 +39,13 @@ class Writer {
   Status AddRecord(std::string_view payload);
 
  private:
+  Status EmitFragment(int type, const char* data, size_t n);
+
   WritableFile* dest_;
   size_t block_offset_;
+  // crc32c of each type byte, so a fragment's checksum only extends it over
+  // the payload.
+  uint32_t type_crc_[5];
 };
 
 class Reader {
@@ -49,11 +64,21 @@ class Reader {
   Status status() const { return status_; }
 
  private:
+  // What ReadFragment found: a fragment type (1..4) or one of these.
+  enum : int { kEof = 5, kBad = 6 };
+  int ReadFragment(std::string_view* fragment, uint64_t* offset);
+  // Ends the log: tail_corrupted() becomes true.
+  void ReportCorruption(uint64_t offset, const std::string& reason);
+
   SequentialFile* file_;
   std::string fname_;
   std::string buffer_storage_;
   std::string_view buffer_;
+  // File offset just past buffer_ (buffer_ holds the unread rest of the
+  // current block).
+  uint64_t end_of_buffer_offset_ = 0;
   bool eof_ = false;
+  bool done_ = false;  // a record can no longer be returned
   bool tail_corrupted_ = false;
   std::string what_happened_;
   Status status_;

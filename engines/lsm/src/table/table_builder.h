@@ -18,6 +18,11 @@ struct TableOptions {
   size_t block_bytes = 4096;   // target data block size
   int bloom_bits_per_key = 10;  // 0: no filter block
   bool verify_checksums = true;  // reader: check each block's crc32c
+  // Writer: the number of entries the table will likely hold (e.g. the sum
+  // of a merge's inputs), 0 if unknown. With it the Bloom filter is built in
+  // place (memory: its own size); without it the builder keeps 8 bytes per
+  // key until Finish. A wrong guess changes the filter's precision only.
+  uint64_t expected_entries = 0;
 };
 
 class TableBuilder {
@@ -63,16 +68,24 @@ class Table {
   bool KeyMayMatch(std::string_view key) const;
 
   // Looks the key up. Sets *found; when found, *type and (for kValue)
-  // *value. Not OK on a read error or corruption.
+  // *value. Not OK on a read error or corruption. value may be nullptr
+  // (existence check).
   Status Get(std::string_view key, bool* found, ValueType* type, std::string* value) const;
 
   // The iterator may outlive nothing: the caller keeps the Table alive.
+  // Its key() and value() stay valid until it moves. Each iterator reuses
+  // one buffer for the data block under its cursor.
   std::unique_ptr<InternalIterator> NewIterator() const;
 
   uint64_t NumEntries() const;
   uint64_t FileSize() const;
   std::string_view smallest_key() const;
   std::string_view largest_key() const;
+  // Tombstones among NumEntries().
+  uint64_t NumDeletions() const;
+  // Bytes of the data blocks (trailers included): where BytesConsumed() of
+  // an exhausted iterator ends.
+  uint64_t DataSize() const;
 
  private:
   struct Rep;

@@ -1,0 +1,866 @@
+#include "db/db_impl.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <set>
+
+#include "db/db_iter.h"
+#include "db/filenames.h"
+#include "db/merging_iterator.h"
+#include "util/coding.h"
+
+namespace lsm {
+namespace {
+
+// Group commit gathers at most this many bytes of queued writes per WAL
+// record, so one huge group cannot delay the first writer for long.
+constexpr size_t kMaxGroupBytes = 1 << 20;
+
+Status ValidateOptions(const Options& o) {
+  auto bad = [](const char* field, const std::string& allowed) {
+    return Status::InvalidArgument(std::string("option ") + field, "must be " + allowed);
+  };
+  if (o.memtable_bytes < 4096) return bad("memtable_bytes", ">= 4096");
+  if (o.memory_components < 1) return bad("memory_components", ">= 1");
+  if (o.block_bytes < 256 || o.block_bytes > (64u << 20)) {
+    return bad("block_bytes", "in [256, 64 MiB]");
+  }
+  if (o.bloom_bits_per_key < 0 || o.bloom_bits_per_key > 64) {
+    return bad("bloom_bits_per_key", "in [0, 64]");
+  }
+  if (o.max_components < 0) return bad("max_components", ">= 0 (0 = the policy's default)");
+  return Status::OK();
+}
+
+}  // namespace
+
+DB::~DB() = default;
+
+Status DB::Open(const Options& options, const std::string& dir, std::unique_ptr<DB>* db) {
+  db->reset();
+  Status s = ValidateOptions(options);
+  if (!s.ok()) return s;
+  policy::PolicyOptions po;
+  po.name = options.merge_policy;
+  po.size_ratio = options.size_ratio;
+  po.memtable_bytes = options.memtable_bytes;
+  po.dynamic_level_sizes = options.dynamic_level_sizes;
+  po.min_merge_components = options.min_merge_components;
+  po.max_merge_components = options.max_merge_components;
+  po.merge_exact_min = options.merge_exact_min;
+  std::unique_ptr<policy::MergePolicy> merge_policy;
+  s = policy::NewMergePolicy(po, &merge_policy);
+  if (!s.ok()) return s;
+  auto impl = std::make_unique<DBImpl>(options, dir, std::move(merge_policy));
+  s = impl->Recover();
+  if (!s.ok()) return s;
+  *db = std::move(impl);
+  return Status::OK();
+}
+
+DBImpl::DBImpl(const Options& options, std::string dir,
+               std::unique_ptr<policy::MergePolicy> policy)
+    : options_(options),
+      env_(options.env != nullptr ? options.env : Env::Default()),
+      dir_(std::move(dir)),
+      policy_(std::move(policy)) {
+  table_options_.block_bytes = options.block_bytes;
+  table_options_.bloom_bits_per_key = options.bloom_bits_per_key;
+  table_options_.verify_checksums = options.verify_checksums;
+}
+
+DBImpl::~DBImpl() {
+  if (flush_thread_.joinable()) {
+    // Without a WAL the memtables would be lost: a clean close flushes them.
+    if (options_.wal == WalMode::kOff) Flush();
+    std::unique_lock<std::mutex> lock(mu_);
+    bg_cv_.wait(lock, [this] { return imms_.empty() || !bg_error_.ok(); });
+    shutting_down_ = true;
+    for (auto& job : merge_queue_) job->Cancel();
+    if (running_merge_) running_merge_->Cancel();
+    flush_cv_.notify_all();
+    merge_cv_.notify_all();
+    lock.unlock();
+    flush_thread_.join();
+    merge_thread_.join();
+  }
+  if (wal_file_) {
+    if (options_.wal == WalMode::kSync) wal_file_->Sync();
+    wal_file_->Close();
+  }
+  super_version_.reset();
+  version_.reset();
+  if (dir_lock_) env_->UnlockFile(std::move(dir_lock_));
+}
+
+// ---------------------------------------------------------------- recovery
+
+Status DBImpl::Recover() {
+  Status s = env_->CreateDir(dir_);
+  if (!s.ok()) return s;
+  s = env_->LockFile(LockFileName(dir_), &dir_lock_);
+  if (!s.ok()) return s;
+
+  ManifestState state;
+  s = RecoverManifest(env_, dir_, &state);
+  if (s.IsNotFound()) {
+    if (!options_.create_if_missing) {
+      return Status::InvalidArgument("database does not exist (create_if_missing is false)", dir_);
+    }
+    state = ManifestState();
+  } else if (!s.ok()) {
+    return s;
+  } else if (options_.error_if_exists) {
+    return Status::InvalidArgument("database exists (error_if_exists is true)", dir_);
+  }
+  next_file_number_.store(std::max<uint64_t>(state.next_file_number, 1));
+
+  std::vector<ComponentPtr> stack;
+  for (const ComponentMeta& meta : state.stack) {
+    ComponentPtr c;
+    s = OpenComponent(meta, &c);
+    if (!s.ok()) return s;
+    stack.push_back(std::move(c));
+  }
+
+  // Replay the logs of memtables that were not flushed, oldest first.
+  std::vector<std::string> children;
+  s = env_->GetChildren(dir_, &children);
+  if (!s.ok()) return s;
+  std::vector<uint64_t> wals;
+  for (const std::string& name : children) {
+    uint64_t number;
+    FileType type = ParseFileName(name, &number);
+    if (type == FileType::kWal && number >= state.log_number) wals.push_back(number);
+    if (number >= next_file_number_.load()) next_file_number_.store(number + 1);
+  }
+  std::sort(wals.begin(), wals.end());
+  for (uint64_t wal : wals) {
+    s = RecoverWal(wal, &stack);
+    if (!s.ok()) return s;
+  }
+
+  // A fresh manifest holding the recovered state, and a fresh WAL.
+  uint64_t wal_number = 0;
+  if (options_.wal != WalMode::kOff) {
+    wal_number = NewFileNumber();
+    s = env_->NewWritableFile(WalFileName(dir_, wal_number), &wal_file_);
+    if (!s.ok()) return s;
+    wal_ = std::make_unique<log::Writer>(wal_file_.get());
+  }
+  ManifestEdit snapshot;
+  uint64_t manifest_number = NewFileNumber();
+  snapshot.next_file_number = next_file_number_.load();
+  snapshot.log_number = wal_number != 0 ? wal_number : snapshot.next_file_number;
+  for (const ComponentPtr& c : stack) {
+    snapshot.added.push_back(c->meta());
+    snapshot.stack.push_back(c->meta().number);
+  }
+  s = ManifestWriter::Create(env_, dir_, manifest_number, snapshot, &manifest_);
+  if (!s.ok()) return s;
+  RemoveObsoleteFiles(stack, manifest_number,
+                      wal_number != 0 ? wal_number : std::numeric_limits<uint64_t>::max());
+  // The directory entries of the new WAL must survive a crash too.
+  s = env_->SyncDir(dir_);
+  if (!s.ok()) return s;
+
+  std::unique_lock<std::mutex> lock(mu_);
+  mem_ = std::make_shared<MemTable>(wal_number, options_.memtable_bytes);
+  auto version = std::make_shared<Version>();
+  version->stack = std::move(stack);
+  version_ = std::move(version);
+  InstallSuperVersion();
+  UpdateComponentStats();
+  ScheduleMerges();
+  lock.unlock();
+  flush_thread_ = std::thread([this] { FlushLoop(); });
+  merge_thread_ = std::thread([this] { MergeLoop(); });
+  return Status::OK();
+}
+
+Status DBImpl::RecoverWal(uint64_t wal_number, std::vector<ComponentPtr>* stack) {
+  const std::string fname = WalFileName(dir_, wal_number);
+  std::unique_ptr<SequentialFile> file;
+  Status s = env_->NewSequentialFile(fname, &file);
+  if (!s.ok()) return s;
+  log::Reader reader(file.get(), fname);
+  auto mem = std::make_shared<MemTable>(0, options_.memtable_bytes);
+  uint64_t seq = 0;
+  std::string scratch;
+  std::string_view record;
+
+  auto flush_mem = [&]() -> Status {
+    if (mem->Empty()) return Status::OK();
+    std::unique_ptr<InternalIterator> it = mem->NewIterator(seq);
+    ComponentPtr c;
+    Status fs = BuildComponent(it.get(), 0, MakeDropTombstone(*stack), nullptr, &c);
+    if (fs.ok() && c) stack->push_back(std::move(c));
+    mem = std::make_shared<MemTable>(0, options_.memtable_bytes);
+    return fs;
+  };
+
+  // A torn tail (the process died mid-append) ends the log: those writes
+  // were never acknowledged.
+  while (reader.ReadRecord(&record, &scratch)) {
+    uint32_t count;
+    if (!GetVarint32(&record, &count)) return Status::Corruption("bad WAL record", fname);
+    for (uint32_t i = 0; i < count; i++) {
+      if (record.empty()) return Status::Corruption("bad WAL record", fname);
+      auto type = static_cast<ValueType>(record[0]);
+      record.remove_prefix(1);
+      std::string_view key, value;
+      if ((type != ValueType::kValue && type != ValueType::kDeletion) ||
+          !GetLengthPrefixedSlice(&record, &key) || !GetLengthPrefixedSlice(&record, &value)) {
+        return Status::Corruption("bad WAL record", fname);
+      }
+      mem->Add(++seq, type, key, value);
+    }
+    if (mem->ApproximateMemoryUsage() >= options_.memtable_bytes) {
+      s = flush_mem();
+      if (!s.ok()) return s;
+    }
+  }
+  if (!reader.status().ok()) return reader.status();
+  return flush_mem();
+}
+
+void DBImpl::RemoveObsoleteFiles(const std::vector<ComponentPtr>& stack, uint64_t keep_manifest,
+                                 uint64_t min_wal) {
+  std::set<uint64_t> live;
+  for (const ComponentPtr& c : stack) live.insert(c->meta().number);
+  std::vector<std::string> children;
+  if (!env_->GetChildren(dir_, &children).ok()) return;
+  for (const std::string& name : children) {
+    uint64_t number;
+    bool remove = false;
+    switch (ParseFileName(name, &number)) {
+      case FileType::kTable: remove = live.count(number) == 0; break;  // interrupted flush/merge
+      case FileType::kWal: remove = number < min_wal; break;           // replayed
+      case FileType::kManifest: remove = number != keep_manifest; break;
+      case FileType::kTemp: remove = true; break;
+      default: break;
+    }
+    if (remove) env_->RemoveFile(dir_ + "/" + name);
+  }
+}
+
+Status DBImpl::OpenComponent(const ComponentMeta& meta, ComponentPtr* result) {
+  const std::string fname = TableFileName(dir_, meta.number);
+  std::unique_ptr<RandomAccessFile> file;
+  Status s = env_->NewRandomAccessFile(fname, &file);
+  if (!s.ok()) return s;
+  uint64_t size = 0;
+  s = env_->GetFileSize(fname, &size);
+  if (!s.ok()) return s;
+  if (size != meta.file_size) {
+    return Status::Corruption("component file size differs from the manifest", fname);
+  }
+  std::unique_ptr<Table> table;
+  s = Table::Open(table_options_, std::move(file), size, fname, &table);
+  if (!s.ok()) return s;
+  *result = std::make_shared<ComponentFile>(meta, std::move(table), env_, fname);
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------- writes
+
+Status DBImpl::Put(std::string_view key, std::string_view value) {
+  if (key.size() > kMaxKeyBytes) {
+    return Status::InvalidArgument("key too large",
+                                   std::to_string(key.size()) + " bytes > 64 KiB");
+  }
+  if (value.size() > kMaxValueBytes) {
+    return Status::InvalidArgument("value too large",
+                                   std::to_string(value.size()) + " bytes > 16 MiB");
+  }
+  Writer w;
+  w.type = ValueType::kValue;
+  w.key = key;
+  w.value = value;
+  return Write(&w);
+}
+
+Status DBImpl::Delete(std::string_view key) {
+  if (key.size() > kMaxKeyBytes) {
+    return Status::InvalidArgument("key too large",
+                                   std::to_string(key.size()) + " bytes > 64 KiB");
+  }
+  Writer w;
+  w.type = ValueType::kDeletion;
+  w.key = key;
+  return Write(&w);
+}
+
+Status DBImpl::Write(Writer* w) {
+  std::unique_lock<std::mutex> lock(mu_);
+  writers_.push_back(w);
+  while (!w->done && w != writers_.front()) w->cv.wait(lock);
+  if (w->done) return w->status;
+
+  // This writer leads: it commits itself and the writers queued behind it.
+  Status s = MakeRoomForWrite(lock, w->force_flush);
+  Writer* last = w;
+  if (s.ok() && !w->force_flush) {
+    const bool logging = options_.wal != WalMode::kOff;
+    size_t count = 0;
+    size_t bytes = 0;
+    for (Writer* q : writers_) {
+      if (q->force_flush || (count > 0 && bytes > kMaxGroupBytes)) break;
+      bytes += q->key.size() + q->value.size();
+      count++;
+      last = q;
+    }
+    if (logging) {
+      wal_record_.clear();
+      PutVarint32(&wal_record_, static_cast<uint32_t>(count));
+      for (auto it = writers_.begin(); it != writers_.end(); ++it) {
+        Writer* q = *it;
+        wal_record_.push_back(static_cast<char>(q->type));
+        PutLengthPrefixedSlice(&wal_record_, q->key);
+        PutLengthPrefixedSlice(&wal_record_, q->value);
+        if (q == last) break;
+      }
+    }
+    MemTable* mem = mem_.get();
+    uint64_t seq = last_seq_.load(std::memory_order_relaxed);
+    // The queue behind us does not move while we work unlocked: only the
+    // front writer pops, and we are it.
+    std::vector<Writer*> group(writers_.begin(), writers_.begin() + count);
+    lock.unlock();
+    if (logging) {
+      s = wal_->AddRecord(wal_record_);
+      if (s.ok()) s = options_.wal == WalMode::kSync ? wal_file_->Sync() : wal_file_->Flush();
+    }
+    if (s.ok()) {
+      uint64_t user_bytes = 0;
+      uint64_t puts = 0;
+      for (Writer* q : group) {
+        mem->Add(++seq, q->type, q->key, q->value);
+        user_bytes += q->key.size() + q->value.size();
+        puts += q->type == ValueType::kValue;
+      }
+      counters_.puts.fetch_add(puts, std::memory_order_relaxed);
+      counters_.deletes.fetch_add(group.size() - puts, std::memory_order_relaxed);
+      counters_.user_bytes.fetch_add(user_bytes, std::memory_order_relaxed);
+      last_seq_.store(seq, std::memory_order_release);
+    }
+    lock.lock();
+    if (!s.ok()) SetBackgroundError(s);
+  }
+
+  while (true) {
+    Writer* ready = writers_.front();
+    writers_.pop_front();
+    if (ready != w) {
+      ready->status = s;
+      ready->done = true;
+      ready->cv.notify_one();
+    }
+    if (ready == last) break;
+  }
+  if (!writers_.empty()) writers_.front()->cv.notify_one();
+  return s;
+}
+
+Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force) {
+  uint64_t stall_start = 0;
+  bool merge_stall = false;
+  auto end_stall = [&] {
+    if (stall_start == 0) return;
+    uint64_t micros = env_->NowMicros() - stall_start;
+    (merge_stall ? counters_.merge_stall_micros : counters_.memory_stall_micros)
+        .fetch_add(micros, std::memory_order_relaxed);
+    stall_start = 0;
+  };
+  auto begin_stall = [&](bool is_merge_stall) {
+    if (stall_start != 0 && merge_stall == is_merge_stall) return;
+    end_stall();
+    merge_stall = is_merge_stall;
+    stall_start = env_->NowMicros();
+    (is_merge_stall ? counters_.merge_stalls : counters_.memory_stalls)
+        .fetch_add(1, std::memory_order_relaxed);
+  };
+
+  Status s;
+  while (true) {
+    if (!bg_error_.ok()) {
+      s = bg_error_;
+      break;
+    }
+    if (version_->stack.size() > max_components_ &&
+        (!merge_queue_.empty() || running_merge_ != nullptr || flushing_ || !imms_.empty())) {
+      // The component constraint: writes stop (not slow down: the paper's
+      // Theorem 1) until merges bring the count back. With no merge to wait
+      // for, waiting would never end: writes go on over the constraint.
+      begin_stall(true);
+      bg_cv_.wait(lock);
+      continue;
+    }
+    bool full = mem_->ApproximateMemoryUsage() >= options_.memtable_bytes;
+    if (force ? mem_->Empty() : !full) break;
+    if (static_cast<int>(imms_.size()) >= options_.memory_components - 1) {
+      begin_stall(false);
+      bg_cv_.wait(lock);
+      continue;
+    }
+    s = SwitchMemTable();
+    if (!s.ok()) break;
+    if (force) break;
+  }
+  end_stall();
+  return s;
+}
+
+Status DBImpl::SwitchMemTable() {
+  uint64_t wal_number = 0;
+  if (options_.wal != WalMode::kOff) {
+    wal_number = NewFileNumber();
+    std::unique_ptr<WritableFile> file;
+    Status s = env_->NewWritableFile(WalFileName(dir_, wal_number), &file);
+    if (!s.ok()) return s;
+    // The old log's records were handed to the OS (or synced) per write.
+    wal_file_->Close();
+    wal_file_ = std::move(file);
+    wal_ = std::make_unique<log::Writer>(wal_file_.get());
+  }
+  imms_.insert(imms_.begin(), std::move(mem_));
+  mem_ = std::make_shared<MemTable>(wal_number, options_.memtable_bytes);
+  InstallSuperVersion();
+  {
+    std::lock_guard<std::mutex> stats_lock(stats_mu_);
+    component_stats_.memory_components_immutable = imms_.size();
+  }
+  flush_cv_.notify_one();
+  return Status::OK();
+}
+
+void DBImpl::SetBackgroundError(const Status& s) {
+  if (bg_error_.ok()) bg_error_ = s;
+  bg_cv_.notify_all();
+}
+
+// ---------------------------------------------------------------- reads
+
+void DBImpl::InstallSuperVersion() {
+  auto sv = std::make_shared<SuperVersion>();
+  sv->mem = mem_;
+  sv->imms = imms_;
+  sv->version = version_;
+  super_version_ = std::move(sv);
+}
+
+std::shared_ptr<const DBImpl::SuperVersion> DBImpl::AcquireSuperVersion() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return super_version_;
+}
+
+Status DBImpl::Get(std::string_view key, std::string* value) {
+  counters_.gets.fetch_add(1, std::memory_order_relaxed);
+  std::shared_ptr<const SuperVersion> sv = AcquireSuperVersion();
+  ValueType type;
+  auto found = [&](ValueType t) {
+    return t == ValueType::kValue ? Status::OK() : Status::NotFound("deleted");
+  };
+  if (sv->mem->Get(key, &type, value)) return found(type);
+  for (const auto& imm : sv->imms) {
+    if (imm->Get(key, &type, value)) return found(type);
+  }
+  const auto& stack = sv->version->stack;
+  for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+    const ComponentMeta& meta = (*it)->meta();
+    if (key < meta.smallest || key > meta.largest) continue;
+    const Table& table = (*it)->table();
+    if (!table.KeyMayMatch(key)) continue;
+    bool hit = false;
+    Status s = table.Get(key, &hit, &type, value);
+    if (!s.ok()) return s;
+    if (hit) return found(type);
+  }
+  return Status::NotFound("");
+}
+
+std::unique_ptr<Iterator> DBImpl::NewIterator() {
+  std::shared_ptr<const SuperVersion> sv;
+  uint64_t seq;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    sv = super_version_;
+    seq = last_seq_.load(std::memory_order_acquire);
+  }
+  std::vector<std::unique_ptr<InternalIterator>> children;
+  children.push_back(sv->mem->NewIterator(seq));
+  for (const auto& imm : sv->imms) children.push_back(imm->NewIterator(seq));
+  const auto& stack = sv->version->stack;
+  for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+    children.push_back((*it)->table().NewIterator());
+  }
+  return NewDBIterator(NewMergingIterator(std::move(children)), std::move(sv));
+}
+
+// ---------------------------------------------------------------- flush
+
+Status DBImpl::Flush() {
+  Writer w;
+  w.force_flush = true;
+  std::shared_ptr<MemTable> target;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    target = mem_;
+  }
+  Status s = Write(&w);
+  if (!s.ok()) return s;
+  std::unique_lock<std::mutex> lock(mu_);
+  bg_cv_.wait(lock, [&] {
+    return std::find(imms_.begin(), imms_.end(), target) == imms_.end() || !bg_error_.ok();
+  });
+  return bg_error_;
+}
+
+void DBImpl::FlushLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    flush_cv_.wait(lock, [this] { return shutting_down_ || (!imms_.empty() && bg_error_.ok()); });
+    if (shutting_down_) return;
+    std::shared_ptr<MemTable> imm = imms_.back();  // oldest first
+    flushing_ = true;
+    lock.unlock();
+    Status s = FlushMemTable(imm);
+    lock.lock();
+    flushing_ = false;
+    if (!s.ok()) SetBackgroundError(s);
+    bg_cv_.notify_all();
+  }
+}
+
+Status DBImpl::FlushMemTable(const std::shared_ptr<MemTable>& imm) {
+  std::shared_ptr<const Version> base;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    base = version_;
+  }
+  // Every disk component is older than this memtable.
+  std::unique_ptr<InternalIterator> it = imm->NewIterator(last_seq_.load());
+  ComponentPtr component;
+  Status s = BuildComponent(it.get(), 0, MakeDropTombstone(base->stack), nullptr, &component);
+  it.reset();
+  if (!s.ok()) return s;
+
+  std::lock_guard<std::mutex> manifest_lock(manifest_mu_);
+  std::unique_lock<std::mutex> lock(mu_);
+  std::vector<ComponentPtr> stack = version_->stack;
+  std::vector<ComponentMeta> added;
+  if (component) {
+    stack.push_back(component);
+    added.push_back(component->meta());
+    counters_.flush_bytes.fetch_add(component->meta().file_size, std::memory_order_relaxed);
+  }
+  s = LogAndApply(lock, std::move(stack), std::move(added), imm);
+  if (!s.ok()) return s;
+  flushes_++;
+  counters_.flushes.fetch_add(1, std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> stats_lock(stats_mu_);
+    component_stats_.memory_components_immutable = imms_.size();
+  }
+  ScheduleMerges();
+  lock.unlock();
+  if (imm->wal_number() != 0) env_->RemoveFile(WalFileName(dir_, imm->wal_number()));
+  return Status::OK();
+}
+
+Status DBImpl::LogAndApply(std::unique_lock<std::mutex>& lock, std::vector<ComponentPtr> new_stack,
+                           std::vector<ComponentMeta> added,
+                           const std::shared_ptr<MemTable>& flushed) {
+  ManifestEdit edit;
+  // The WALs of memtables still in memory are needed: the oldest such
+  // memtable is the last of imms_, or the one before it when that one is
+  // being installed now.
+  if (flushed != nullptr && imms_.size() >= 2) {
+    edit.log_number = imms_[imms_.size() - 2]->wal_number();
+  } else if (flushed == nullptr && !imms_.empty()) {
+    edit.log_number = imms_.back()->wal_number();
+  } else {
+    edit.log_number = mem_->wal_number();
+  }
+  edit.added = std::move(added);
+  for (const ComponentPtr& c : new_stack) edit.stack.push_back(c->meta().number);
+  edit.next_file_number = next_file_number_.load();
+  // The stack cannot change while manifest_mu_ is held, so the mutex can go
+  // during the fsync: writers and readers are not held up by it.
+  lock.unlock();
+  Status s = manifest_->Append(edit);
+  lock.lock();
+  if (!s.ok()) return s;
+
+  std::set<const ComponentFile*> kept;
+  for (const ComponentPtr& c : new_stack) kept.insert(c.get());
+  for (const ComponentPtr& c : version_->stack) {
+    if (kept.count(c.get()) == 0) c->MarkObsolete();
+  }
+  auto version = std::make_shared<Version>();
+  version->stack = std::move(new_stack);
+  version_ = std::move(version);
+  // The flushed memtable and its component change places in one step, so a
+  // reader always sees the data in one of them.
+  if (flushed != nullptr) imms_.pop_back();
+  InstallSuperVersion();
+  UpdateComponentStats();
+  bg_cv_.notify_all();
+  return Status::OK();
+}
+
+DBImpl::DropTombstone DBImpl::MakeDropTombstone(std::vector<ComponentPtr> older) {
+  return [older = std::move(older)](std::string_view key) {
+    for (const ComponentPtr& c : older) {
+      const ComponentMeta& m = c->meta();
+      if (key >= m.smallest && key <= m.largest && c->table().KeyMayMatch(key)) return false;
+    }
+    return true;
+  };
+}
+
+Status DBImpl::BuildComponent(InternalIterator* input, int level, const DropTombstone& drop,
+                              MergeJob* job, ComponentPtr* result) {
+  result->reset();
+  ComponentMeta meta;
+  meta.number = NewFileNumber();
+  meta.level = level;
+  const std::string fname = TableFileName(dir_, meta.number);
+  std::unique_ptr<WritableFile> file;
+  Status s = env_->NewWritableFile(fname, &file);
+  if (!s.ok()) return s;
+  TableBuilder builder(table_options_, file.get());
+  uint64_t consumed = 0;
+  bool cancelled = false;
+  for (input->SeekToFirst(); input->Valid(); input->Next()) {
+    if (job != nullptr) {
+      uint64_t now = input->BytesConsumed();
+      if (now != consumed) {  // a block boundary: the place to pause
+        consumed = now;
+        job->SetConsumedBytes(consumed);
+        if (!job->WaitWhilePaused()) {
+          cancelled = true;
+          break;
+        }
+      }
+    }
+    if (input->type() == ValueType::kDeletion && drop(input->key())) continue;
+    builder.Add(input->key(), input->type(), input->value());
+  }
+  if (!input->status().ok()) s = input->status();
+  if (s.ok() && !cancelled) s = builder.Finish();
+  if (s.ok() && !cancelled) s = builder.status();
+  if (s.ok() && !cancelled) s = file->Sync();
+  Status close = file->Close();
+  if (s.ok()) s = close;
+  if (!s.ok() || cancelled || builder.NumEntries() == 0) {
+    env_->RemoveFile(fname);
+    if (cancelled) return Status::IOError("merge cancelled");
+    return s;
+  }
+  if (job != nullptr) job->SetConsumedBytes(job->total_input_bytes());
+  meta.file_size = builder.FileSize();
+  meta.entries = builder.NumEntries();
+  meta.smallest.assign(builder.smallest_key());
+  meta.largest.assign(builder.largest_key());
+  s = env_->SyncDir(dir_);
+  if (s.ok()) s = OpenComponent(meta, result);
+  if (!s.ok()) env_->RemoveFile(fname);
+  return s;
+}
+
+// ---------------------------------------------------------------- merges
+
+policy::Snapshot DBImpl::PolicySnapshot() const {
+  policy::Snapshot snap;
+  snap.flushes = flushes_;
+  snap.stack.reserve(version_->stack.size());
+  for (const ComponentPtr& c : version_->stack) {
+    const ComponentMeta& m = c->meta();
+    policy::Component pc;
+    pc.id = m.number;
+    pc.level = m.level;
+    pc.bytes = m.file_size;
+    pc.entries = m.entries;
+    pc.smallest = m.smallest;
+    pc.largest = m.largest;
+    pc.being_merged = c->being_merged;
+    snap.stack.push_back(std::move(pc));
+  }
+  return snap;
+}
+
+void DBImpl::ScheduleMerges() {
+  if (shutting_down_ || !bg_error_.ok()) return;
+  policy::Snapshot snap = PolicySnapshot();
+  max_components_ = options_.max_components > 0
+                        ? static_cast<uint64_t>(options_.max_components)
+                        : policy_->DefaultMaxComponents(snap);
+  const auto& stack = version_->stack;
+  for (const policy::MergeOp& op : policy_->PickMerges(snap)) {
+    // A policy bug must not corrupt the tree: inputs must be a contiguous
+    // run of components that are not being merged.
+    auto first = std::find_if(stack.begin(), stack.end(), [&](const ComponentPtr& c) {
+      return !op.inputs.empty() && c->meta().number == op.inputs.front();
+    });
+    bool valid = first != stack.end() &&
+                 static_cast<size_t>(stack.end() - first) >= op.inputs.size();
+    for (size_t i = 0; valid && i < op.inputs.size(); i++) {
+      const ComponentPtr& c = *(first + static_cast<std::ptrdiff_t>(i));
+      valid = c->meta().number == op.inputs[i] && !c->being_merged;
+    }
+    if (!valid) {
+      std::fprintf(stderr, "lsm: policy %s proposed an invalid merge; ignored\n", policy_->Name());
+      continue;
+    }
+    std::vector<ComponentPtr> inputs(first, first + static_cast<std::ptrdiff_t>(op.inputs.size()));
+    for (const ComponentPtr& c : inputs) c->being_merged = true;
+    merge_queue_.push_back(
+        std::make_shared<MergeJob>(next_merge_id_++, std::move(inputs), op.output_level));
+  }
+  UpdateComponentStats();
+  if (!merge_queue_.empty()) merge_cv_.notify_one();
+}
+
+void DBImpl::MergeLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    merge_cv_.wait(lock, [this] { return shutting_down_ || !merge_queue_.empty(); });
+    if (shutting_down_) return;
+    // The single scheduler: one merge at a time, in creation order.
+    std::shared_ptr<MergeJob> job = merge_queue_.front();
+    merge_queue_.pop_front();
+    running_merge_ = job;
+    {
+      std::lock_guard<std::mutex> stats_lock(stats_mu_);
+      stats_running_.push_back(job);
+    }
+    UpdateComponentStats();
+    lock.unlock();
+    Status s = RunMerge(job.get());
+    lock.lock();
+    running_merge_.reset();
+    {
+      std::lock_guard<std::mutex> stats_lock(stats_mu_);
+      stats_running_.erase(std::find(stats_running_.begin(), stats_running_.end(), job));
+    }
+    if (!s.ok()) {
+      for (const ComponentPtr& c : job->inputs()) c->being_merged = false;
+      if (!shutting_down_) SetBackgroundError(s);
+    }
+    UpdateComponentStats();
+    bg_cv_.notify_all();
+  }
+}
+
+Status DBImpl::RunMerge(MergeJob* job) {
+  std::shared_ptr<const Version> base;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    base = version_;
+  }
+  const auto& inputs = job->inputs();
+  auto first = std::find(base->stack.begin(), base->stack.end(), inputs.front());
+  std::vector<ComponentPtr> older(base->stack.begin(), first);
+
+  std::vector<std::unique_ptr<InternalIterator>> children;
+  for (auto it = inputs.rbegin(); it != inputs.rend(); ++it) {
+    children.push_back((*it)->table().NewIterator());  // newest first
+  }
+  std::unique_ptr<InternalIterator> merged = NewMergingIterator(std::move(children));
+  ComponentPtr output;
+  Status s = BuildComponent(merged.get(), job->output_level(), MakeDropTombstone(std::move(older)),
+                            job, &output);
+  merged.reset();
+  if (!s.ok()) return s;
+
+  std::lock_guard<std::mutex> manifest_lock(manifest_mu_);
+  std::unique_lock<std::mutex> lock(mu_);
+  std::vector<ComponentPtr> stack;
+  std::vector<ComponentMeta> added;
+  for (const ComponentPtr& c : version_->stack) {
+    if (c == inputs.front() && output) {
+      stack.push_back(output);
+      added.push_back(output->meta());
+    }
+    if (std::find(inputs.begin(), inputs.end(), c) == inputs.end()) stack.push_back(c);
+  }
+  s = LogAndApply(lock, std::move(stack), std::move(added), nullptr);
+  if (!s.ok()) {
+    if (output) output->MarkObsolete();
+    return s;
+  }
+  counters_.merges.fetch_add(1, std::memory_order_relaxed);
+  counters_.merge_bytes_read.fetch_add(job->total_input_bytes(), std::memory_order_relaxed);
+  if (output) {
+    counters_.merge_bytes_written.fetch_add(output->meta().file_size, std::memory_order_relaxed);
+  }
+  ScheduleMerges();
+  return Status::OK();
+}
+
+Status DBImpl::WaitForIdle() {
+  std::unique_lock<std::mutex> lock(mu_);
+  bg_cv_.wait(lock, [this] {
+    return !bg_error_.ok() ||
+           (imms_.empty() && !flushing_ && merge_queue_.empty() && running_merge_ == nullptr);
+  });
+  return bg_error_;
+}
+
+// ---------------------------------------------------------------- stats
+
+void DBImpl::UpdateComponentStats() {
+  std::lock_guard<std::mutex> stats_lock(stats_mu_);
+  Stats& st = component_stats_;
+  const auto& stack = version_->stack;
+  st.disk_components = stack.size();
+  st.disk_components_per_level.assign(1, 0);
+  st.disk_bytes = 0;
+  for (const ComponentPtr& c : stack) {
+    size_t level = static_cast<size_t>(c->meta().level);
+    if (st.disk_components_per_level.size() <= level) {
+      st.disk_components_per_level.resize(level + 1, 0);
+    }
+    st.disk_components_per_level[level]++;
+    st.disk_bytes += c->meta().file_size;
+  }
+  st.max_components = max_components_;
+  st.merges_pending = merge_queue_.size();
+  st.memory_components_immutable = imms_.size();
+}
+
+Stats DBImpl::GetStats() const {
+  Stats st;
+  {
+    std::lock_guard<std::mutex> stats_lock(stats_mu_);
+    st = component_stats_;
+    st.merges_running = stats_running_.size();
+    for (const auto& job : stats_running_) {
+      st.merge_remaining_input_bytes.push_back(job->RemainingInputBytes());
+    }
+  }
+  auto load = [](const std::atomic<uint64_t>& v) { return v.load(std::memory_order_relaxed); };
+  st.puts = load(counters_.puts);
+  st.deletes = load(counters_.deletes);
+  st.gets = load(counters_.gets);
+  st.user_bytes_written = load(counters_.user_bytes);
+  st.flushes_completed = load(counters_.flushes);
+  st.flush_bytes_written = load(counters_.flush_bytes);
+  st.merges_completed = load(counters_.merges);
+  st.merge_bytes_read = load(counters_.merge_bytes_read);
+  st.merge_bytes_written = load(counters_.merge_bytes_written);
+  st.merge_stalls = load(counters_.merge_stalls);
+  st.merge_stall_micros = load(counters_.merge_stall_micros);
+  st.memory_stalls = load(counters_.memory_stalls);
+  st.memory_stall_micros = load(counters_.memory_stall_micros);
+  if (st.user_bytes_written > 0) {
+    st.write_amplification =
+        static_cast<double>(st.flush_bytes_written + st.merge_bytes_written) /
+        static_cast<double>(st.user_bytes_written);
+  }
+  return st;
+}
+
+}  // namespace lsm

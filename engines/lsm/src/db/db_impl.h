@@ -1,0 +1,157 @@
+#ifndef LSM_SRC_DB_DB_IMPL_H_
+#define LSM_SRC_DB_DB_IMPL_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "db/manifest.h"
+#include "db/memtable.h"
+#include "db/merge_job.h"
+#include "db/version.h"
+#include "log/log_format.h"
+#include "lsm/db.h"
+#include "policy/policy.h"
+
+namespace lsm {
+
+class DBImpl final : public DB {
+ public:
+  DBImpl(const Options& options, std::string dir, std::unique_ptr<policy::MergePolicy> policy);
+  ~DBImpl() override;
+
+  // Recovers the directory's state and starts the background threads.
+  Status Recover();
+
+  Status Put(std::string_view key, std::string_view value) override;
+  Status Delete(std::string_view key) override;
+  Status Get(std::string_view key, std::string* value) override;
+  std::unique_ptr<Iterator> NewIterator() override;
+  Status Flush() override;
+  Status WaitForIdle() override;
+  Stats GetStats() const override;
+
+ private:
+  // What readers need, swapped as a whole when memtables or the component
+  // stack change, so a reader takes one reference under the mutex.
+  struct SuperVersion {
+    std::shared_ptr<MemTable> mem;
+    std::vector<std::shared_ptr<MemTable>> imms;  // newest first
+    std::shared_ptr<const Version> version;
+  };
+
+  // A write waiting in the queue; the front writer commits a group.
+  struct Writer {
+    ValueType type;
+    std::string_view key;
+    std::string_view value;
+    bool force_flush = false;  // Flush(): switch the memtable, write nothing
+    bool done = false;
+    Status status;
+    std::condition_variable cv;
+  };
+
+  // Decides whether a tombstone may be dropped: true when no component
+  // older than the output can hold the key.
+  using DropTombstone = std::function<bool(std::string_view key)>;
+
+  Status Write(Writer* w);
+  // REQUIRES: mu_ held by lock, w is the front writer.
+  Status MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force);
+  Status SwitchMemTable();            // REQUIRES: mu_
+  void InstallSuperVersion();         // REQUIRES: mu_
+  std::shared_ptr<const SuperVersion> AcquireSuperVersion() const;
+  uint64_t NewFileNumber() { return next_file_number_.fetch_add(1); }
+
+  void FlushLoop();
+  Status FlushMemTable(const std::shared_ptr<MemTable>& imm);
+  void MergeLoop();
+  Status RunMerge(MergeJob* job);
+  // Writes the entries of `input` to a new component file. meta->number stays
+  // 0 when nothing survived (every entry was a dropped tombstone). job may be
+  // null (flush); a merge checks it for pause/cancel at block boundaries.
+  Status BuildComponent(InternalIterator* input, int level, const DropTombstone& drop,
+                        MergeJob* job, ComponentPtr* result);
+  Status OpenComponent(const ComponentMeta& meta, ComponentPtr* result);
+  static DropTombstone MakeDropTombstone(std::vector<ComponentPtr> older);
+
+  // Records the new stack in the manifest and installs it.
+  // REQUIRES: manifest_mu_ held, mu_ held by lock (released during I/O).
+  // `flushed` is the memtable whose component is being added (it leaves
+  // imms_ in the same step), or null for a merge.
+  Status LogAndApply(std::unique_lock<std::mutex>& lock, std::vector<ComponentPtr> new_stack,
+                     std::vector<ComponentMeta> added, const std::shared_ptr<MemTable>& flushed);
+  // Asks the policy for merges and queues them. REQUIRES: mu_
+  void ScheduleMerges();
+  policy::Snapshot PolicySnapshot() const;  // REQUIRES: mu_
+  void UpdateComponentStats();              // REQUIRES: mu_
+  Status RecoverWal(uint64_t wal_number, std::vector<ComponentPtr>* stack);
+  // Removes unreferenced components, WALs below min_wal, other manifests and
+  // temporary files.
+  void RemoveObsoleteFiles(const std::vector<ComponentPtr>& stack, uint64_t keep_manifest,
+                           uint64_t min_wal);
+  void SetBackgroundError(const Status& s);  // REQUIRES: mu_
+
+  const Options options_;
+  Env* const env_;
+  const std::string dir_;
+  const std::unique_ptr<policy::MergePolicy> policy_;
+  std::unique_ptr<FileLock> dir_lock_;
+  TableOptions table_options_;
+
+  // Serializes changes of the component stack (flush and merge installs),
+  // held across the manifest write. Lock order: manifest_mu_, then mu_.
+  std::mutex manifest_mu_;
+  std::unique_ptr<ManifestWriter> manifest_;  // guarded by manifest_mu_
+
+  mutable std::mutex mu_;
+  std::condition_variable flush_cv_;  // flush thread: an immutable memtable waits
+  std::condition_variable merge_cv_;  // merge thread: a merge waits
+  std::condition_variable bg_cv_;     // writers/waiters: background work finished
+  std::deque<Writer*> writers_;       // guarded by mu_
+  std::shared_ptr<MemTable> mem_;     // guarded by mu_ (switched only by the front writer)
+  std::vector<std::shared_ptr<MemTable>> imms_;  // guarded by mu_; newest first
+  std::shared_ptr<const Version> version_;      // guarded by mu_
+  std::shared_ptr<const SuperVersion> super_version_;  // guarded by mu_
+  std::unique_ptr<WritableFile> wal_file_;      // owned by the front writer
+  std::unique_ptr<log::Writer> wal_;            // owned by the front writer
+  std::deque<std::shared_ptr<MergeJob>> merge_queue_;  // guarded by mu_
+  std::shared_ptr<MergeJob> running_merge_;            // guarded by mu_
+  uint64_t max_components_ = 0;                        // guarded by mu_
+  uint64_t flushes_ = 0;                               // guarded by mu_
+  uint64_t next_merge_id_ = 1;                         // guarded by mu_
+  bool flushing_ = false;                              // guarded by mu_
+  bool shutting_down_ = false;                         // guarded by mu_
+  Status bg_error_;                                    // guarded by mu_
+
+  std::atomic<uint64_t> next_file_number_{1};
+  std::atomic<uint64_t> last_seq_{0};  // the newest seq visible to readers
+  std::string wal_record_;             // owned by the front writer
+
+  // Counters for GetStats: atomics or stats_mu_, never mu_, so that
+  // GetStats never waits on the write path.
+  struct Counters {
+    std::atomic<uint64_t> puts{0}, deletes{0}, gets{0}, user_bytes{0};
+    std::atomic<uint64_t> flushes{0}, flush_bytes{0};
+    std::atomic<uint64_t> merges{0}, merge_bytes_read{0}, merge_bytes_written{0};
+    std::atomic<uint64_t> merge_stalls{0}, merge_stall_micros{0};
+    std::atomic<uint64_t> memory_stalls{0}, memory_stall_micros{0};
+  };
+  Counters counters_;
+  mutable std::mutex stats_mu_;
+  Stats component_stats_;  // guarded by stats_mu_: the component/merge part of Stats
+  std::vector<std::shared_ptr<MergeJob>> stats_running_;  // guarded by stats_mu_
+
+  std::thread flush_thread_;
+  std::thread merge_thread_;
+};
+
+}  // namespace lsm
+
+#endif  // LSM_SRC_DB_DB_IMPL_H_

@@ -1,0 +1,309 @@
+#include "lsm/db.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "db/filenames.h"
+#include "db/test_util.h"
+
+namespace lsm {
+namespace {
+
+std::unique_ptr<DB> OpenOrDie(const Options& options, const std::string& dir) {
+  std::unique_ptr<DB> db;
+  Status s = DB::Open(options, dir, &db);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return db;
+}
+
+std::string Key(int i) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "key%08d", i);
+  return buf;
+}
+
+std::vector<std::string> FilesOfType(const std::string& dir, FileType type) {
+  std::vector<std::string> children, result;
+  EXPECT_TRUE(Env::Default()->GetChildren(dir, &children).ok());
+  for (const auto& name : children) {
+    uint64_t number;
+    if (ParseFileName(name, &number) == type) result.push_back(dir + "/" + name);
+  }
+  return result;
+}
+
+TEST(DBTest, PutGetDelete) {
+  test::TempDir dir;
+  auto db = OpenOrDie(Options(), dir.path());
+  std::string value;
+  EXPECT_TRUE(db->Get("a", &value).IsNotFound());
+  ASSERT_TRUE(db->Put("a", "1").ok());
+  ASSERT_TRUE(db->Put("", "empty key").ok());
+  ASSERT_TRUE(db->Get("a", &value).ok());
+  EXPECT_EQ(value, "1");
+  ASSERT_TRUE(db->Get("", &value).ok());
+  EXPECT_EQ(value, "empty key");
+  ASSERT_TRUE(db->Delete("a").ok());
+  EXPECT_TRUE(db->Get("a", &value).IsNotFound());
+  Stats st = db->GetStats();
+  EXPECT_EQ(st.puts, 2u);
+  EXPECT_EQ(st.deletes, 1u);
+  EXPECT_EQ(st.gets, 4u);
+}
+
+TEST(DBTest, FlushCreatesComponentAndDataSurvivesReopen) {
+  test::TempDir dir;
+  Options options;
+  options.wal = WalMode::kOff;
+  {
+    auto db = OpenOrDie(options, dir.path());
+    for (int i = 0; i < 1000; i++) ASSERT_TRUE(db->Put(Key(i), "v" + std::to_string(i)).ok());
+    ASSERT_TRUE(db->Flush().ok());
+    Stats st = db->GetStats();
+    EXPECT_EQ(st.disk_components, 1u);
+    EXPECT_EQ(st.flushes_completed, 1u);
+    EXPECT_GT(st.flush_bytes_written, 1000u * 10);
+    ASSERT_TRUE(db->Put("after-flush", "x").ok());  // flushed by the clean close
+  }
+  auto db = OpenOrDie(options, dir.path());
+  std::string value;
+  for (int i = 0; i < 1000; i += 37) {
+    ASSERT_TRUE(db->Get(Key(i), &value).ok());
+    EXPECT_EQ(value, "v" + std::to_string(i));
+  }
+  ASSERT_TRUE(db->Get("after-flush", &value).ok());
+}
+
+TEST(DBTest, WalRecoversUnflushedWrites) {
+  test::TempDir dir;
+  Options options;
+  options.wal = WalMode::kSync;
+  {
+    auto db = OpenOrDie(options, dir.path());
+    ASSERT_TRUE(db->Put("k", "v").ok());
+    ASSERT_TRUE(db->Delete("gone").ok());
+  }
+  EXPECT_TRUE(FilesOfType(dir.path(), FileType::kTable).empty()) << "close should not flush";
+  auto db = OpenOrDie(options, dir.path());
+  std::string value;
+  ASSERT_TRUE(db->Get("k", &value).ok());
+  EXPECT_EQ(value, "v");
+  EXPECT_EQ(FilesOfType(dir.path(), FileType::kWal).size(), 1u) << "replayed logs are removed";
+}
+
+TEST(DBTest, OversizedKeyOrValueIsInvalidArgument) {
+  test::TempDir dir;
+  auto db = OpenOrDie(Options(), dir.path());
+  std::string big_key(kMaxKeyBytes + 1, 'k');
+  std::string max_key(kMaxKeyBytes, 'k');
+  std::string big_value(kMaxValueBytes + 1, 'v');
+  EXPECT_TRUE(db->Put(big_key, "v").IsInvalidArgument());
+  EXPECT_TRUE(db->Delete(big_key).IsInvalidArgument());
+  EXPECT_TRUE(db->Put("k", big_value).IsInvalidArgument());
+  ASSERT_TRUE(db->Put(max_key, std::string(kMaxValueBytes, 'v')).ok());
+  ASSERT_TRUE(db->Flush().ok());
+  std::string value;
+  ASSERT_TRUE(db->Get(max_key, &value).ok());
+  EXPECT_EQ(value.size(), kMaxValueBytes);
+}
+
+TEST(DBTest, DataDirThatIsAFileIsIOErrorNamingIt) {
+  test::TempDir dir;
+  const std::string path = dir.path() + "/not-a-dir";
+  std::ofstream(path) << "x";
+  std::unique_ptr<DB> db;
+  Status s = DB::Open(Options(), path, &db);
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_NE(s.ToString().find(path), std::string::npos) << s.ToString();
+  EXPECT_EQ(db, nullptr);
+}
+
+TEST(DBTest, UnknownPolicyListsValidNames) {
+  test::TempDir dir;
+  Options options;
+  options.merge_policy = "levelling";
+  std::unique_ptr<DB> db;
+  Status s = DB::Open(options, dir.path(), &db);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  for (const char* name : {"levelling", "leveling", "tiering", "size-tiered"}) {
+    EXPECT_NE(s.ToString().find(name), std::string::npos) << s.ToString();
+  }
+}
+
+TEST(DBTest, BadOptionIsInvalidArgumentNamingIt) {
+  test::TempDir dir;
+  Options options;
+  options.memtable_bytes = 10;
+  std::unique_ptr<DB> db;
+  Status s = DB::Open(options, dir.path(), &db);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.ToString().find("memtable_bytes"), std::string::npos) << s.ToString();
+}
+
+TEST(DBTest, SecondOpenOfSameDirFails) {
+  test::TempDir dir;
+  auto db = OpenOrDie(Options(), dir.path());
+  std::unique_ptr<DB> second;
+  EXPECT_FALSE(DB::Open(Options(), dir.path(), &second).ok());
+}
+
+TEST(DBTest, IteratorIsASnapshotAndOutlivesMerges) {
+  test::TempDir dir;
+  Options options;
+  options.memtable_bytes = 8 * 1024;
+  options.merge_policy = "tiering";
+  auto db = OpenOrDie(options, dir.path());
+  for (int i = 0; i < 2000; i++) ASSERT_TRUE(db->Put(Key(i), "old").ok());
+  auto it = db->NewIterator();
+  // Overwrite everything and let flushes and merges replace the files the
+  // iterator reads.
+  for (int i = 0; i < 2000; i++) ASSERT_TRUE(db->Put(Key(i), "new").ok());
+  for (int i = 0; i < 2000; i += 2) ASSERT_TRUE(db->Delete(Key(i)).ok());
+  ASSERT_TRUE(db->Flush().ok());
+  ASSERT_TRUE(db->WaitForIdle().ok());
+  EXPECT_GT(db->GetStats().merges_completed, 0u);
+  int n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next(), n++) {
+    ASSERT_EQ(it->key(), Key(n));
+    ASSERT_EQ(it->value(), "old");
+  }
+  ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+  EXPECT_EQ(n, 2000);
+  it.reset();
+  auto now = db->NewIterator();
+  n = 0;
+  for (now->SeekToFirst(); now->Valid(); now->Next(), n++) ASSERT_EQ(now->value(), "new");
+  EXPECT_EQ(n, 1000);
+}
+
+TEST(DBTest, ConcurrentWritersAndReaders) {
+  test::TempDir dir;
+  Options options;
+  options.memtable_bytes = 32 * 1024;
+  options.wal = WalMode::kSync;  // exercises group commit
+  auto db = OpenOrDie(options, dir.path());
+  constexpr int kThreads = 4, kPerThread = 1500;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; t++) {
+    threads.emplace_back([&, t] {
+      std::string value;
+      for (int i = 0; i < kPerThread; i++) {
+        std::string key = "t" + std::to_string(t) + "-" + Key(i);
+        ASSERT_TRUE(db->Put(key, key).ok());
+        ASSERT_TRUE(db->Get(key, &value).ok());
+        ASSERT_EQ(value, key);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  ASSERT_TRUE(db->WaitForIdle().ok());
+  auto it = db->NewIterator();
+  int n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) n++;
+  EXPECT_EQ(n, kThreads * kPerThread);
+}
+
+TEST(DBTest, StatsTrackLevelsAndWriteAmplification) {
+  test::TempDir dir;
+  Options options;
+  options.memtable_bytes = 16 * 1024;
+  options.merge_policy = "leveling";
+  options.wal = WalMode::kOff;
+  auto db = OpenOrDie(options, dir.path());
+  for (int i = 0; i < 20000; i++) ASSERT_TRUE(db->Put(Key(i % 5000), std::string(50, 'v')).ok());
+  ASSERT_TRUE(db->Flush().ok());
+  ASSERT_TRUE(db->WaitForIdle().ok());
+  Stats st = db->GetStats();
+  EXPECT_GT(st.merges_completed, 0u);
+  EXPECT_GT(st.merge_bytes_read, 0u);
+  EXPECT_GT(st.write_amplification, 1.0);
+  uint64_t per_level_total = 0;
+  for (uint64_t n : st.disk_components_per_level) per_level_total += n;
+  EXPECT_EQ(per_level_total, st.disk_components);
+  EXPECT_GE(st.disk_components_per_level.size(), 2u) << "leveling should have reached level 1";
+  EXPECT_EQ(st.merges_running, 0u);
+  EXPECT_GT(st.max_components, 0u);
+}
+
+// --- corruption -----------------------------------------------------------
+
+TEST(CorruptionTest, FlippedDataByteIsCorruptionNamingTheFile) {
+  test::TempDir dir;
+  Options options;
+  options.wal = WalMode::kOff;
+  {
+    auto db = OpenOrDie(options, dir.path());
+    for (int i = 0; i < 500; i++) ASSERT_TRUE(db->Put(Key(i), std::string(100, 'v')).ok());
+    ASSERT_TRUE(db->Flush().ok());
+  }
+  auto tables = FilesOfType(dir.path(), FileType::kTable);
+  ASSERT_EQ(tables.size(), 1u);
+  {
+    std::fstream f(tables[0], std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(100);
+    char c;
+    f.read(&c, 1);
+    c ^= 0x40;
+    f.seekp(100);
+    f.write(&c, 1);
+  }
+  auto db = OpenOrDie(options, dir.path());
+  std::string value;
+  Status s = db->Get(Key(0), &value);  // the first block holds key 0
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find(tables[0]), std::string::npos) << s.ToString();
+  auto it = db->NewIterator();
+  int n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) n++;
+  EXPECT_TRUE(it->status().IsCorruption()) << it->status().ToString() << " after " << n;
+  EXPECT_NE(it->status().ToString().find(tables[0]), std::string::npos);
+}
+
+TEST(CorruptionTest, TruncatedManifestFailsOpenNamingIt) {
+  test::TempDir dir;
+  Options options;
+  options.wal = WalMode::kOff;
+  options.memtable_bytes = 8 * 1024;
+  {
+    auto db = OpenOrDie(options, dir.path());
+    for (int i = 0; i < 3000; i++) ASSERT_TRUE(db->Put(Key(i), std::string(30, 'v')).ok());
+  }
+  auto manifests = FilesOfType(dir.path(), FileType::kManifest);
+  ASSERT_EQ(manifests.size(), 1u);
+  struct stat st;
+  ASSERT_EQ(stat(manifests[0].c_str(), &st), 0);
+  ASSERT_GT(st.st_size, 20);
+  ASSERT_EQ(truncate(manifests[0].c_str(), st.st_size - 5), 0);
+  std::unique_ptr<DB> db;
+  Status s = DB::Open(options, dir.path(), &db);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find(manifests[0]), std::string::npos) << s.ToString();
+}
+
+TEST(CorruptionTest, MissingComponentFileFailsOpen) {
+  test::TempDir dir;
+  Options options;
+  options.wal = WalMode::kOff;
+  {
+    auto db = OpenOrDie(options, dir.path());
+    ASSERT_TRUE(db->Put("k", "v").ok());
+    ASSERT_TRUE(db->Flush().ok());
+  }
+  auto tables = FilesOfType(dir.path(), FileType::kTable);
+  ASSERT_EQ(tables.size(), 1u);
+  ASSERT_EQ(unlink(tables[0].c_str()), 0);
+  std::unique_ptr<DB> db;
+  Status s = DB::Open(options, dir.path(), &db);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.ToString().find(tables[0]), std::string::npos) << s.ToString();
+}
+
+}  // namespace
+}  // namespace lsm

@@ -1,0 +1,69 @@
+// The manifest: the history of the component set, one checksummed record
+// (log format) per change. CURRENT names the live manifest and is replaced
+// atomically (write temp, fsync, rename, fsync dir).
+#ifndef LSM_SRC_DB_MANIFEST_H_
+#define LSM_SRC_DB_MANIFEST_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "db/version.h"
+#include "log/log_format.h"
+#include "lsm/env.h"
+#include "lsm/status.h"
+
+namespace lsm {
+
+// One change. Each edit carries the whole stack order (it is short), so
+// replay needs no positional logic.
+struct ManifestEdit {
+  uint64_t next_file_number = 0;
+  uint64_t log_number = 0;  // WAL files numbered below this are not needed
+  std::vector<ComponentMeta> added;
+  std::vector<uint64_t> stack;  // component numbers, oldest data first
+
+  std::string Encode() const;
+  // Corruption (naming fname) on malformed input.
+  Status Decode(std::string_view input, const std::string& fname);
+};
+
+// The state a manifest describes.
+struct ManifestState {
+  uint64_t manifest_number = 0;
+  uint64_t next_file_number = 1;
+  uint64_t log_number = 0;
+  std::vector<ComponentMeta> stack;  // oldest first
+};
+
+// Reads CURRENT and replays the manifest. NotFound if there is no CURRENT
+// (no database); Corruption naming the file for a damaged or truncated
+// manifest or CURRENT.
+Status RecoverManifest(Env* env, const std::string& dir, ManifestState* state);
+
+class ManifestWriter {
+ public:
+  // Writes a new manifest holding `state` as one snapshot edit, syncs it,
+  // and points CURRENT at it.
+  static Status Create(Env* env, const std::string& dir, uint64_t number,
+                       const ManifestEdit& snapshot, std::unique_ptr<ManifestWriter>* writer);
+  // Appends and syncs one edit.
+  Status Append(const ManifestEdit& edit);
+  uint64_t number() const { return number_; }
+  uint64_t bytes_written() const { return bytes_written_; }
+
+ private:
+  ManifestWriter(uint64_t number, std::unique_ptr<WritableFile> file)
+      : number_(number), file_(std::move(file)), writer_(file_.get()) {}
+
+  uint64_t number_;
+  std::unique_ptr<WritableFile> file_;
+  log::Writer writer_;
+  uint64_t bytes_written_ = 0;
+};
+
+}  // namespace lsm
+
+#endif  // LSM_SRC_DB_MANIFEST_H_

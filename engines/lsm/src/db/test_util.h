@@ -1,0 +1,45 @@
+// Helpers shared by the DB tests.
+#ifndef LSM_SRC_DB_TEST_UTIL_H_
+#define LSM_SRC_DB_TEST_UTIL_H_
+
+#include <cstdlib>
+#include <random>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace lsm::test {
+
+// A fresh directory under $TMPDIR (or /tmp), removed by the destructor.
+class TempDir {
+ public:
+  TempDir() {
+    const char* base = std::getenv("TMPDIR");
+    std::string templ = std::string(base != nullptr ? base : "/tmp") + "/lsm-test-XXXXXX";
+    path_ = mkdtemp(templ.data()) != nullptr ? templ : "";
+    EXPECT_FALSE(path_.empty()) << "mkdtemp failed";
+  }
+  ~TempDir() {
+    if (!path_.empty()) std::system(("rm -rf '" + path_ + "'").c_str());
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// A seed for randomized tests: $LSM_TEST_SEED if set, else random; always
+// printed so a failure can be replayed.
+inline uint64_t TestSeed() {
+  const char* env = std::getenv("LSM_TEST_SEED");
+  uint64_t seed = env != nullptr ? std::strtoull(env, nullptr, 10) : std::random_device{}();
+  std::printf("seed: %llu (replay with LSM_TEST_SEED=%llu)\n",
+              static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed));
+  return seed;
+}
+
+}  // namespace lsm::test
+
+#endif  // LSM_SRC_DB_TEST_UTIL_H_

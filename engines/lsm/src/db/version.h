@@ -1,0 +1,67 @@
+// The set of disk components: immutable Versions of the component stack,
+// shared by readers (Get, iterators, merges) through shared_ptr, so that a
+// file lives as long as anyone reads it.
+#ifndef LSM_SRC_DB_VERSION_H_
+#define LSM_SRC_DB_VERSION_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lsm/env.h"
+#include "table/table_builder.h"
+
+namespace lsm {
+
+// What the manifest records about a disk component.
+struct ComponentMeta {
+  uint64_t number = 0;  // file number (NNNNNN.sst); larger = created later
+  int level = 0;
+  uint64_t file_size = 0;
+  uint64_t entries = 0;
+  std::string smallest;
+  std::string largest;
+};
+
+// An open disk component. Its file is removed when the last reference goes
+// away after the component was dropped from the stack (MarkObsolete).
+class ComponentFile {
+ public:
+  ComponentFile(ComponentMeta meta, std::unique_ptr<Table> table, Env* env, std::string path)
+      : meta_(std::move(meta)), table_(std::move(table)), env_(env), path_(std::move(path)) {}
+  ~ComponentFile() {
+    table_.reset();
+    if (obsolete_.load(std::memory_order_acquire)) env_->RemoveFile(path_);
+  }
+  ComponentFile(const ComponentFile&) = delete;
+  ComponentFile& operator=(const ComponentFile&) = delete;
+
+  const ComponentMeta& meta() const { return meta_; }
+  const Table& table() const { return *table_; }
+  const std::string& path() const { return path_; }
+  void MarkObsolete() { obsolete_.store(true, std::memory_order_release); }
+
+  // True while an input of a created merge. Guarded by the DB mutex.
+  bool being_merged = false;
+
+ private:
+  const ComponentMeta meta_;
+  std::unique_ptr<Table> table_;
+  Env* const env_;
+  const std::string path_;
+  std::atomic<bool> obsolete_{false};
+};
+
+using ComponentPtr = std::shared_ptr<ComponentFile>;
+
+// The component stack, oldest data first (see policy::Snapshot). Immutable
+// once published.
+struct Version {
+  std::vector<ComponentPtr> stack;
+};
+
+}  // namespace lsm
+
+#endif  // LSM_SRC_DB_VERSION_H_

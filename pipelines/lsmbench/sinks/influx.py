@@ -1,0 +1,580 @@
+"""The InfluxDB sink: a stored point's driver outputs, sent as line protocol over HTTP.
+
+APIs. InfluxDB 1.x: POST {url}/write?db=DB[&rp=RP]&precision=ns, credentials as HTTP basic auth
+(username + password/token) or `Authorization: Token user:pass` (1.8+). InfluxDB 2.x: POST
+{url}/api/v2/write?org=ORG&bucket=BUCKET&precision=ns with `Authorization: Token TOKEN`.
+
+What is sent (point_to_lines). For every phase directory of the point (load/, testing/,
+running/, running@U/, ...):
+- `<prefix>_interval`: one point per line of the driver's timeseries.jsonl (or its .partial after
+  a crash), stamped with the interval's end: the phase's start (summary.json start_time_utc) +
+  the interval's t_end_s. Fields are the interval's numbers, nested objects flattened to dotted
+  names (`throughput.writes`, `write_latency_us.p99`, `engine.stall_us`), and its booleans
+  (`measured`, `drain`).
+- `<prefix>_summary`: one point per phase from summary.json (stamped with the phase's end), with
+  its numbers flattened the same way, its top-level strings (status, error, hostname, ...), the
+  point's metadata from point.json (`point.<key>`, matrix values as `param.<name>`).
+Every number is sent as a float, because JSON does not keep 3 and 3.0 apart and InfluxDB refuses
+a field that is an integer in one point and a float in the next; metadata values are strings.
+
+Tags are low-cardinality only: campaign, point, engine, policy, scheduler, phase, host
+(ALLOWED_TAGS). Any other key a caller offers as a tag becomes a `meta.<key>` string field --
+InfluxDB indexes every tag value, and PerfKit Benchmarker's publisher broke by putting all run
+metadata into tags.
+
+Re-publishing is idempotent: the same measurement, tags and timestamp overwrite a point in
+InfluxDB, and the timestamps come from the driver's files, not from the clock.
+
+Credentials: the caller hands over the secret read from an environment variable or a file
+(`token`), or names them (`token_env`, `token_file`); never the spec's text. The secret is held
+in a Secret, whose repr is `***`, and is scrubbed from every error message and log line.
+
+Failures: connection errors, timeouts, HTTP 5xx and 429 are retried with exponential backoff
+(`retries` more tries, delays backoff_s, 2*backoff_s, ... capped at backoff_max_s, or the
+server's Retry-After); anything else, or giving up, raises PublishError. The caller keeps the
+point in the local store and marks it unpublished.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import math
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from lsmbench.sinks.line_protocol import to_line_protocol
+
+log = logging.getLogger(__name__)
+
+ALLOWED_TAGS: tuple[str, ...] = (
+    "campaign",
+    "point",
+    "engine",
+    "policy",
+    "scheduler",
+    "phase",
+    "host",
+)
+# The point.json keys that describe publishing itself: not data.
+_POINT_KEYS_SKIPPED = frozenset({"schema", "published", "publish_error", "published_to"})
+_SECRET_SPEC_KEYS = frozenset({"token", "password", "secret", "credentials", "auth"})
+_RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MAX_BATCH_BYTES = 4 << 20  # InfluxDB 1.x refuses bodies over 25 MB by default
+
+
+class PublishError(RuntimeError):
+    """Publishing failed (after the retries, where retrying made sense). Never holds secrets."""
+
+
+class Secret:
+    """A credential that does not show itself in repr, str, logs or tracebacks."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+
+@dataclass(frozen=True)
+class InfluxTarget:
+    """Where and how to publish.
+
+    url: http(s)://host:port of the server.
+    api: "v1" or "v2"; None picks v2 when a bucket is given, else v1.
+    database, retention_policy: the v1 destination. org, bucket: the v2 destination.
+    username: v1 user (the password is the token).
+    token: the secret itself, already read by the caller from the environment or a file.
+    token_env / token_file: or where to read it (the variable first, then the file's first line).
+    measurement_prefix: measurements are <prefix>_interval and <prefix>_summary.
+    timeout_s: per HTTP request. retries: further tries after the first one.
+    backoff_s, backoff_max_s: the first retry delay and the cap of the doubling delays.
+    batch_lines: lines per HTTP request.
+    create_database: v1 only -- on "database not found", CREATE DATABASE and retry once.
+    """
+
+    url: str
+    api: str | None = None
+    database: str | None = None
+    retention_policy: str | None = None
+    org: str | None = None
+    bucket: str | None = None
+    username: str | None = None
+    token: Secret | str | None = field(default=None, repr=False, compare=False)
+    token_env: str | None = None
+    token_file: str | None = None
+    measurement_prefix: str = "lsm"
+    timeout_s: float = 10.0
+    retries: int = 4
+    backoff_s: float = 0.5
+    backoff_max_s: float = 8.0
+    batch_lines: int = 5000
+    create_database: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.url.startswith(("http://", "https://")):
+            raise ValueError(f"InfluxDB url must start with http:// or https://, got {self.url!r}")
+        object.__setattr__(self, "url", self.url.rstrip("/"))
+        api = self.api or ("v2" if self.bucket else "v1")
+        if api not in ("v1", "v2"):
+            raise ValueError(f"InfluxDB api must be v1 or v2, got {self.api!r}")
+        object.__setattr__(self, "api", api)
+        if api == "v1" and not self.database:
+            raise ValueError("InfluxDB v1 needs a database")
+        if api == "v2" and not (self.org and self.bucket):
+            raise ValueError("InfluxDB v2 needs an org and a bucket")
+        if isinstance(self.token, str):
+            object.__setattr__(self, "token", Secret(self.token) if self.token else None)
+        if self.retries < 0 or self.batch_lines < 1 or self.timeout_s <= 0:
+            raise ValueError("retries must be >= 0, batch_lines >= 1, timeout_s > 0")
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> InfluxTarget:
+        """From a spec's sink section; refuses credentials written in it."""
+        bad = sorted(_SECRET_SPEC_KEYS & set(data))
+        if bad:
+            raise ValueError(
+                f"InfluxDB credentials must not be written in the spec (found {', '.join(bad)}): "
+                "put the token in an environment variable (token_env: NAME) or a file "
+                "(token_file: PATH)"
+            )
+        known = set(cls.__dataclass_fields__) - {"token"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown InfluxDB sink key(s): {', '.join(unknown)}")
+        return cls(**dict(data))
+
+    def credential(self) -> Secret | None:
+        """The secret: `token`, else $token_env, else the first line of token_file, else None."""
+        if isinstance(self.token, Secret):
+            return self.token
+        if self.token_env and os.environ.get(self.token_env, "").strip():
+            return Secret(os.environ[self.token_env].strip())
+        if self.token_file:
+            path = Path(self.token_file).expanduser()
+            try:
+                text = path.read_text()
+            except OSError as e:
+                raise PublishError(
+                    f"cannot read the InfluxDB token file {path}: {e.strerror}"
+                ) from None
+            lines = text.strip().splitlines()
+            if not lines:
+                raise PublishError(f"the InfluxDB token file {path} is empty")
+            if path.stat().st_mode & 0o004:
+                log.warning("the InfluxDB token file %s is readable by every user", path)
+            return Secret(lines[0].strip())
+        return None
+
+    def write_endpoint(self) -> tuple[str, dict[str, str]]:
+        if self.api == "v2":
+            assert self.org and self.bucket
+            return f"{self.url}/api/v2/write", {
+                "org": self.org,
+                "bucket": self.bucket,
+                "precision": "ns",
+            }
+        assert self.database
+        params = {"db": self.database, "precision": "ns"}
+        if self.retention_policy:
+            params["rp"] = self.retention_policy
+        return f"{self.url}/write", params
+
+
+def _auth_header(target: InfluxTarget, secret: Secret | None) -> dict[str, str]:
+    if secret is None:
+        return {}
+    value = secret.reveal()
+    if target.api == "v2":
+        return {"Authorization": f"Token {value}"}
+    if target.username:
+        pair = f"{target.username}:{value}"
+    elif ":" in value:
+        pair = value
+    else:  # InfluxDB 1.8+ and the 2.x v1-compatibility API take a bare token this way
+        return {"Authorization": f"Token {value}"}
+    return {"Authorization": "Basic " + base64.b64encode(pair.encode()).decode()}
+
+
+class InfluxSink:
+    """Sends line protocol to one InfluxTarget (see the module docstring for the retry rules).
+
+    session and sleep can be replaced (tests use a fake sleep to stay fast).
+    Not thread-safe: one sink per thread.
+    """
+
+    def __init__(
+        self,
+        target: InfluxTarget,
+        *,
+        session: requests.Session | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.target = target
+        self.session = session or requests.Session()
+        self._sleep = sleep
+        self._secret = target.credential()
+        self._headers = _auth_header(target, self._secret)
+        self._db_created = False
+
+    def __repr__(self) -> str:
+        return f"InfluxSink({self.target!r})"
+
+    def _scrub(self, text: str) -> str:
+        if self._secret is not None:
+            value = self._secret.reveal()
+            for s in (value, self._headers.get("Authorization", "")):
+                if s:
+                    text = text.replace(s, "***")
+            if self._headers.get("Authorization", "").startswith("Basic "):
+                text = text.replace(self._headers["Authorization"][6:], "***")
+        return text
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def write(self, lines: Iterable[str]) -> int:
+        """Send lines in batches; returns how many were sent. Raises PublishError."""
+        sent = 0
+        for batch in _batches(lines, self.target.batch_lines, _MAX_BATCH_BYTES):
+            self._post_batch(batch)
+            sent += len(batch)
+        return sent
+
+    def publish_point(self, point_dir: str | os.PathLike[str], tags: Mapping[str, Any]) -> int:
+        """point_to_lines with this target's measurement prefix, then write."""
+        return self.write(
+            point_to_lines(point_dir, tags, measurement_prefix=self.target.measurement_prefix)
+        )
+
+    def _post_batch(self, batch: list[str]) -> None:
+        url, params = self.target.write_endpoint()
+        body = ("\n".join(batch) + "\n").encode()
+        headers = {"Content-Type": "text/plain; charset=utf-8", **self._headers}
+        tries = self.target.retries + 1
+        reason = ""
+        for attempt in range(1, tries + 1):
+            retry_after: float | None = None
+            try:
+                r = self.session.post(
+                    url, params=params, data=body, headers=headers, timeout=self.target.timeout_s
+                )
+            except requests.RequestException as e:
+                reason = f"{type(e).__name__}: {e}"
+            else:
+                if 200 <= r.status_code < 300:
+                    return
+                reason = f"HTTP {r.status_code}: {_error_text(r)}"
+                if (
+                    r.status_code == 404
+                    and "database not found" in r.text
+                    and self.target.api == "v1"
+                    and self.target.create_database
+                    and not self._db_created
+                ):
+                    self._db_created = True
+                    assert self.target.database
+                    self.create_database(self.target.database)
+                    continue
+                if r.status_code not in _RETRY_STATUSES:
+                    raise PublishError(
+                        f"InfluxDB refused the write to {url}: {self._scrub(reason)}"
+                    )
+                retry_after = _retry_after(r)
+            if attempt == tries:
+                break
+            delay = min(self.target.backoff_max_s, self.target.backoff_s * 2 ** (attempt - 1))
+            if retry_after is not None:
+                delay = min(self.target.backoff_max_s, max(delay, retry_after))
+            log.warning(
+                "InfluxDB write failed (%s); try %d of %d, retrying in %.2fs",
+                self._scrub(reason),
+                attempt,
+                tries,
+                delay,
+            )
+            self._sleep(delay)
+        raise PublishError(
+            f"InfluxDB write to {url} failed after {tries} tries: {self._scrub(reason)}"
+        )
+
+    # -- reading and administration (v1 InfluxQL) ----------------------------------------------
+
+    def query(self, q: str, *, database: str | None = None, method: str = "GET") -> dict[str, Any]:
+        """Run InfluxQL via /query (v1; 2.x serves it for mapped buckets); times in ns epochs.
+        Raises PublishError on any failure, including an error inside the result."""
+        params = {"q": q, "epoch": "ns"}
+        db = database or self.target.database or self.target.bucket
+        if db:
+            params["db"] = db
+        url = f"{self.target.url}/query"
+        try:
+            r = self.session.request(
+                method, url, params=params, headers=self._headers, timeout=self.target.timeout_s
+            )
+        except requests.RequestException as e:
+            raise PublishError(
+                self._scrub(f"InfluxDB query failed: {type(e).__name__}: {e}")
+            ) from None
+        if r.status_code != 200:
+            raise PublishError(
+                self._scrub(f"InfluxDB query failed: HTTP {r.status_code}: {_error_text(r)}")
+            )
+        data = r.json()
+        for result in data.get("results", []):
+            if "error" in result:
+                raise PublishError(self._scrub(f"InfluxDB query error: {result['error']}"))
+        return data
+
+    def create_database(self, name: str) -> None:
+        self.query(f'CREATE DATABASE "{_influxql_ident(name)}"', database="", method="POST")
+
+    def ping(self) -> bool:
+        try:
+            r = self.session.get(f"{self.target.url}/ping", timeout=self.target.timeout_s)
+        except requests.RequestException:
+            return False
+        return r.status_code == 204
+
+
+def _influxql_ident(name: str) -> str:
+    return name.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _error_text(r: requests.Response) -> str:
+    try:
+        data = r.json()
+        if isinstance(data, dict):
+            msg = data.get("error") or data.get("message")
+            if msg:
+                return str(msg)[:500]
+    except ValueError:
+        pass
+    return r.text.strip()[:500] or r.reason or ""
+
+
+def _retry_after(r: requests.Response) -> float | None:
+    value = r.headers.get("Retry-After")
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _batches(lines: Iterable[str], max_lines: int, max_bytes: int) -> Iterator[list[str]]:
+    batch: list[str] = []
+    size = 0
+    for line in lines:
+        if batch and (len(batch) >= max_lines or size + len(line) + 1 > max_bytes):
+            yield batch
+            batch, size = [], 0
+        batch.append(line)
+        size += len(line) + 1
+    if batch:
+        yield batch
+
+
+# -- a stored point as line protocol ---------------------------------------------------------------
+
+
+def flatten_numbers(obj: Mapping[str, Any], prefix: str = "") -> dict[str, float | bool]:
+    """Numbers (as floats) and booleans of a JSON object, nested keys joined with dots.
+    Strings, nulls, lists and non-finite numbers are left out."""
+    out: dict[str, float | bool] = {}
+    for key, value in obj.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out.update(flatten_numbers(value, name + "."))
+        elif isinstance(value, bool):
+            out[name] = value
+        elif isinstance(value, int | float) and math.isfinite(value):
+            out[name] = float(value)
+    return out
+
+
+def split_tags(tags: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
+    """(the allowed tags, every other key as a `meta.<key>` string field)."""
+    kept: dict[str, str] = {}
+    meta: dict[str, str] = {}
+    for key, value in tags.items():
+        if value is None or value == "":
+            continue
+        if key in ALLOWED_TAGS:
+            kept[key] = str(value)
+        else:
+            meta[f"meta.{key}"] = str(value)
+    return kept, meta
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _read_intervals(phase_dir: Path) -> tuple[list[dict[str, Any]], Path | None]:
+    for name in ("timeseries.jsonl", "timeseries.jsonl.partial"):
+        path = phase_dir / name
+        if path.exists():
+            out = []
+            with open(path) as f:
+                for raw in f:
+                    raw = raw.strip()
+                    if not raw:
+                        continue
+                    try:
+                        obj = json.loads(raw)
+                    except ValueError:
+                        break  # the line a kill cut short is the last one
+                    if isinstance(obj, dict):
+                        out.append(obj)
+            return out, path
+    return [], None
+
+
+def _param_value(params: Mapping[str, Any], *names: str) -> str | None:
+    for key, value in params.items():
+        if key.rsplit(".", 1)[-1] in names and value is not None:
+            return str(value)
+    return None
+
+
+def _phase_start_ns(
+    summary: Mapping[str, Any] | None, intervals: list[dict[str, Any]], ts_path: Path | None
+) -> int | None:
+    """The phase's start in ns since the epoch: summary's start_time_unix_ns or start_time_utc;
+    without a summary (a crashed run), the timeseries file's mtime minus its last t_end_s."""
+    if summary:
+        ns = summary.get("start_time_unix_ns")
+        if isinstance(ns, int) and not isinstance(ns, bool):
+            return ns
+        text = summary.get("start_time_utc")
+        if isinstance(text, str):
+            try:
+                when = datetime.fromisoformat(text)
+            except ValueError:
+                pass
+            else:
+                if when.tzinfo is None:
+                    when = when.replace(tzinfo=UTC)
+                return (when - _EPOCH) // timedelta(microseconds=1) * 1000
+    if ts_path is not None and intervals:
+        last = _interval_end_s(intervals[-1], len(intervals) - 1, 1.0)
+        return ts_path.stat().st_mtime_ns - round(last * 1e9)
+    return None
+
+
+def _interval_end_s(obj: Mapping[str, Any], index: int, interval_s: float) -> float:
+    for key in ("t_end_s", "t_s", "elapsed_s"):
+        v = obj.get(key)
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            return float(v)
+    i = obj.get("interval", index)
+    return (float(i) + 1) * interval_s if isinstance(i, int | float) else (index + 1) * interval_s
+
+
+def point_to_lines(
+    point_dir: str | os.PathLike[str],
+    tags: Mapping[str, Any] | None = None,
+    *,
+    measurement_prefix: str = "lsm",
+) -> list[str]:
+    """The line protocol of one stored point (see the module docstring for what is sent).
+
+    tags: campaign, point, engine, policy, scheduler, host as known to the caller (other keys
+    become meta.* fields). Missing ones are taken from point.json (campaign, point, engine, and
+    policy/scheduler from the matrix values) and summary.json (host); phase is the phase
+    directory's name.
+    """
+    point_dir = Path(point_dir)
+    meta = _read_json(point_dir / "point.json") or {}
+    base_tags, meta_fields = split_tags(tags or {})
+    params = meta.get("params") if isinstance(meta.get("params"), Mapping) else {}
+    derived = {
+        "campaign": meta.get("campaign"),
+        "point": meta.get("point") or point_dir.name,
+        "engine": meta.get("engine"),
+        "policy": _param_value(params, "policy", "merge_policy"),
+        "scheduler": _param_value(params, "scheduler", "merge_scheduler"),
+    }
+    for key, value in derived.items():
+        if key not in base_tags and value:
+            base_tags[key] = str(value)
+    point_fields: dict[str, Any] = dict(meta_fields)
+    for key, value in params.items():
+        if value is not None:
+            point_fields[f"param.{key}"] = str(value)
+    for key, value in meta.items():
+        if key in _POINT_KEYS_SKIPPED:
+            continue
+        if isinstance(value, bool | str):
+            point_fields[f"point.{key}"] = value
+        elif isinstance(value, int | float) and math.isfinite(value):
+            point_fields[f"point.{key}"] = float(value)
+
+    interval_m = f"{measurement_prefix}_interval"
+    summary_m = f"{measurement_prefix}_summary"
+    lines: list[str] = []
+    for phase_dir in sorted(p for p in point_dir.iterdir() if p.is_dir()):
+        summary = _read_json(phase_dir / "summary.json")
+        intervals, ts_path = _read_intervals(phase_dir)
+        if summary is None and ts_path is None:
+            continue  # not a phase directory
+        phase_tags = {**base_tags, "phase": phase_dir.name}
+        if summary:
+            for tag, key in (("host", "hostname"), ("engine", "engine")):
+                if tag not in phase_tags and isinstance(summary.get(key), str) and summary[key]:
+                    phase_tags[tag] = summary[key]
+        start_ns = _phase_start_ns(summary, intervals, ts_path)
+        if start_ns is None:
+            raise ValueError(f"{phase_dir}: no start time to stamp the intervals with")
+        interval_s = float((summary or {}).get("interval_s") or 1.0)
+        for i, obj in enumerate(intervals):
+            fields = flatten_numbers({k: v for k, v in obj.items() if k not in ALLOWED_TAGS})
+            ts = start_ns + round(_interval_end_s(obj, i, interval_s) * 1e9)
+            line = to_line_protocol(interval_m, phase_tags, fields, ts)
+            if line is not None:
+                lines.append(line)
+        if summary:
+            # A field named like a tag would shadow it in InfluxQL: tags win.
+            kept = {
+                k: v
+                for k, v in summary.items()
+                if k not in ("config", "schema") and k not in ALLOWED_TAGS
+            }
+            fields_s: dict[str, Any] = flatten_numbers(kept)
+            fields_s.update({k: v for k, v in kept.items() if isinstance(v, str)})
+            fields_s.update(point_fields)
+            end_s = summary.get("elapsed_s")
+            if not isinstance(end_s, int | float) or isinstance(end_s, bool):
+                end_s = 0.0
+                if intervals:
+                    end_s = _interval_end_s(intervals[-1], len(intervals) - 1, interval_s)
+            line = to_line_protocol(summary_m, phase_tags, fields_s, start_ns + round(end_s * 1e9))
+            if line is not None:
+                lines.append(line)
+    return lines
