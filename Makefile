@@ -7,10 +7,12 @@ ASAN_BUILD ?= build-asan
 CMAKE_FLAGS ?=
 
 # Debian packages the build and the tests need (installed when run as root).
-DEB_PACKAGES := cmake ninja-build g++ pkg-config libgtest-dev nlohmann-json3-dev \
-	libleveldb-dev librocksdb-dev rocksdb-tools fio python3-venv
+DEB_PACKAGES := cmake ninja-build g++ pkg-config libgtest-dev nlohmann-json3-dev libyaml-cpp-dev \
+	libleveldb-dev librocksdb-dev rocksdb-tools fio influxdb python3-venv
+VENV ?= .venv
+PYTHON ?= python3
 
-.PHONY: all deps build build-asan test test-engine test-driver bench quickstart clean format
+.PHONY: all deps venv build build-asan test test-engine test-driver test-python bench quickstart clean format lint
 
 all: build
 
@@ -24,6 +26,15 @@ deps:
 	    echo "Missing Debian packages (run as root to install them): $$missing" >&2; exit 1; \
 	  fi; \
 	fi
+
+# The Python environment: rebuilt when pyproject.toml changes.
+$(VENV)/.installed: pyproject.toml | deps
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	touch $@
+
+venv: $(VENV)/.installed
 
 $(BUILD)/build.ninja: | deps
 	cmake -S engines -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
@@ -47,7 +58,14 @@ test-driver: build
 	@if ctest --test-dir $(BUILD) -N -L driver | grep -q 'Total Tests: [1-9]'; then \
 	  ctest --test-dir $(BUILD) -L driver --output-on-failure; fi
 
-test: test-engine test-driver
+test-python: venv build
+	$(VENV)/bin/ruff check pipelines
+	LSMBENCH_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/pytest -q
+
+test: test-engine test-driver test-python
+
+lint: venv
+	$(VENV)/bin/ruff check pipelines
 
 bench: build
 	$(BUILD)/bin/lsm-bench

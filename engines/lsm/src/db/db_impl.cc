@@ -194,7 +194,8 @@ Status DBImpl::RecoverWal(uint64_t wal_number, std::vector<ComponentPtr>* stack)
     if (mem->Empty()) return Status::OK();
     std::unique_ptr<InternalIterator> it = mem->NewIterator(seq);
     ComponentPtr c;
-    Status fs = BuildComponent(it.get(), 0, MakeDropTombstone(*stack), nullptr, &c);
+    Status fs =
+        BuildComponent(it.get(), mem->NumEntries(), 0, MakeDropTombstone(*stack), nullptr, &c);
     if (fs.ok() && c) stack->push_back(std::move(c));
     mem = std::make_shared<MemTable>(0, options_.memtable_bytes);
     return fs;
@@ -542,7 +543,8 @@ Status DBImpl::FlushMemTable(const std::shared_ptr<MemTable>& imm) {
   // Every disk component is older than this memtable.
   std::unique_ptr<InternalIterator> it = imm->NewIterator(last_seq_.load());
   ComponentPtr component;
-  Status s = BuildComponent(it.get(), 0, MakeDropTombstone(base->stack), nullptr, &component);
+  Status s = BuildComponent(it.get(), imm->NumEntries(), 0, MakeDropTombstone(base->stack),
+                            nullptr, &component);
   it.reset();
   if (!s.ok()) return s;
 
@@ -593,10 +595,12 @@ Status DBImpl::LogAndApply(std::unique_lock<std::mutex>& lock, std::vector<Compo
   lock.lock();
   if (!s.ok()) return s;
 
-  std::set<const ComponentFile*> kept;
-  for (const ComponentPtr& c : new_stack) kept.insert(c.get());
+  // By number, not by object: a moved component is a new object over the
+  // same file, which must stay.
+  std::set<uint64_t> kept;
+  for (const ComponentPtr& c : new_stack) kept.insert(c->meta().number);
   for (const ComponentPtr& c : version_->stack) {
-    if (kept.count(c.get()) == 0) c->MarkObsolete();
+    if (kept.count(c->meta().number) == 0) c->MarkObsolete();
   }
   auto version = std::make_shared<Version>();
   version->stack = std::move(new_stack);
@@ -620,8 +624,8 @@ DBImpl::DropTombstone DBImpl::MakeDropTombstone(std::vector<ComponentPtr> older)
   };
 }
 
-Status DBImpl::BuildComponent(InternalIterator* input, int level, const DropTombstone& drop,
-                              MergeJob* job, ComponentPtr* result) {
+Status DBImpl::BuildComponent(InternalIterator* input, uint64_t expected_entries, int level,
+                              const DropTombstone& drop, MergeJob* job, ComponentPtr* result) {
   result->reset();
   ComponentMeta meta;
   meta.number = NewFileNumber();
@@ -630,7 +634,10 @@ Status DBImpl::BuildComponent(InternalIterator* input, int level, const DropTomb
   std::unique_ptr<WritableFile> file;
   Status s = env_->NewWritableFile(fname, &file);
   if (!s.ok()) return s;
-  TableBuilder builder(table_options_, file.get());
+  TableOptions table_options = table_options_;
+  // Sizes the Bloom filter up front, so the builder need not keep every key.
+  table_options.expected_entries = expected_entries;
+  TableBuilder builder(table_options, file.get());
   uint64_t consumed = 0;
   bool cancelled = false;
   for (input->SeekToFirst(); input->Valid(); input->Next()) {
@@ -761,18 +768,29 @@ Status DBImpl::RunMerge(MergeJob* job) {
     base = version_;
   }
   const auto& inputs = job->inputs();
-  auto first = std::find(base->stack.begin(), base->stack.end(), inputs.front());
-  std::vector<ComponentPtr> older(base->stack.begin(), first);
-
-  std::vector<std::unique_ptr<InternalIterator>> children;
-  for (auto it = inputs.rbegin(); it != inputs.rend(); ++it) {
-    children.push_back((*it)->table().NewIterator());  // newest first
-  }
-  std::unique_ptr<InternalIterator> merged = NewMergingIterator(std::move(children));
+  const bool moved = inputs.size() == 1;
   ComponentPtr output;
-  Status s = BuildComponent(merged.get(), job->output_level(), MakeDropTombstone(std::move(older)),
-                            job, &output);
-  merged.reset();
+  Status s;
+  if (moved) {
+    // A component moving down into an empty level: the data stays as it
+    // is, only its level changes (LevelDB's trivial move).
+    ComponentMeta meta = inputs.front()->meta();
+    meta.level = job->output_level();
+    s = OpenComponent(meta, &output);
+    job->SetConsumedBytes(job->total_input_bytes());
+  } else {
+    auto first = std::find(base->stack.begin(), base->stack.end(), inputs.front());
+    std::vector<ComponentPtr> older(base->stack.begin(), first);
+    std::vector<std::unique_ptr<InternalIterator>> children;
+    uint64_t entries = 0;
+    for (auto it = inputs.rbegin(); it != inputs.rend(); ++it) {
+      children.push_back((*it)->table().NewIterator());  // newest first
+      entries += (*it)->meta().entries;
+    }
+    std::unique_ptr<InternalIterator> merged = NewMergingIterator(std::move(children));
+    s = BuildComponent(merged.get(), entries, job->output_level(),
+                       MakeDropTombstone(std::move(older)), job, &output);
+  }
   if (!s.ok()) return s;
 
   std::lock_guard<std::mutex> manifest_lock(manifest_mu_);
@@ -788,12 +806,14 @@ Status DBImpl::RunMerge(MergeJob* job) {
   }
   s = LogAndApply(lock, std::move(stack), std::move(added), nullptr);
   if (!s.ok()) {
-    if (output) output->MarkObsolete();
+    if (output && !moved) output->MarkObsolete();
     return s;
   }
   counters_.merges.fetch_add(1, std::memory_order_relaxed);
-  counters_.merge_bytes_read.fetch_add(job->total_input_bytes(), std::memory_order_relaxed);
-  if (output) {
+  if (!moved) {
+    counters_.merge_bytes_read.fetch_add(job->total_input_bytes(), std::memory_order_relaxed);
+  }
+  if (output && !moved) {
     counters_.merge_bytes_written.fetch_add(output->meta().file_size, std::memory_order_relaxed);
   }
   ScheduleMerges();

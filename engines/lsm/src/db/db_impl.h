@@ -76,8 +76,9 @@ class DBImpl final : public DB {
   // Writes the entries of `input` to a new component file. meta->number stays
   // 0 when nothing survived (every entry was a dropped tombstone). job may be
   // null (flush); a merge checks it for pause/cancel at block boundaries.
-  Status BuildComponent(InternalIterator* input, int level, const DropTombstone& drop,
-                        MergeJob* job, ComponentPtr* result);
+  // expected_entries sizes the Bloom filter (a guess is fine).
+  Status BuildComponent(InternalIterator* input, uint64_t expected_entries, int level,
+                        const DropTombstone& drop, MergeJob* job, ComponentPtr* result);
   Status OpenComponent(const ComponentMeta& meta, ComponentPtr* result);
   static DropTombstone MakeDropTombstone(std::vector<ComponentPtr> older);
 

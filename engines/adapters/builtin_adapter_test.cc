@@ -1,0 +1,159 @@
+#include "adapters/builtin_adapter.h"
+
+#include <functional>
+
+#include "adapters/adapter_test_util.h"
+#include "gtest/gtest.h"
+#include "lsm/options.h"
+#include "policy/policy.h"
+
+namespace lsmbench {
+namespace {
+
+struct FieldCase {
+  const char* name;
+  const char* value;
+  std::function<bool(const lsm::Options&)> check;
+};
+
+// One case per settable lsm::Options field, each with a non-default value.
+std::vector<FieldCase> FieldCases() {
+  using O = const lsm::Options&;
+  return {
+      {"block_bytes", "8K", [](O o) { return o.block_bytes == 8192; }},
+      {"bloom_bits_per_key", "0", [](O o) { return o.bloom_bits_per_key == 0; }},
+      {"create_if_missing", "false", [](O o) { return !o.create_if_missing; }},
+      {"dynamic_level_sizes", "true", [](O o) { return o.dynamic_level_sizes; }},
+      {"error_if_exists", "1", [](O o) { return o.error_if_exists; }},
+      {"max_components", "77", [](O o) { return o.max_components == 77; }},
+      {"max_merge_components", "12", [](O o) { return o.max_merge_components == 12; }},
+      {"memory_components", "4", [](O o) { return o.memory_components == 4; }},
+      {"memtable_bytes", "2M", [](O o) { return o.memtable_bytes == (2u << 20); }},
+      {"merge_exact_min", "true", [](O o) { return o.merge_exact_min; }},
+      {"merge_policy", "leveling", [](O o) { return o.merge_policy == "leveling"; }},
+      {"min_merge_components", "3", [](O o) { return o.min_merge_components == 3; }},
+      {"size_ratio", "4.5", [](O o) { return o.size_ratio == 4.5; }},
+      {"verify_checksums", "false", [](O o) { return !o.verify_checksums; }},
+      {"wal", "sync", [](O o) { return o.wal == lsm::WalMode::kSync; }},
+  };
+}
+
+TEST(BuiltinAdapterTest, EveryFieldIsSettableByName) {
+  std::vector<std::string> tested;
+  for (const FieldCase& c : FieldCases()) {
+    lsm::Options o;
+    Status s = ParseBuiltinOptions({{c.name, c.value}}, &o);
+    ASSERT_TRUE(s.ok()) << c.name << ": " << s.ToString();
+    EXPECT_TRUE(c.check(o)) << c.name << "=" << c.value;
+    EXPECT_FALSE(c.check(lsm::Options())) << c.name << ": the case must change the default";
+    tested.push_back(c.name);
+  }
+  // A field added to the table needs a case here too.
+  EXPECT_EQ(BuiltinOptionNames(), tested);
+}
+
+TEST(BuiltinAdapterTest, AllWalModes) {
+  lsm::Options o;
+  ASSERT_TRUE(ParseBuiltinOptions({{"wal", "off"}}, &o).ok());
+  EXPECT_EQ(lsm::WalMode::kOff, o.wal);
+  ASSERT_TRUE(ParseBuiltinOptions({{"wal", "async"}}, &o).ok());
+  EXPECT_EQ(lsm::WalMode::kAsync, o.wal);
+}
+
+TEST(BuiltinAdapterTest, ErrorsNameTheOptionAndTheChoices) {
+  lsm::Options o;
+  std::string names;
+  for (const std::string& n : BuiltinOptionNames()) names += (names.empty() ? "" : ", ") + n;
+  EXPECT_EQ("Invalid argument: engine option 'memtable_byts': unknown (choose from: " + names + ")",
+            ParseBuiltinOptions({{"memtable_byts", "1M"}}, &o).ToString());
+  EXPECT_EQ(
+      "Invalid argument: engine option 'wal': bad value 'sometimes' "
+      "(choose from: off, async, sync)",
+      ParseBuiltinOptions({{"wal", "sometimes"}}, &o).ToString());
+
+  std::string policies;
+  for (const std::string& n : lsm::policy::PolicyNames()) {
+    policies += (policies.empty() ? "" : ", ") + n;
+  }
+  EXPECT_EQ("Invalid argument: engine option 'merge_policy': bad value 'lazy' (choose from: " +
+                policies + ")",
+            ParseBuiltinOptions({{"merge_policy", "lazy"}}, &o).ToString());
+
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {"memtable_bytes", "12X"},
+           {"memtable_bytes", "1"},  // below the floor
+           {"memory_components", "0"},
+           {"memory_components", "two"},
+           {"bloom_bits_per_key", "-1"},
+           {"size_ratio", "1"},
+           {"size_ratio", "0.5"},
+           {"size_ratio", "x"},
+           {"verify_checksums", "yes"},
+           {"min_merge_components", "1"},
+           {"max_components", "-3"},
+       }) {
+    Status s = ParseBuiltinOptions({{name, value}}, &o);
+    EXPECT_TRUE(s.IsInvalidArgument()) << name << "=" << value;
+    EXPECT_NE(std::string::npos,
+              s.ToString().find("engine option '" + name + "': bad value '" + value + "'"))
+        << s.ToString();
+  }
+  Status s =
+      ParseBuiltinOptions({{"min_merge_components", "8"}, {"max_merge_components", "4"}}, &o);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(std::string::npos, s.ToString().find("'min_merge_components'")) << s.ToString();
+}
+
+TEST(BuiltinAdapterTest, OpenErrorsComeBeforeTheEngine) {
+  TempDir dir;
+  std::unique_ptr<KvAdapter> db;
+  Status s = OpenAdapter("builtin", dir.Sub("db"), {{"wal", "maybe"}}, &db);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_EQ(nullptr, db);
+  EXPECT_FALSE(std::filesystem::exists(dir.Sub("db")));
+}
+
+TEST(BuiltinAdapterTest, MetricsFromEngineStats) {
+  TempDir dir;
+  std::unique_ptr<KvAdapter> db;
+  Status s = OpenAdapter("builtin", dir.Sub("db"),
+                         {{"memtable_bytes", "64K"}, {"wal", "off"}, {"merge_policy", "tiering"}},
+                         &db);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const std::string value(100, 'z');
+  const int n = 40000;
+  for (int i = 0; i < n; ++i) ASSERT_TRUE(db->Put(TestKey(i * 7919 % n), value).ok());
+  ASSERT_TRUE(db->Delete(TestKey(0)).ok());
+  std::string v;
+  EXPECT_TRUE(db->Get(TestKey(0), &v).IsNotFound());
+  const Metrics m = db->GetMetrics();
+  for (const char* key :
+       {"disk_components", "disk_components.L0", "stall_count", "stall_micros",
+        "merge_stall_count", "merge_stall_micros", "memory_stall_count", "memory_stall_micros",
+        "bytes_flushed", "bytes_merged", "bytes_merge_read", "merges_running", "merges_pending",
+        "merge_remaining_bytes", "write_amplification", "flushes", "merges", "disk_bytes",
+        "max_components", "memory_components_immutable", "user_bytes", "puts", "deletes",
+        "gets"}) {
+    EXPECT_TRUE(m.count(key)) << key;
+  }
+  EXPECT_EQ(n, m.at("puts"));
+  EXPECT_EQ(1, m.at("deletes"));
+  EXPECT_EQ(1, m.at("gets"));
+  EXPECT_GE(m.at("flushes"), 10);
+  EXPECT_GT(m.at("bytes_flushed"), 1e6);
+  EXPECT_GE(m.at("disk_components"), 1);
+  EXPECT_EQ(m.at("stall_count"), m.at("merge_stall_count") + m.at("memory_stall_count"));
+  EXPECT_EQ(m.at("stall_micros"), m.at("merge_stall_micros") + m.at("memory_stall_micros"));
+  EXPECT_GT(m.at("write_amplification"), 0);
+
+  // wal=off: Close flushes, so the data survives a reopen.
+  ASSERT_TRUE(db->Close().ok());
+  db.reset();
+  ASSERT_TRUE(OpenAdapter("builtin", dir.Sub("db"), {}, &db).ok());
+  ASSERT_TRUE(db->Get(TestKey(n - 1), &v).ok());
+  EXPECT_EQ(value, v);
+  EXPECT_TRUE(db->Get(TestKey(0), &v).IsNotFound());
+}
+
+}  // namespace
+}  // namespace lsmbench

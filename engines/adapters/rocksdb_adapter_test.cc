@@ -1,0 +1,116 @@
+#include "adapters/rocksdb_adapter.h"
+
+#include <chrono>
+#include <thread>
+
+#include "adapters/adapter_test_util.h"
+#include "gtest/gtest.h"
+
+namespace lsmbench {
+namespace {
+
+Status OpenStatus(const TempDir& dir, const AdapterOptions& options) {
+  std::unique_ptr<KvAdapter> db;
+  return OpenAdapter("rocksdb", dir.Sub("db"), options, &db);
+}
+
+void ExpectNamed(const Status& s, const std::string& name) {
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(std::string::npos, s.ToString().find("engine option '" + name + "'")) << s.ToString();
+}
+
+TEST(RocksDbAdapterTest, OptionErrorsNameTheOption) {
+  TempDir dir;
+  Status s = OpenStatus(dir, {{"write_buffr_size", "64K"}});
+  ExpectNamed(s, "write_buffr_size");
+  // RocksDB's own message is passed through.
+  EXPECT_NE(std::string::npos, s.ToString().find("Could not find option")) << s.ToString();
+  ExpectNamed(OpenStatus(dir, {{"write_buffer_size", "abc"}}), "write_buffer_size");
+  ExpectNamed(OpenStatus(dir, {{"compression", "none"}}), "compression");
+  ExpectNamed(OpenStatus(dir, {{"sync", "maybe"}}), "sync");
+  ExpectNamed(OpenStatus(dir, {{"disableWAL", "2"}}), "disableWAL");
+  // A ';' would smuggle a second option past the per-option check.
+  ExpectNamed(OpenStatus(dir, {{"write_buffer_size", "64K;max_write_buffer_number=4"}}),
+              "write_buffer_size");
+}
+
+TEST(RocksDbAdapterTest, AcceptsStringApiAndWriteOptions) {
+  TempDir dir;
+  std::unique_ptr<KvAdapter> db;
+  Status s = OpenAdapter("rocksdb", dir.Sub("db"),
+                         {{"write_buffer_size", "1M"},
+                          {"compression", "kNoCompression"},
+                          {"max_background_jobs", "2"},
+                          {"block_based_table_factory",
+                           "{block_size=8K;cache_index_and_filter_blocks=true}"},
+                          {"disableWAL", "true"},
+                          {"sync", "false"}},
+                         &db);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_TRUE(db->Put("k", "v").ok());
+  // With the WAL off, Close must flush for the data to survive.
+  ASSERT_TRUE(db->Close().ok());
+  db.reset();
+  ASSERT_TRUE(OpenAdapter("rocksdb", dir.Sub("db"), {}, &db).ok());
+  std::string value;
+  ASSERT_TRUE(db->Get("k", &value).ok());
+  EXPECT_EQ("v", value);
+}
+
+TEST(RocksDbAdapterTest, SyncWritesWork) {
+  TempDir dir;
+  std::unique_ptr<KvAdapter> db;
+  ASSERT_TRUE(OpenAdapter("rocksdb", dir.Sub("db"), {{"sync", "1"}}, &db).ok());
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(db->Put(TestKey(i), "v").ok());
+  size_t n = 0;
+  ASSERT_TRUE(db->Scan("", 100, &n).ok());
+  EXPECT_EQ(20u, n);
+}
+
+TEST(RocksDbAdapterTest, MetricsAfterFlushesAndCompactions) {
+  TempDir dir;
+  std::unique_ptr<KvAdapter> db;
+  ASSERT_TRUE(OpenAdapter("rocksdb", dir.Sub("db"),
+                          {{"write_buffer_size", "64K"},
+                           {"compression", "kNoCompression"},  // byte counts as written
+                           {"level0_file_num_compaction_trigger", "2"},
+                           {"target_file_size_base", "256K"},
+                           {"max_bytes_for_level_base", "512K"}},
+                          &db)
+                  .ok());
+  const std::string value(100, 'x');
+  const int n = 40000;
+  for (int i = 0; i < n; ++i) ASSERT_TRUE(db->Put(TestKey(i * 7919 % n), value).ok());
+
+  // Compactions run in the background; wait (bounded) until one completed.
+  Metrics m = db->GetMetrics();
+  for (int i = 0; i < 300 && m.at("merges") == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    m = db->GetMetrics();
+  }
+  for (const char* key :
+       {"disk_components", "disk_components.L0", "disk_components.L6", "stall_count",
+        "stall_stop_count", "stall_slowdown_count", "stall_micros", "write_stopped",
+        "delayed_write_rate", "merges_running", "flushes_running", "merges_pending",
+        "pending_merge_bytes", "memory_components_immutable", "bytes_flushed", "bytes_merged",
+        "bytes_merge_read", "flushes", "merges", "disk_bytes", "user_bytes",
+        "write_amplification"}) {
+    EXPECT_TRUE(m.count(key)) << key;
+  }
+  EXPECT_FALSE(m.count("disk_components.L7"));  // num_levels = 7
+  EXPECT_GE(m["disk_components"], 1);
+  EXPECT_GE(m["flushes"], 10);  // 4.5 MiB through 64 KiB buffers
+  EXPECT_GT(m["bytes_flushed"], 1e6);
+  EXPECT_GE(m["merges"], 1);
+  EXPECT_GT(m["bytes_merged"], 0);
+  EXPECT_GT(m["bytes_merge_read"], 0);
+  EXPECT_GT(m["disk_bytes"], 0);
+  EXPECT_EQ(n * 111.0, m["user_bytes"]);
+  EXPECT_DOUBLE_EQ((m["bytes_flushed"] + m["bytes_merged"]) / m["user_bytes"],
+                   m["write_amplification"]);
+  EXPECT_GE(m["stall_micros"], 0);
+  EXPECT_TRUE(db->Close().ok());
+}
+
+}  // namespace
+}  // namespace lsmbench

@@ -1,0 +1,119 @@
+#include "env/io_budget.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace lsm {
+
+namespace {
+
+thread_local IoPriority tls_io_priority = IoPriority::kUser;
+
+// Longer gaps add nothing (the bucket is capped) and would only risk
+// overflow in the multiplication below.
+constexpr uint64_t kMaxRefillGapMicros = 10'000'000;
+
+}  // namespace
+
+void SetThreadIoPriority(IoPriority pri) { tls_io_priority = pri; }
+IoPriority ThreadIoPriority() { return tls_io_priority; }
+
+IoBudget::IoBudget(uint64_t bytes_per_sec, uint64_t refill_period_micros, uint64_t burst_micros)
+    : refill_period_micros_(std::max<uint64_t>(refill_period_micros, 1)),
+      burst_micros_(std::max(burst_micros, refill_period_micros_ + 1)),
+      rate_(bytes_per_sec),
+      last_refill_(NowMicros()) {}
+
+uint64_t IoBudget::NowMicros() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+void IoBudget::RefillLocked(uint64_t now) {
+  const uint64_t rate = rate_.load(std::memory_order_relaxed);
+  if (now <= last_refill_) return;
+  const uint64_t gap = std::min(now - last_refill_, kMaxRefillGapMicros);
+  last_refill_ = now;
+  if (rate == 0) {
+    tokens_ = 0;  // no debt carries over from before an unlimited period
+    return;
+  }
+  const double cap = static_cast<double>(rate) * static_cast<double>(burst_micros_) / 1e6;
+  tokens_ = std::min(cap, tokens_ + static_cast<double>(gap) * static_cast<double>(rate) / 1e6);
+}
+
+bool IoBudget::IsNextLocked(const Waiter* w, int pri) const {
+  const int flush = static_cast<int>(IoPriority::kFlush);
+  if (pri != flush && !waiters_[flush].empty()) return false;
+  return waiters_[pri].front() == w;
+}
+
+void IoBudget::Count(int pri, uint64_t bytes, uint64_t wait_micros) {
+  requests_[pri].fetch_add(1, std::memory_order_relaxed);
+  granted_bytes_[pri].fetch_add(bytes, std::memory_order_relaxed);
+  if (wait_micros > 0) wait_micros_[pri].fetch_add(wait_micros, std::memory_order_relaxed);
+}
+
+void IoBudget::Request(uint64_t bytes, IoPriority pri) {
+  const int p = static_cast<int>(pri);
+  if (pri == IoPriority::kUser || rate_.load(std::memory_order_relaxed) == 0) {
+    Count(p, bytes, 0);
+    return;
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  const uint64_t start = NowMicros();
+  uint64_t now = start;
+  Waiter self;
+  waiters_[p].push_back(&self);
+  uint64_t rate;
+  while (true) {
+    rate = rate_.load(std::memory_order_relaxed);
+    RefillLocked(now);
+    if (rate == 0) break;  // became unlimited while waiting
+    if (IsNextLocked(&self, p)) {
+      if (tokens_ >= 0) break;
+      // Sleep until the debt is repaid, but at least one refill period so
+      // that a saturated budget costs ~1/period wakeups, not one per request.
+      const double deficit_micros = -tokens_ * 1e6 / static_cast<double>(rate);
+      const uint64_t sleep = std::max<uint64_t>(
+          refill_period_micros_, static_cast<uint64_t>(std::ceil(deficit_micros)));
+      cv_.wait_for(lock, std::chrono::microseconds(sleep));
+    } else {
+      // Woken when a grant changes who is next (or the rate changes).
+      cv_.wait(lock);
+    }
+    now = NowMicros();
+  }
+  if (rate != 0) tokens_ -= static_cast<double>(bytes);
+  waiters_[p].pop_front();  // only the next waiter is ever granted
+  if (!waiters_[0].empty() || !waiters_[1].empty()) cv_.notify_all();
+  lock.unlock();
+  Count(p, bytes, now - start);
+}
+
+void IoBudget::SetBytesPerSecond(uint64_t bytes_per_sec) {
+  std::lock_guard<std::mutex> lock(mu_);
+  RefillLocked(NowMicros());  // settle the time so far at the old rate
+  rate_.store(bytes_per_sec, std::memory_order_relaxed);
+  cv_.notify_all();
+}
+
+IoBudgetStats IoBudget::GetStats() const {
+  IoBudgetStats s;
+  for (int i = 0; i < kNumIoPriorities; i++) {
+    s.requests[i] = requests_[i].load(std::memory_order_relaxed);
+    s.granted_bytes[i] = granted_bytes_[i].load(std::memory_order_relaxed);
+    s.wait_micros[i] = wait_micros_[i].load(std::memory_order_relaxed);
+  }
+  return s;
+}
+
+double IoBudget::AvailableBytesForTesting() {
+  std::lock_guard<std::mutex> lock(mu_);
+  RefillLocked(NowMicros());
+  return tokens_;
+}
+
+}  // namespace lsm
