@@ -1,0 +1,434 @@
+#include "driver/arrival.h"
+
+#include <immintrin.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <thread>
+
+namespace lsmbench {
+namespace driver {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+const std::vector<std::string>& InterarrivalNames() {
+  static const std::vector<std::string> names = {"fixed", "exponential"};
+  return names;
+}
+
+// Time at which the cumulative rate reaches x ("arrival mass" x).
+class RateProfile {
+ public:
+  virtual ~RateProfile() = default;
+  // Called with non-decreasing x.
+  virtual double Inverse(double x) = 0;
+};
+
+class ConstantProfile : public RateProfile {
+ public:
+  explicit ConstantProfile(double rate) : rate_(rate) {}
+  double Inverse(double x) override { return x / rate_; }
+
+ private:
+  const double rate_;
+};
+
+class BurstProfile : public RateProfile {
+ public:
+  BurstProfile(double rate, double per_burst, double idle_s)
+      : rate_(rate), per_burst_(per_burst), period_(per_burst / rate + idle_s) {}
+  double Inverse(double x) override {
+    const double k = std::floor(x / per_burst_);
+    return k * period_ + (x - k * per_burst_) / rate_;
+  }
+
+ private:
+  const double rate_;
+  const double per_burst_;
+  const double period_;
+};
+
+class TraceProfile : public RateProfile {
+ public:
+  TraceProfile(const std::vector<TracePoint>& points, double scale) {
+    double mass = 0;
+    for (size_t i = 0; i < points.size(); i++) {
+      if (i > 0) mass += rates_.back() * (points[i].time_s - points[i - 1].time_s);
+      times_.push_back(points[i].time_s);
+      rates_.push_back(points[i].rate * scale);
+      mass_.push_back(mass);
+    }
+  }
+  double Inverse(double x) override {
+    while (i_ + 1 < times_.size() && mass_[i_ + 1] <= x) i_++;
+    if (rates_[i_] <= 0) return kInf;
+    return times_[i_] + (x - mass_[i_]) / rates_[i_];
+  }
+
+ private:
+  std::vector<double> times_, rates_, mass_;
+  size_t i_ = 0;
+};
+
+class ProfileProcess : public ArrivalProcess {
+ public:
+  ProfileProcess(std::unique_ptr<RateProfile> profile, bool exponential, uint64_t seed)
+      : profile_(std::move(profile)), exponential_(exponential), rng_(Hash64(seed, 0xa771)) {}
+  double Next() override {
+    double x;
+    if (exponential_) {
+      mass_ += -std::log1p(-rng_.UniformDouble());
+      x = mass_;
+    } else {
+      x = static_cast<double>(n_++);
+    }
+    return profile_->Inverse(x);
+  }
+
+ private:
+  std::unique_ptr<RateProfile> profile_;
+  const bool exponential_;
+  Rng rng_;
+  double mass_ = 0;
+  uint64_t n_ = 0;
+};
+
+std::string Trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && isspace(static_cast<unsigned char>(s[b]))) b++;
+  while (e > b && isspace(static_cast<unsigned char>(s[e - 1]))) e--;
+  return s.substr(b, e - b);
+}
+
+bool ParseNumber(const std::string& s, double* out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  *out = strtod(s.c_str(), &end);
+  return errno == 0 && end == s.c_str() + s.size() && std::isfinite(*out);
+}
+
+bool FileExists(const std::string& path) {
+  std::ifstream f(path);
+  return f.good();
+}
+
+}  // namespace
+
+const std::vector<std::string>& ArrivalFields() {
+  static const std::vector<std::string> names = {
+      "process", "rate", "interarrival", "burst_s", "burst_count", "idle_s", "trace_file",
+      "rate_scale"};
+  return names;
+}
+
+const std::vector<std::string>& ProcessNames() {
+  static const std::vector<std::string> names = {"constant", "poisson", "bursts", "trace"};
+  return names;
+}
+
+int64_t SecondsToNs(double s) {
+  const double ns = s * 1e9;
+  if (!(ns < 9.2e18)) return std::numeric_limits<int64_t>::max();
+  return static_cast<int64_t>(std::llround(ns));
+}
+
+double ArrivalSpec::NominalRate() const {
+  switch (process) {
+    case Process::kConstant:
+    case Process::kPoisson:
+      return rate;
+    case Process::kBursts: {
+      const double per_burst = burst_count > 0 ? static_cast<double>(burst_count) : rate * burst_s;
+      return per_burst / (per_burst / rate + idle_s);
+    }
+    case Process::kTrace:
+      return 0;
+  }
+  return 0;
+}
+
+Json ArrivalSpec::ToJson() const {
+  Json j;
+  j["process"] = ProcessNames()[static_cast<int>(process)];
+  j["interarrival"] = InterarrivalNames()[static_cast<int>(interarrival)];
+  if (process == Process::kTrace) {
+    j["trace_file"] = trace_file;
+    j["rate_scale"] = rate_scale;
+    j["trace_points"] = trace.size();
+  } else {
+    j["rate"] = rate;
+  }
+  if (process == Process::kBursts) {
+    if (burst_count > 0) {
+      j["burst_count"] = burst_count;
+    } else {
+      j["burst_s"] = burst_s;
+    }
+    j["idle_s"] = idle_s;
+  }
+  return j;
+}
+
+Status ParseTrace(const std::string& text, const std::string& name,
+                  std::vector<TracePoint>* out) {
+  out->clear();
+  std::istringstream in(text);
+  std::string line;
+  int line_no = 0;
+  bool seen_data = false;
+  while (std::getline(in, line)) {
+    line_no++;
+    const size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    line = Trim(line);
+    if (line.empty()) continue;
+    const size_t comma = line.find(',');
+    const std::string where = name + " line " + std::to_string(line_no) + ": ";
+    if (comma == std::string::npos || line.find(',', comma + 1) != std::string::npos) {
+      return Status::InvalidArgument(where + "expected two columns: time_s,rate");
+    }
+    double t = 0, r = 0;
+    const bool ok = ParseNumber(Trim(line.substr(0, comma)), &t) &&
+                    ParseNumber(Trim(line.substr(comma + 1)), &r);
+    if (!ok) {
+      if (!seen_data && out->empty()) {  // a header line
+        seen_data = true;
+        continue;
+      }
+      return Status::InvalidArgument(where + "not a pair of numbers: '" + line + "'");
+    }
+    seen_data = true;
+    if (t < 0 || r < 0) {
+      return Status::InvalidArgument(where + "time and rate must be >= 0");
+    }
+    if (!out->empty() && t <= out->back().time_s) {
+      return Status::InvalidArgument(where + "times must increase");
+    }
+    out->push_back({t, r});
+  }
+  if (out->empty()) return Status::InvalidArgument(name + ": no data rows (time_s,rate)");
+  return Status::OK();
+}
+
+Status ParseArrival(const Json& json, const std::string& path,
+                    const std::vector<std::string>& search_dirs, ArrivalSpec* out) {
+  JsonObject obj;
+  Status s = JsonObject::Open(json, path, ArrivalFields(), &obj);
+  if (!s.ok()) return s;
+  ArrivalSpec spec;
+  spec.present = true;
+  s = obj.Required("process");
+  if (!s.ok()) return s;
+  size_t process = 0;
+  s = obj.GetChoice("process", ProcessNames(), &process);
+  if (!s.ok()) return s;
+  spec.process = static_cast<ArrivalSpec::Process>(process);
+  const std::string& pname = ProcessNames()[process];
+
+  auto only_for = [&](const std::string& field, const std::string& which) -> Status {
+    if (obj.Has(field)) {
+      return obj.Error(field, "not allowed with process " + pname + " (only with " + which + ")");
+    }
+    return Status::OK();
+  };
+
+  // Rate: required except for traces.
+  if (spec.process == ArrivalSpec::Process::kTrace) {
+    s = only_for("rate", "constant, poisson, bursts");
+  } else {
+    s = obj.Required("rate");
+    if (s.ok()) s = obj.GetDouble("rate", -1e300, 1e300, &spec.rate);
+    if (s.ok() && !(spec.rate > 0)) {
+      s = obj.Error("rate", "must be > 0 requests/s (got " + obj.Raw("rate").dump() + ")");
+    }
+    if (s.ok() && spec.rate > 1e9) s = obj.Error("rate", "must be <= 1e9 requests/s");
+  }
+  if (!s.ok()) return s;
+
+  spec.interarrival = spec.process == ArrivalSpec::Process::kPoisson
+                          ? ArrivalSpec::Interarrival::kExponential
+                          : ArrivalSpec::Interarrival::kFixed;
+  size_t ia = static_cast<size_t>(spec.interarrival);
+  s = obj.GetChoice("interarrival", InterarrivalNames(), &ia);
+  if (!s.ok()) return s;
+  spec.interarrival = static_cast<ArrivalSpec::Interarrival>(ia);
+  if (spec.process == ArrivalSpec::Process::kPoisson &&
+      spec.interarrival != ArrivalSpec::Interarrival::kExponential) {
+    return obj.Error("interarrival", "a poisson process has exponential inter-arrival times");
+  }
+
+  if (spec.process == ArrivalSpec::Process::kBursts) {
+    if (obj.Has("burst_s") == obj.Has("burst_count")) {
+      return Status::InvalidArgument(obj.PathOf("burst_s") + " / " + obj.PathOf("burst_count") +
+                                     ": give exactly one (bursts in time or in count)");
+    }
+    s = obj.GetDouble("burst_s", -1e300, 1e300, &spec.burst_s);
+    if (s.ok() && obj.Has("burst_s") && !(spec.burst_s > 0)) {
+      s = obj.Error("burst_s", "must be > 0 seconds");
+    }
+    if (s.ok()) s = obj.GetUint("burst_count", 1, UINT64_MAX, &spec.burst_count);
+    if (s.ok()) s = obj.Required("idle_s");
+    if (s.ok()) s = obj.GetDouble("idle_s", 0, 1e300, &spec.idle_s);
+    if (!s.ok()) return s;
+  } else {
+    for (const char* f : {"burst_s", "burst_count", "idle_s"}) {
+      s = only_for(f, "bursts");
+      if (!s.ok()) return s;
+    }
+  }
+
+  if (spec.process == ArrivalSpec::Process::kTrace) {
+    s = obj.Required("trace_file");
+    if (s.ok()) s = obj.GetString("trace_file", &spec.trace_file);
+    if (s.ok()) s = obj.GetDouble("rate_scale", -1e300, 1e300, &spec.rate_scale);
+    if (s.ok() && !(spec.rate_scale > 0)) s = obj.Error("rate_scale", "must be > 0");
+    if (!s.ok()) return s;
+    std::string resolved = spec.trace_file;
+    if (!resolved.empty() && resolved[0] != '/') {
+      for (const auto& dir : search_dirs) {
+        const std::string candidate = dir.empty() ? resolved : dir + "/" + resolved;
+        if (FileExists(candidate)) {
+          resolved = candidate;
+          break;
+        }
+      }
+    }
+    std::ifstream in(resolved);
+    if (!in) {
+      return obj.Error("trace_file", "cannot read '" + spec.trace_file + "' (" +
+                                         std::strerror(errno) + ")");
+    }
+    std::stringstream buf;
+    buf << in.rdbuf();
+    s = ParseTrace(buf.str(), spec.trace_file, &spec.trace);
+    if (!s.ok()) return obj.Error("trace_file", ErrorText(s));
+    spec.trace_file = resolved;
+  } else {
+    for (const char* f : {"trace_file", "rate_scale"}) {
+      s = only_for(f, "trace");
+      if (!s.ok()) return s;
+    }
+  }
+  *out = std::move(spec);
+  return Status::OK();
+}
+
+std::unique_ptr<ArrivalProcess> NewArrivalProcess(const ArrivalSpec& spec, uint64_t seed) {
+  std::unique_ptr<RateProfile> profile;
+  switch (spec.process) {
+    case ArrivalSpec::Process::kConstant:
+    case ArrivalSpec::Process::kPoisson:
+      profile = std::make_unique<ConstantProfile>(spec.rate);
+      break;
+    case ArrivalSpec::Process::kBursts: {
+      const double per_burst =
+          spec.burst_count > 0 ? static_cast<double>(spec.burst_count) : spec.rate * spec.burst_s;
+      profile = std::make_unique<BurstProfile>(spec.rate, per_burst, spec.idle_s);
+      break;
+    }
+    case ArrivalSpec::Process::kTrace:
+      profile = std::make_unique<TraceProfile>(spec.trace, spec.rate_scale);
+      break;
+  }
+  return std::make_unique<ProfileProcess>(
+      std::move(profile), spec.interarrival == ArrivalSpec::Interarrival::kExponential, seed);
+}
+
+void SpinLock::Lock() {
+  for (int spins = 0;; spins++) {
+    if (!locked_.load(std::memory_order_relaxed) &&
+        !locked_.exchange(true, std::memory_order_acquire)) {
+      return;
+    }
+    // A holder that lost its CPU would keep us spinning for a whole time
+    // slice on a machine with few cores: yield after a short spin.
+    if (spins < 64) {
+      _mm_pause();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+}
+
+ArrivalQueue::ArrivalQueue(std::unique_ptr<ArrivalProcess> process, int64_t end_ns,
+                           uint64_t max_requests)
+    : process_(std::move(process)), end_ns_(end_ns), max_requests_(max_requests) {
+  Advance();
+}
+
+void ArrivalQueue::Advance() {
+  if (next_seq_ >= max_requests_) {
+    next_ns_ = -1;
+    return;
+  }
+  const double t = process_->Next();
+  const int64_t ns = t < kInf ? SecondsToNs(t) : -1;
+  next_ns_ = (ns < 0 || ns >= end_ns_) ? -1 : ns;
+}
+
+bool ArrivalQueue::Claim(uint64_t* seq, int64_t* intended_ns) {
+  lock_.Lock();
+  if (next_ns_ < 0) {
+    lock_.Unlock();
+    return false;
+  }
+  *seq = next_seq_++;
+  *intended_ns = next_ns_;
+  Advance();
+  lock_.Unlock();
+  return true;
+}
+
+uint64_t ArrivalQueue::claimed() {
+  lock_.Lock();
+  const uint64_t n = next_seq_;
+  lock_.Unlock();
+  return n;
+}
+
+int64_t ArrivalQueue::PeekNext() {
+  lock_.Lock();
+  const int64_t t = next_ns_;
+  lock_.Unlock();
+  return t;
+}
+
+ArrivalCounter::ArrivalCounter(std::unique_ptr<ArrivalProcess> process, int64_t end_ns,
+                               uint64_t max_requests)
+    : process_(std::move(process)), end_ns_(end_ns), max_requests_(max_requests) {
+  const double t = max_requests_ > 0 ? process_->Next() : kInf;
+  pending_ns_ = t < kInf ? SecondsToNs(t) : -1;
+  if (pending_ns_ >= end_ns_) pending_ns_ = -1;
+}
+
+void ArrivalCounter::Step() {
+  count_++;
+  if (count_ >= max_requests_) {
+    pending_ns_ = -1;
+    return;
+  }
+  const double t = process_->Next();
+  pending_ns_ = t < kInf ? SecondsToNs(t) : -1;
+  if (pending_ns_ >= end_ns_) pending_ns_ = -1;
+}
+
+uint64_t ArrivalCounter::CountUpTo(int64_t t_ns) {
+  while (pending_ns_ >= 0 && pending_ns_ <= t_ns) Step();
+  return count_;
+}
+
+int64_t ArrivalCounter::TimeOf(uint64_t seq) {
+  while (count_ < seq && pending_ns_ >= 0) Step();
+  return count_ == seq ? pending_ns_ : -1;
+}
+
+}  // namespace driver
+}  // namespace lsmbench

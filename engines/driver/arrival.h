@@ -1,0 +1,135 @@
+// Open-loop arrival processes and the implicit request queue.
+//
+// An arrival process is a deterministic function of (spec, seed): it yields
+// the intended arrival times of requests 0, 1, 2, ... in order. Every process
+// is a rate profile r(t) (constant, on/off bursts, or a trace) combined with
+// an inter-arrival law: "fixed" places arrival n at the time the cumulative
+// rate reaches n; "exponential" at the time it reaches a sum of n+1 unit
+// exponentials (a Poisson process, non-homogeneous when r varies).
+//
+// The queue is implicit: writers claim the next request (its sequence number
+// and intended time) under a tiny lock, wait until the intended time, and
+// execute it. Nothing is stored per queued request; the queue length at time
+// t is (arrivals with intended time <= t) - (requests started), which the
+// sampler computes with its own copy of the same process (ArrivalCounter).
+#ifndef LSMBENCH_DRIVER_ARRIVAL_H_
+#define LSMBENCH_DRIVER_ARRIVAL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "driver/json_reader.h"
+#include "driver/random.h"
+
+namespace lsmbench {
+namespace driver {
+
+struct TracePoint {
+  double time_s;
+  double rate;  // requests/s from time_s until the next point
+};
+
+struct ArrivalSpec {
+  enum class Process { kConstant, kPoisson, kBursts, kTrace };
+  enum class Interarrival { kFixed, kExponential };
+
+  bool present = false;  // an arrival section was given
+  Process process = Process::kConstant;
+  Interarrival interarrival = Interarrival::kFixed;
+  double rate = 0;              // requests/s (within bursts for kBursts)
+  double burst_s = 0;           // bursts in time: length of a burst ...
+  uint64_t burst_count = 0;     // ... or bursts in count: requests per burst
+  double idle_s = 0;            // idle time between bursts
+  std::string trace_file;       // CSV "time_s,rate" (kTrace), resolved path
+  double rate_scale = 1.0;      // multiplies the trace's rates
+  std::vector<TracePoint> trace;  // loaded from trace_file
+
+  // Mean rate over a long time (for reports); 0 for traces.
+  double NominalRate() const;
+  Json ToJson() const;
+};
+
+const std::vector<std::string>& ArrivalFields();
+const std::vector<std::string>& ProcessNames();
+
+// Parses an "arrival" object (path names it in errors). Relative trace paths
+// are resolved against each of `search_dirs` in turn. Loads the trace.
+Status ParseArrival(const Json& json, const std::string& path,
+                    const std::vector<std::string>& search_dirs, ArrivalSpec* out);
+
+// Parses the text of a trace CSV.
+Status ParseTrace(const std::string& text, const std::string& name, std::vector<TracePoint>* out);
+
+class ArrivalProcess {
+ public:
+  virtual ~ArrivalProcess() = default;
+  // Intended time, in seconds from the start, of the next request;
+  // non-decreasing; +infinity once the profile has no more arrivals.
+  virtual double Next() = 0;
+};
+
+std::unique_ptr<ArrivalProcess> NewArrivalProcess(const ArrivalSpec& spec, uint64_t seed);
+
+// A test-and-test-and-set lock for critical sections of a few nanoseconds.
+class SpinLock {
+ public:
+  void Lock();
+  void Unlock() { locked_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> locked_{false};
+};
+
+// The claim side of the implicit queue. Thread-safe.
+class ArrivalQueue {
+ public:
+  // Arrivals at or after end_ns, and beyond max_requests, are never issued.
+  ArrivalQueue(std::unique_ptr<ArrivalProcess> process, int64_t end_ns, uint64_t max_requests);
+
+  // The next request in arrival order: false once there are none left.
+  bool Claim(uint64_t* seq, int64_t* intended_ns);
+  // Intended time of the first request not yet claimed; -1 if none is left.
+  int64_t PeekNext();
+  // Requests claimed so far.
+  uint64_t claimed();
+
+ private:
+  void Advance();  // REQUIRES: lock_ held
+
+  SpinLock lock_;
+  std::unique_ptr<ArrivalProcess> process_;
+  const int64_t end_ns_;
+  const uint64_t max_requests_;
+  uint64_t next_seq_ = 0;
+  int64_t next_ns_ = -1;  // -1: exhausted
+};
+
+// Counts arrivals by time with its own copy of the process (sampler only;
+// not thread-safe). Times passed to CountUpTo must not decrease.
+class ArrivalCounter {
+ public:
+  ArrivalCounter(std::unique_ptr<ArrivalProcess> process, int64_t end_ns, uint64_t max_requests);
+  uint64_t CountUpTo(int64_t t_ns);
+  // Intended time of the request with sequence number `seq` (>= the number
+  // counted so far), advancing the copy; -1 if it never arrives.
+  int64_t TimeOf(uint64_t seq);
+
+ private:
+  void Step();  // consumes the pending arrival
+
+  std::unique_ptr<ArrivalProcess> process_;
+  const int64_t end_ns_;
+  const uint64_t max_requests_;
+  uint64_t count_ = 0;     // arrivals consumed
+  int64_t pending_ns_;     // time of arrival number count_, -1 if none
+};
+
+int64_t SecondsToNs(double s);
+
+}  // namespace driver
+}  // namespace lsmbench
+
+#endif  // LSMBENCH_DRIVER_ARRIVAL_H_

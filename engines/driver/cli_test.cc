@@ -1,0 +1,312 @@
+// The lsm-driver command, run as a subprocess: exit codes, error messages,
+// output files, signals.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "adapters/adapter.h"
+#include "driver/json_reader.h"
+
+namespace lsmbench {
+namespace driver {
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string err;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/lsm-driver-cli-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+  }
+  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+
+  void WriteConfig(const std::string& text) const { std::ofstream(Path("run.json")) << text; }
+
+  // Runs the driver with args; signo > 0: sends it after delay_s.
+  Outcome Run(const std::vector<std::string>& args, int signo = 0, double delay_s = 0) const {
+    const std::string err_path = Path("stderr.txt");
+    const pid_t pid = fork();
+    if (pid == 0) {
+      const int fd = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(fd, 2);
+      std::vector<char*> argv;
+      argv.push_back(const_cast<char*>(LSM_DRIVER_BINARY));
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(LSM_DRIVER_BINARY, argv.data());
+      _exit(127);
+    }
+    if (signo > 0) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(delay_s));
+      kill(pid, signo);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    Outcome o;
+    o.code = WIFEXITED(status) ? WEXITSTATUS(status) : 1000 + WTERMSIG(status);
+    o.err = ReadFile(err_path);
+    return o;
+  }
+
+  Outcome RunWithConfig(const std::string& text) const {
+    WriteConfig(text);
+    return Run({"--config", Path("run.json"), "--out", Path("out")});
+  }
+
+  Json ReadJson(const std::string& path) const { return Json::parse(ReadFile(path)); }
+
+  std::vector<Json> ReadLines(const std::string& path) const {
+    std::vector<Json> lines;
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) lines.push_back(Json::parse(line));
+    return lines;
+  }
+
+  // An engine with a data directory (not null), or "" if none was built.
+  static std::string DiskEngine() {
+    for (const char* e : {"leveldb", "rocksdb"}) {
+      for (const auto& n : AdapterNames()) {
+        if (n == e) return e;
+      }
+    }
+    return "";
+  }
+
+  std::string dir_;
+};
+
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
+
+const char kWorkload[] = R"("workload": {"record_count": 1000})";
+
+TEST_F(CliTest, Usage) {
+  Outcome o = Run({});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_CONTAINS(o.err, "--config and --out are required");
+  o = Run({"--config", Path("run.json"), "--out", Path("out"), "--frobnicate"});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_CONTAINS(o.err, "unknown argument '--frobnicate'");
+  o = Run({"--config", Path("missing.json"), "--out", Path("out")});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_CONTAINS(o.err, "missing.json");
+}
+
+TEST_F(CliTest, UnknownFieldsExitTwoNamingTheField) {
+  Outcome o = RunWithConfig(std::string(R"({"engine": "null", "phase": "testing", "duration_s": 1,
+      "duraton": 5, )") + kWorkload + "}");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_CONTAINS(o.err, "duraton: unknown field (allowed: ");
+  o = RunWithConfig(std::string(R"({"engine": "null", "phase": "running", "duration_s": 1,
+      "arrival": {"process": "constant", "rat": 100}, )") + kWorkload + "}");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_CONTAINS(o.err, "arrival.rat: unknown field (allowed: ");
+  EXPECT_FALSE(Exists(Path("out/summary.json")));
+}
+
+TEST_F(CliTest, InvalidValuesExitTwo) {
+  Outcome o = RunWithConfig(std::string(R"({"engine": "null", "phase": "running", "duration_s": 1,
+      "arrival": {"process": "constant", "rate": -100}, )") + kWorkload + "}");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_CONTAINS(o.err, "arrival.rate: must be > 0");
+  o = RunWithConfig(R"({"engine": "null", "phase": "testing", "duration_s": 1,
+      "workload": {"record_count": 10, "distribution": "gauss"}})");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_CONTAINS(o.err, "workload.distribution: unknown value \"gauss\" (choose from: uniform");
+  o = RunWithConfig(std::string(R"({"engine": "nosuchdb", "dir": "x", "phase": "testing",
+      "duration_s": 1, )") + kWorkload + "}");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_CONTAINS(o.err, "engine: unknown engine 'nosuchdb' (available: ");
+  EXPECT_CONTAINS(o.err, "null");
+  o = RunWithConfig(std::string(R"({"engine": "null", "engine_options": {"bogus_knob": "1"},
+      "phase": "testing", "duration_s": 1, )") + kWorkload + "}");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_CONTAINS(o.err, "bogus_knob");
+  o = RunWithConfig("{\"engine\": \"null\", ");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_CONTAINS(o.err, "JSON syntax error");
+}
+
+TEST_F(CliTest, EngineOpenFailureExitsOneWithTheEnginesMessage) {
+  const std::string engine = DiskEngine();
+  if (engine.empty()) GTEST_SKIP() << "no disk engine built";
+  std::ofstream(Path("plainfile")) << "x";
+  // The data directory would have to be inside a regular file.
+  Outcome o = RunWithConfig(R"({"engine": ")" + engine + R"(", "dir": ")" + Path("plainfile/db") +
+                        R"(", "phase": "testing", "duration_s": 1, )" + kWorkload + "}");
+  EXPECT_EQ(o.code, 1) << o.err;
+  EXPECT_CONTAINS(o.err, "engine " + engine + " failed to open");
+  EXPECT_CONTAINS(o.err, "plainfile/db");
+  EXPECT_FALSE(Exists(Path("out/summary.json")));
+}
+
+TEST_F(CliTest, UnwritableOutputDirectoryFailsBeforeAnyWork) {
+  const std::string engine = DiskEngine();
+  std::ofstream(Path("plainfile")) << "x";
+  const std::string db = Path("db");
+  WriteConfig(R"({"engine": ")" + (engine.empty() ? std::string("null") : engine) +
+              R"(", "dir": ")" + db + R"(", "phase": "testing", "duration_s": 1, )" + kWorkload +
+              "}");
+  Outcome o = Run({"--config", Path("run.json"), "--out", Path("plainfile/out")});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_CONTAINS(o.err, "plainfile/out");
+  EXPECT_FALSE(Exists(db)) << "the engine was opened before the output check";
+}
+
+TEST_F(CliTest, OpenLoopRunWritesAllOutputs) {
+  Outcome o = RunWithConfig(R"({"engine": "null", "phase": "running", "duration_s": 2,
+      "warmup_s": 0.5, "interval_ms": 500, "progress_s": 0.5, "label": "cli test",
+      "workload": {"record_count": 1000, "operations": {"update": 0.9, "read": 0.1}},
+      "arrival": {"process": "poisson", "rate": 5000},
+      "queries": {"threads": 1, "operations": {"get": 0.5, "scan": 0.5}, "scan_length": 10}})");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_CONTAINS(o.err, "[lsm-driver] running");
+  EXPECT_CONTAINS(o.err, "queue");
+
+  const auto lines = ReadLines(Path("out/timeseries.jsonl"));
+  ASSERT_EQ(lines.size(), 4u);
+  for (size_t i = 0; i < lines.size(); i++) {
+    const Json& l = lines[i];
+    EXPECT_EQ(l["interval"], i);
+    EXPECT_EQ(l["measured"], i >= 1);  // the warm-up is the first interval
+    EXPECT_NEAR(l["t_end_s"].get<double>() - l["t_start_s"].get<double>(), 0.5, 0.05);
+    for (const char* k : {"ops", "throughput", "write_latency_us", "write_processing_latency_us",
+                          "latency_us", "processing_latency_us", "queue", "queries", "engine",
+                          "errors"}) {
+      EXPECT_TRUE(l.contains(k)) << k << " missing in " << l.dump();
+    }
+    EXPECT_TRUE(l["ops"].contains("update"));
+    EXPECT_TRUE(l["ops"].contains("read"));
+    for (const char* k : {"count", "mean", "p50", "p90", "p99", "p999", "max"}) {
+      EXPECT_TRUE(l["write_latency_us"].contains(k)) << k;
+    }
+    EXPECT_GT(l["queue"]["arrivals"].get<uint64_t>(), 1500u);
+    EXPECT_GT(l["queries"]["get"]["ops"].get<uint64_t>(), 0u);
+    EXPECT_TRUE(l["engine"].contains("ops"));
+  }
+
+  const Json s = ReadJson(Path("out/summary.json"));
+  EXPECT_EQ(s["status"], "ok");
+  EXPECT_EQ(s["interrupted"], false);
+  EXPECT_EQ(s["exit_code"], 0);
+  EXPECT_EQ(s["config"]["label"], "cli test");
+  EXPECT_EQ(s["config"]["arrival"]["rate"], 5000.0);
+  EXPECT_EQ(s["window"]["intervals"], 3);
+  EXPECT_NEAR(s["window"]["duration_s"].get<double>(), 1.5, 0.05);
+  EXPECT_NEAR(s["open_loop"]["intended_rate"].get<double>(), 5000, 500);
+  EXPECT_EQ(s["open_loop"]["window_s"], 1.5);
+  EXPECT_GT(s["throughput"]["mean"].get<double>(), 4000);
+  EXPECT_TRUE(s["throughput"]["cv"].is_number());
+  EXPECT_GT(s["write_latency_us"]["count"].get<uint64_t>(), 5000u);
+  EXPECT_TRUE(s["queries"]["scan"]["latency_us"]["p99"].is_number());
+  EXPECT_TRUE(s.contains("stalls"));
+  EXPECT_FALSE(s.contains("max_write_throughput"));  // testing phase only
+
+  const Json h = ReadJson(Path("out/histograms.json"));
+  EXPECT_EQ(h["unit"], "ns");
+  const Json& w = h["histograms"]["write_latency"];
+  uint64_t total = 0;
+  for (const auto& b : w["buckets"]) {
+    EXPECT_LE(b[0].get<uint64_t>(), b[1].get<uint64_t>());
+    total += b[2].get<uint64_t>();
+  }
+  EXPECT_EQ(total, w["count"].get<uint64_t>());
+  EXPECT_EQ(w["count"], s["write_latency_us"]["count"]);
+  EXPECT_TRUE(h["histograms"].contains("query_get_latency"));
+
+  // No temporary files are left behind.
+  EXPECT_FALSE(Exists(Path("out/timeseries.jsonl.partial")));
+  EXPECT_FALSE(Exists(Path("out/summary.json.tmp")));
+}
+
+TEST_F(CliTest, TestingPhaseReportsMaxThroughput) {
+  Outcome o = RunWithConfig(R"({"engine": "null", "phase": "testing", "duration_s": 1.5,
+      "warmup_s": 0.5, "interval_ms": 250, "progress_s": 0, "threads": 2,
+      "workload_file": ")" LSM_WORKLOADS_DIR R"(/update-zipf-1kb.yaml",
+      "workload": {"record_count": 10000}})");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const Json s = ReadJson(Path("out/summary.json"));
+  EXPECT_EQ(s["config"]["workload"]["distribution"], "zipfian");
+  EXPECT_EQ(s["window"]["intervals"], 4);
+  const double max_tput = s["max_write_throughput"].get<double>();
+  EXPECT_GT(max_tput, 10000);
+  EXPECT_NEAR(max_tput, s["ops"]["writes"].get<double>() / s["window"]["duration_s"].get<double>(),
+              max_tput * 1e-9);
+  EXPECT_TRUE(s["throughput"]["writes_cv"].is_number());
+  EXPECT_FALSE(s.contains("open_loop"));
+}
+
+TEST_F(CliTest, LoadPhaseInsertsEveryRecordAndStops) {
+  Outcome o = RunWithConfig(R"({"engine": "null", "phase": "load", "threads": 2, "progress_s": 0,
+      "workload": {"record_count": 200000}})");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const Json s = ReadJson(Path("out/summary.json"));
+  EXPECT_EQ(s["ops_total"]["insert"], 200000);
+  EXPECT_EQ(s["next_insert_id"], 200000);
+  EXPECT_LT(s["elapsed_s"].get<double>(), 30);
+}
+
+void ExpectInterrupted(const Json& s, int signo) {
+  EXPECT_EQ(s["interrupted"], true);
+  EXPECT_EQ(s["status"], "interrupted");
+  EXPECT_EQ(s["exit_code"], 128 + signo);
+  EXPECT_LT(s["elapsed_s"].get<double>(), 10);
+  EXPECT_GT(s["ops_total"]["total"].get<uint64_t>(), 0u);
+}
+
+TEST_F(CliTest, SigintStopsCleanlyAndKeepsTheMeasurements) {
+  WriteConfig(R"({"engine": "null", "phase": "running", "duration_s": 60, "interval_ms": 200,
+      "progress_s": 0, "workload": {"record_count": 1000},
+      "arrival": {"process": "constant", "rate": 10000}})");
+  Outcome o = Run({"--config", Path("run.json"), "--out", Path("out")}, SIGINT, 1.5);
+  EXPECT_EQ(o.code, 130) << o.err;
+  EXPECT_CONTAINS(o.err, "interrupted by signal 2");
+  const Json s = ReadJson(Path("out/summary.json"));
+  ExpectInterrupted(s, SIGINT);
+  EXPECT_GT(ReadLines(Path("out/timeseries.jsonl")).size(), 3u);
+  EXPECT_GT(s["write_latency_us"]["count"].get<uint64_t>(), 5000u);
+  EXPECT_TRUE(Exists(Path("out/histograms.json")));
+}
+
+TEST_F(CliTest, SigtermStopsAClosedLoop) {
+  WriteConfig(R"({"engine": "null", "phase": "testing", "duration_s": 60, "progress_s": 0,
+      "workload": {"record_count": 1000}})");
+  Outcome o = Run({"--config", Path("run.json"), "--out", Path("out")}, SIGTERM, 1.0);
+  EXPECT_EQ(o.code, 143) << o.err;
+  ExpectInterrupted(ReadJson(Path("out/summary.json")), SIGTERM);
+}
+
+}  // namespace
+}  // namespace driver
+}  // namespace lsmbench

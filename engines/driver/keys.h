@@ -1,0 +1,71 @@
+// Keys: record ids 0, 1, 2, ... are formatted as fixed-size strings
+// "<prefix><zero-padded digits>" where the digits are a keyed permutation of
+// the id. Ids are thus assigned in insertion order while the keys land in
+// random key order: loading ids 0..N-1 in order inserts in random key order,
+// and later inserts (ids N, N+1, ...) scatter across the key space too.
+//
+// Key choosers pick the id an operation targets:
+//   uniform  uniform over the ids that exist;
+//   zipfian  YCSB's scrambled zipfian: a zipfian rank over the loaded
+//            records (theta, Gray et al.'s method), mapped through a
+//            permutation so hot records are spread over insertion time;
+//   latest   zipfian distance back from the most recently inserted id.
+#ifndef LSMBENCH_DRIVER_KEYS_H_
+#define LSMBENCH_DRIVER_KEYS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "driver/random.h"
+#include "driver/workload.h"
+
+namespace lsmbench {
+namespace driver {
+
+class KeyFormatter {
+ public:
+  KeyFormatter(uint32_t key_size, const std::string& prefix, uint64_t seed);
+  uint32_t key_size() const { return key_size_; }
+  uint64_t capacity() const { return permutation_.n(); }
+  // Writes exactly key_size() bytes. Ids >= capacity() wrap around.
+  void Format(uint64_t id, char* out) const;
+
+ private:
+  uint32_t key_size_;
+  std::string prefix_;
+  Permutation permutation_;
+};
+
+// Draws zipfian ranks in [0, n) with parameter theta in (0, 1).
+class Zipfian {
+ public:
+  Zipfian(uint64_t n, double theta);
+  uint64_t Sample(double u) const;  // u uniform in [0, 1)
+  uint64_t n() const { return n_; }
+
+  // sum_{i=1..n} i^-theta: exact for the first million terms, then by the
+  // midpoint integral, whose error is far below the sampling noise.
+  static double Zeta(uint64_t n, double theta);
+
+ private:
+  uint64_t n_;
+  double theta_, alpha_, zetan_, eta_, half_pow_theta_;
+};
+
+class KeyChooser {
+ public:
+  // `base_count`: records loaded (the zipfian domain).
+  KeyChooser(Distribution distribution, uint64_t base_count, double theta, uint64_t seed);
+  // An id in [0, current_count) (0 if current_count is 0).
+  uint64_t Choose(Rng* rng, uint64_t current_count) const;
+
+ private:
+  Distribution distribution_;
+  Zipfian zipf_;
+  Permutation scramble_;
+};
+
+}  // namespace driver
+}  // namespace lsmbench
+
+#endif  // LSMBENCH_DRIVER_KEYS_H_

@@ -1,0 +1,165 @@
+// lsm-driver --config run.json --out DIR
+//
+// Exit codes: 0 success; 1 engine failure (open, an operation, close) or an
+// output file that could not be written; 2 bad input (usage, configuration,
+// engine options, output directory); 128+N interrupted by signal N (the
+// outputs are written, marked "interrupted").
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <string>
+
+#include "adapters/adapter.h"
+#include "driver/report.h"
+#include "driver/run_config.h"
+#include "driver/runner.h"
+
+namespace {
+
+using namespace lsmbench;
+using namespace lsmbench::driver;
+
+std::atomic<int> g_signal{0};
+
+void OnSignal(int signo) {
+  // A second signal means "now": leave without writing anything more.
+  if (g_signal.exchange(signo) != 0) _exit(128 + signo);
+}
+
+const char kUsage[] =
+    "usage: lsm-driver --config run.json --out DIR [--quiet]\n"
+    "Runs one phase (load, testing or running) of a workload against an engine\n"
+    "and writes timeseries.jsonl, summary.json and histograms.json to DIR.\n"
+    "Schemas: engines/driver/README.md\n";
+
+int Fail(int code, const std::string& message) {
+  fprintf(stderr, "lsm-driver: %s\n", message.c_str());
+  return code;
+}
+
+std::string UtcNow() {
+  const time_t t = time(nullptr);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  char buf[32];
+  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string Hostname() {
+  char buf[256] = {0};
+  gethostname(buf, sizeof(buf) - 1);
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string config_path, out_dir;
+  bool quiet = false;
+  for (int i = 1; i < argc; i++) {
+    const std::string arg = argv[i];
+    auto value = [&](std::string* out) {
+      if (i + 1 >= argc) return false;
+      *out = argv[++i];
+      return true;
+    };
+    if (arg == "--config") {
+      if (!value(&config_path)) return Fail(2, "--config needs a file\n" + std::string(kUsage));
+    } else if (arg.rfind("--config=", 0) == 0) {
+      config_path = arg.substr(9);
+    } else if (arg == "--out") {
+      if (!value(&out_dir)) return Fail(2, "--out needs a directory\n" + std::string(kUsage));
+    } else if (arg.rfind("--out=", 0) == 0) {
+      out_dir = arg.substr(6);
+    } else if (arg == "--quiet") {
+      quiet = true;
+    } else if (arg == "--help" || arg == "-h") {
+      fputs(kUsage, stdout);
+      return 0;
+    } else {
+      return Fail(2, "unknown argument '" + arg + "'\n" + kUsage);
+    }
+  }
+  if (config_path.empty() || out_dir.empty()) {
+    return Fail(2, std::string("--config and --out are required\n") + kUsage);
+  }
+
+  RunConfig config;
+  Status s = LoadRunConfig(config_path, AdapterNames(), &config);
+  if (!s.ok()) return Fail(2, config_path + ": " + ErrorText(s));
+  s = PrepareOutputDir(out_dir);
+  if (!s.ok()) return Fail(2, ErrorText(s));
+  // Outputs of an earlier run in the same directory must not be mistaken
+  // for this run's.
+  for (const char* name : {"summary.json", "histograms.json", "timeseries.jsonl",
+                           "timeseries.jsonl.partial"}) {
+    unlink((out_dir + "/" + name).c_str());
+  }
+
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+
+  std::unique_ptr<KvAdapter> adapter;
+  s = OpenAdapter(config.engine, config.dir, config.engine_options, &adapter);
+  if (!s.ok()) {
+    // Bad options are the user's input; anything else is the engine's.
+    if (s.IsInvalidArgument()) return Fail(2, "engine_options: " + ErrorText(s));
+    return Fail(1, "engine " + config.engine + " failed to open " + config.dir + ": " +
+                       s.ToString());
+  }
+
+  TimeseriesWriter timeseries;
+  s = timeseries.Open(out_dir);
+  if (!s.ok()) return Fail(1, s.ToString());
+
+  RunInfo info;
+  info.start_time_utc = UtcNow();
+  info.hostname = Hostname();
+  RunHooks hooks;
+  hooks.stop_signal = &g_signal;
+  hooks.on_interval = [&](const IntervalStats& st) { timeseries.Append(IntervalJson(config, st)); };
+  if (!quiet) {
+    hooks.on_progress = [](const std::string& line) { fprintf(stderr, "%s\n", line.c_str()); };
+  }
+  auto result = std::make_unique<RunResult>();
+  RunPhase(config, adapter.get(), hooks, result.get());
+
+  Status close_status = adapter->Close();
+  if (!close_status.ok() && result->error.ok()) result->error = close_status;
+
+  int code = 0;
+  if (!result->error.ok()) {
+    code = 1;
+  } else if (result->interrupted) {
+    info.signal = g_signal.load();
+    code = 128 + info.signal;
+  }
+  info.exit_code = code;
+
+  Status out_status = timeseries.Finish();
+  if (out_status.ok()) {
+    out_status = WriteFileAtomic(out_dir + "/histograms.json",
+                                 HistogramsJson(config, *result).dump() + "\n");
+  }
+  if (out_status.ok()) {
+    out_status = WriteFileAtomic(out_dir + "/summary.json",
+                                 SummaryJson(config, *result, info).dump(2) + "\n");
+  }
+  if (!out_status.ok()) return Fail(1, "writing outputs: " + out_status.ToString());
+  if (!result->error.ok()) return Fail(1, "engine error: " + result->error.ToString());
+  if (result->interrupted) {
+    fprintf(stderr, "lsm-driver: interrupted by signal %d; partial results written to %s\n",
+            info.signal, out_dir.c_str());
+  }
+  return code;
+}

@@ -1,0 +1,93 @@
+#include "driver/op_generator.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace lsmbench {
+namespace driver {
+
+namespace {
+
+// Large enough that the slices of consecutive operations rarely overlap
+// (so an engine that compresses sees little redundancy across records).
+constexpr size_t kValueBufferExtra = 1 << 20;
+
+}  // namespace
+
+OpGenerator::OpGenerator(const WorkloadSpec& workload, uint64_t seed, uint64_t insert_start)
+    : workload_(workload),
+      seed_(seed),
+      formatter_(workload.key_size, workload.key_prefix, seed),
+      chooser_(workload.distribution, workload.record_count, workload.zipf_theta, seed),
+      next_id_(insert_start) {
+  double cumulative = 0;
+  for (int t = 0; t < kNumOpTypes; t++) {
+    cumulative += workload.mix[t];
+    const double scaled = std::ldexp(std::min(cumulative, 1.0), 64);
+    thresholds_[t] = scaled >= 0x1p64 ? UINT64_MAX : static_cast<uint64_t>(scaled);
+  }
+  // The last type with a positive share takes the rounding remainder.
+  last_type_ = 0;
+  for (int t = 0; t < kNumOpTypes; t++) {
+    if (workload.mix[t] > 0) last_type_ = t;
+  }
+  values_.resize(workload.value_size_max + kValueBufferExtra);
+  Rng rng(Hash64(seed, 0x76616c75));
+  for (size_t i = 0; i + 8 <= values_.size(); i += 8) {
+    const uint64_t r = rng.Next();
+    std::memcpy(&values_[i], &r, 8);
+  }
+}
+
+std::string_view OpGenerator::Value(Rng* rng) const {
+  const uint32_t lo = workload_.value_size_min, hi = workload_.value_size_max;
+  const size_t len = lo == hi ? lo : lo + rng->Uniform(uint64_t{hi} - lo + 1);
+  const size_t offset = rng->Uniform(values_.size() - len + 1);
+  return std::string_view(values_.data() + offset, len);
+}
+
+void OpGenerator::Make(uint64_t seq, Op* op) {
+  Rng rng(Hash64(seed_, seq));
+  const uint64_t r = rng.Next();
+  int type = 0;
+  while (type < last_type_ && r >= thresholds_[type]) type++;
+  op->type = type;
+  op->scan_length = 0;
+  op->value = std::string_view();
+  switch (type) {
+    case kInsert:
+      op->id = next_id_.fetch_add(1, std::memory_order_relaxed);
+      op->value = Value(&rng);
+      break;
+    case kUpdate:
+      op->id = chooser_.Choose(&rng, key_count());
+      op->value = Value(&rng);
+      break;
+    case kScan:
+      op->id = chooser_.Choose(&rng, key_count());
+      op->scan_length = workload_.scan_length;
+      break;
+    default:
+      op->id = chooser_.Choose(&rng, key_count());
+      break;
+  }
+}
+
+void OpGenerator::MakeLoad(uint64_t id, Op* op) const {
+  Rng rng(Hash64(seed_ ^ 0x6c6f6164, id));
+  op->type = kInsert;
+  op->id = id;
+  op->scan_length = 0;
+  op->value = Value(&rng);
+}
+
+void OpGenerator::MakeQuery(int type, uint32_t scan_length, const KeyChooser& chooser, Rng* rng,
+                            Op* op) const {
+  op->type = type;
+  op->id = chooser.Choose(rng, key_count());
+  op->scan_length = type == kScan ? scan_length : 0;
+  op->value = std::string_view();
+}
+
+}  // namespace driver
+}  // namespace lsmbench

@@ -1,0 +1,69 @@
+// Turns a request's sequence number into an operation: type, target id and
+// value, all drawn from a generator seeded by (seed, sequence number), so
+// the stream of operations is the same whichever thread executes it. Only
+// two choices depend on timing when several threads run: the id an insert
+// gets (the next free id, from a shared counter) and the "latest"
+// distribution's notion of the newest id.
+//
+// Values are slices of one pre-generated random buffer: no allocation or
+// copying per operation.
+#ifndef LSMBENCH_DRIVER_OP_GENERATOR_H_
+#define LSMBENCH_DRIVER_OP_GENERATOR_H_
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "driver/keys.h"
+#include "driver/workload.h"
+
+namespace lsmbench {
+namespace driver {
+
+struct Op {
+  int type = kUpdate;
+  uint64_t id = 0;
+  std::string_view value;   // inserts and updates
+  uint32_t scan_length = 0; // scans
+};
+
+// Thread-safe.
+class OpGenerator {
+ public:
+  // New ids start at insert_start (normally record_count; later phases
+  // continue after the ids earlier phases inserted).
+  OpGenerator(const WorkloadSpec& workload, uint64_t seed, uint64_t insert_start);
+
+  // The operation of the workload mix with sequence number seq.
+  void Make(uint64_t seq, Op* op);
+  // The load stage's insert of record `id`.
+  void MakeLoad(uint64_t id, Op* op) const;
+  // A query of the given type (kRead or kScan) on a chosen key; rng is the
+  // query thread's own.
+  void MakeQuery(int type, uint32_t scan_length, const KeyChooser& chooser, Rng* rng,
+                 Op* op) const;
+
+  // Ids in use now: [0, key_count()).
+  uint64_t key_count() const { return next_id_.load(std::memory_order_relaxed); }
+  uint32_t key_size() const { return formatter_.key_size(); }
+  void FormatKey(uint64_t id, char* out) const { formatter_.Format(id, out); }
+  const KeyChooser& chooser() const { return chooser_; }
+
+ private:
+  std::string_view Value(Rng* rng) const;
+
+  const WorkloadSpec workload_;
+  const uint64_t seed_;
+  KeyFormatter formatter_;
+  KeyChooser chooser_;
+  uint64_t thresholds_[kNumOpTypes];  // cumulative mix, scaled to 2^64
+  int last_type_;                     // the last type with a positive share
+  std::string values_;                // random bytes
+  std::atomic<uint64_t> next_id_;
+};
+
+}  // namespace driver
+}  // namespace lsmbench
+
+#endif  // LSMBENCH_DRIVER_OP_GENERATOR_H_

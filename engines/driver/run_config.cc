@@ -1,0 +1,268 @@
+#include "driver/run_config.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "driver/yaml_json.h"
+
+namespace lsmbench {
+namespace driver {
+
+namespace {
+
+const std::vector<std::string>& RunFields() {
+  static const std::vector<std::string> names = {
+      "engine",    "engine_options", "dir",         "label",   "workload",  "workload_file",
+      "phase",     "duration_s",     "warmup_s",    "threads", "interval_ms", "arrival",
+      "queries",   "seed",           "max_ops",     "insert_start", "progress_s", "spin_us",
+      "slow_ms",   "drain_s"};
+  return names;
+}
+
+const std::vector<std::string>& QueryFields() {
+  static const std::vector<std::string> names = {"threads", "operations", "scan_length",
+                                                 "distribution"};
+  return names;
+}
+
+bool Readable(const std::string& path) {
+  std::ifstream f(path);
+  return f.good();
+}
+
+std::string DirName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+// Resolves a relative path: as given (current directory), then under dir.
+std::string Resolve(const std::string& path, const std::string& dir) {
+  if (path.empty() || path[0] == '/' || Readable(path)) return path;
+  const std::string candidate = dir + "/" + path;
+  return Readable(candidate) ? candidate : path;
+}
+
+Status ParseQueries(const JsonObject& top, const WorkloadSpec& workload, QuerySpec* out) {
+  JsonObject obj;
+  Status s = top.GetObject("queries", QueryFields(), &obj);
+  if (!s.ok()) return s;
+  QuerySpec q;
+  q.scan_length = workload.scan_length;
+  q.distribution = workload.distribution;
+  uint64_t threads = 0;
+  s = obj.GetUint("threads", 0, 1024, &threads);
+  q.threads = static_cast<uint32_t>(threads);
+  if (s.ok() && obj.Has("operations")) {
+    std::map<std::string, double> ops;
+    s = obj.GetNumberMap("operations", {"get", "scan"}, &ops);
+    if (s.ok()) {
+      q.get = ops.count("get") ? ops["get"] : 0.0;
+      q.scan = ops.count("scan") ? ops["scan"] : 0.0;
+      if (std::abs(q.get + q.scan - 1.0) > 1e-6) {
+        s = obj.Error("operations", "proportions of get and scan must sum to 1");
+      }
+    }
+  }
+  uint64_t scan_length = q.scan_length;
+  if (s.ok()) s = obj.GetUint("scan_length", 1, 1 << 24, &scan_length);
+  q.scan_length = static_cast<uint32_t>(scan_length);
+  size_t dist = static_cast<size_t>(q.distribution);
+  if (s.ok()) s = obj.GetChoice("distribution", DistributionNames(), &dist);
+  q.distribution = static_cast<Distribution>(dist);
+  if (!s.ok()) return s;
+  *out = q;
+  return Status::OK();
+}
+
+}  // namespace
+
+const std::vector<std::string>& PhaseNames() {
+  static const std::vector<std::string> names = {"load", "testing", "running"};
+  return names;
+}
+
+Json QuerySpec::ToJson() const {
+  return Json{{"threads", threads},
+              {"operations", {{"get", get}, {"scan", scan}}},
+              {"scan_length", scan_length},
+              {"distribution", DistributionNames()[static_cast<int>(distribution)]}};
+}
+
+Json RunConfig::ToJson() const {
+  Json j;
+  j["engine"] = engine;
+  j["engine_options"] = engine_options;
+  j["dir"] = dir;
+  if (!label.empty()) j["label"] = label;
+  j["workload"] = workload.ToJson();
+  if (!workload_file.empty()) j["workload_file"] = workload_file;
+  j["phase"] = PhaseNames()[static_cast<int>(phase)];
+  j["duration_s"] = duration_s;
+  j["warmup_s"] = warmup_s;
+  j["threads"] = threads;
+  j["interval_ms"] = interval_ms;
+  if (phase == Phase::kRunning) j["arrival"] = arrival.ToJson();
+  if (queries.threads > 0) j["queries"] = queries.ToJson();
+  j["seed"] = seed;
+  j["max_ops"] = max_ops;
+  j["insert_start"] = insert_start;
+  j["progress_s"] = progress_s;
+  j["spin_us"] = spin_us;
+  j["slow_ms"] = slow_ms;
+  if (phase == Phase::kRunning) j["drain_s"] = drain_s;
+  return j;
+}
+
+Status ParseRunConfig(const Json& json, const std::string& config_dir,
+                      const std::vector<std::string>& engines, RunConfig* out) {
+  JsonObject obj;
+  Status s = JsonObject::Open(json, "", RunFields(), &obj);
+  if (!s.ok()) return s;
+  RunConfig c;
+
+  s = obj.Required("engine");
+  if (s.ok()) s = obj.GetString("engine", &c.engine);
+  if (!s.ok()) return s;
+  bool known = false;
+  for (const auto& e : engines) known = known || e == c.engine;
+  if (!known) {
+    return obj.Error("engine", "unknown engine '" + c.engine + "' (available: " +
+                                   JoinNames(engines) + ")");
+  }
+  s = obj.GetStringMap("engine_options", &c.engine_options);
+  if (s.ok()) s = obj.GetString("dir", &c.dir);
+  if (s.ok() && c.dir.empty() && c.engine != "null") {
+    s = obj.Error("dir", "required: the engine's data directory");
+  }
+  if (s.ok()) s = obj.GetString("label", &c.label);
+  if (!s.ok()) return s;
+
+  // The workload: a file, an inline object, or both (inline fields override
+  // the file's, whole values at a time).
+  if (!obj.Has("workload") && !obj.Has("workload_file")) {
+    return Status::InvalidArgument("workload: give \"workload\" (an object) or \"workload_file\"");
+  }
+  Json workload_json = Json::object();
+  std::vector<std::string> search_dirs = {"", config_dir};
+  if (obj.Has("workload_file")) {
+    std::string file;
+    s = obj.GetString("workload_file", &file);
+    if (!s.ok()) return s;
+    c.workload_file = Resolve(file, config_dir);
+    s = ReadConfigFile(c.workload_file, &workload_json);
+    if (!s.ok()) return obj.Error("workload_file", ErrorText(s));
+    if (!workload_json.is_object()) {
+      return obj.Error("workload_file", c.workload_file + ": expected a mapping of fields");
+    }
+    search_dirs.push_back(DirName(c.workload_file));
+  }
+  if (obj.Has("workload")) {
+    const Json& inline_json = obj.Raw("workload");
+    if (!inline_json.is_object()) return obj.Error("workload", "expected an object");
+    for (auto it = inline_json.begin(); it != inline_json.end(); ++it) {
+      workload_json[it.key()] = it.value();
+    }
+  }
+  s = ParseWorkload(workload_json, "workload", &c.workload);
+  if (!s.ok()) {
+    if (c.workload_file.empty()) return s;
+    return Status::InvalidArgument(ErrorText(s) + " [workload_file " + c.workload_file + "]");
+  }
+
+  size_t phase = 0;
+  s = obj.Required("phase");
+  if (s.ok()) s = obj.GetChoice("phase", PhaseNames(), &phase);
+  if (!s.ok()) return s;
+  c.phase = static_cast<Phase>(phase);
+
+  if (c.phase != Phase::kLoad) s = obj.Required("duration_s");
+  if (s.ok()) s = obj.GetDouble("duration_s", 0, 1e9, &c.duration_s);
+  if (s.ok() && c.phase != Phase::kLoad && !(c.duration_s > 0)) {
+    s = obj.Error("duration_s", "must be > 0 seconds");
+  }
+  if (s.ok()) s = obj.GetDouble("warmup_s", 0, 1e9, &c.warmup_s);
+  if (s.ok() && c.warmup_s > 0 && c.duration_s > 0 && c.warmup_s >= c.duration_s) {
+    s = obj.Error("warmup_s", "must be shorter than duration_s");
+  }
+  uint64_t threads = c.threads, interval = c.interval_ms;
+  if (s.ok()) s = obj.GetUint("threads", 1, 1024, &threads);
+  if (s.ok()) s = obj.GetUint("interval_ms", 10, 3600 * 1000, &interval);
+  c.threads = static_cast<uint32_t>(threads);
+  c.interval_ms = static_cast<uint32_t>(interval);
+  if (s.ok() && c.warmup_s > 0 && c.duration_s > 0) {
+    // The warm-up ends on an interval boundary (see the runner).
+    const double rounded =
+        std::ceil(c.warmup_s * 1000.0 / c.interval_ms - 1e-9) * c.interval_ms / 1000.0;
+    if (rounded >= c.duration_s) {
+      s = obj.Error("warmup_s", "rounded up to whole intervals (" + std::to_string(rounded) +
+                                    " s) leaves no measured window before duration_s");
+    }
+  }
+  c.seed = c.workload.seed;
+  if (s.ok()) s = obj.GetUint("seed", 0, UINT64_MAX, &c.seed);
+  if (s.ok()) s = obj.GetUint("max_ops", 0, UINT64_MAX, &c.max_ops);
+  c.insert_start = c.workload.record_count;
+  if (s.ok()) s = obj.GetUint("insert_start", 0, UINT64_MAX, &c.insert_start);
+  if (s.ok()) s = obj.GetDouble("progress_s", 0, 1e9, &c.progress_s);
+  if (s.ok()) s = obj.GetDouble("spin_us", 0, 1e6, &c.spin_us);
+  if (s.ok()) s = obj.GetDouble("slow_ms", 0, 1e9, &c.slow_ms);
+  if (s.ok()) s = obj.GetDouble("drain_s", 0, 1e9, &c.drain_s);
+  if (s.ok() && c.drain_s > 0 && c.phase != Phase::kRunning) {
+    s = obj.Error("drain_s", "only used by phase running");
+  }
+  if (!s.ok()) return s;
+
+  // Arrival: the running phase only. The workload's arrival section gives
+  // defaults that run.json overrides field by field; a different process in
+  // run.json replaces it entirely.
+  if (c.phase == Phase::kRunning) {
+    Json arrival = c.workload.arrival.is_null() ? Json::object() : c.workload.arrival;
+    if (obj.Has("arrival")) {
+      const Json& given = obj.Raw("arrival");
+      if (!given.is_object()) return obj.Error("arrival", "expected an object");
+      if (given.contains("process") && arrival.contains("process") &&
+          given["process"] != arrival["process"]) {
+        arrival = Json::object();
+      }
+      for (auto it = given.begin(); it != given.end(); ++it) arrival[it.key()] = it.value();
+    }
+    if (arrival.empty()) {
+      return Status::InvalidArgument(
+          "arrival: required for phase running (e.g. {\"process\": \"constant\", \"rate\": "
+          "10000})");
+    }
+    s = ParseArrival(arrival, "arrival", search_dirs, &c.arrival);
+    if (!s.ok()) return s;
+  } else if (obj.Has("arrival")) {
+    return obj.Error("arrival", "only used by phase running (this is phase " +
+                                    PhaseNames()[phase] + ")");
+  }
+
+  if (obj.Has("queries")) {
+    s = ParseQueries(obj, c.workload, &c.queries);
+    if (!s.ok()) return s;
+  }
+  *out = std::move(c);
+  return Status::OK();
+}
+
+Status LoadRunConfig(const std::string& path, const std::vector<std::string>& engines,
+                     RunConfig* out) {
+  std::ifstream in(path);
+  if (!in) return Status::InvalidArgument(path + ": cannot read the configuration file");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  Json json;
+  try {
+    json = Json::parse(buf.str());
+  } catch (const Json::parse_error& e) {
+    return Status::InvalidArgument(path + ": JSON syntax error: " + e.what());
+  }
+  return ParseRunConfig(json, DirName(path), engines, out);
+}
+
+}  // namespace driver
+}  // namespace lsmbench

@@ -1,0 +1,607 @@
+#include "driver/runner.h"
+
+#include <immintrin.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "driver/arrival.h"
+#include "driver/op_generator.h"
+
+namespace lsmbench {
+namespace driver {
+
+namespace {
+
+constexpr int64_t kTickNs = 10'000'000;       // sampler wake-up period
+constexpr int64_t kMaxSleepNs = 20'000'000;   // writers re-check for stop this often
+constexpr uint64_t kClosedLoopBatch = 64;     // sequence numbers claimed at once
+
+void SleepUntil(int64_t t_ns) {
+  struct timespec ts;
+  ts.tv_sec = t_ns / 1'000'000'000;
+  ts.tv_nsec = t_ns % 1'000'000'000;
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  }
+}
+
+// Per-writer measurements: written by the writer only, read by the sampler.
+struct WriterStats {
+  RecordingHistogram latency[kNumOpTypes];
+  RecordingHistogram processing[kNumOpTypes];
+  alignas(64) std::atomic<uint64_t> started{0};
+  // Open loop: completed requests whose intended time is in the window.
+  std::atomic<uint64_t> window_completed{0};
+  std::atomic<uint64_t> errors{0};
+};
+
+struct QueryStats {
+  RecordingHistogram latency[kNumQueryTypes];
+  std::atomic<uint64_t> errors{0};
+};
+
+// The sampler's previous cumulative snapshot of one recording histogram.
+struct Tracked {
+  RecordingHistogram* source;
+  Histogram previous;
+  Histogram* target;  // interval histogram this one merges into
+};
+
+class PhaseRun {
+ public:
+  PhaseRun(const RunConfig& config, KvAdapter* adapter, const RunHooks& hooks, RunResult* result)
+      : config_(config),
+        adapter_(adapter),
+        hooks_(hooks),
+        result_(result),
+        open_loop_(config.phase == Phase::kRunning),
+        generator_(config.workload, config.seed, config.insert_start),
+        query_chooser_(config.queries.distribution, config.workload.record_count,
+                       config.workload.zipf_theta, config.seed ^ 0x71756572) {}
+
+  void Run();
+
+ private:
+  void WriterClosedLoop(int index);
+  void WriterOpenLoop(int index);
+  void QueryLoop(int index);
+  // Executes op; false (and the run stops) on an engine error.
+  bool Execute(const Op& op, std::string* key, std::string* value_buf);
+  void RecordError(const Status& s);
+  // Busy-waits the last spin_ns_ before target, sleeps before that.
+  bool WaitUntil(int64_t target_ns);
+
+  void TakeSnapshot(int64_t now, int64_t interval_start, bool measured, IntervalStats* out);
+  uint64_t StartedTotal() const;
+  void Progress(const IntervalStats& s, int64_t now);
+
+  const RunConfig& config_;
+  KvAdapter* const adapter_;
+  const RunHooks& hooks_;
+  RunResult* const result_;
+  const bool open_loop_;
+  OpGenerator generator_;
+  KeyChooser query_chooser_;
+
+  int64_t start_ns_ = 0;
+  int64_t spin_ns_ = 0;
+  // Open loop: the exact window in intended time, relative to the start.
+  int64_t window_begin_rel_ = 0;
+  int64_t window_end_rel_ = INT64_MAX;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> failed_{false};
+  std::atomic<int> writers_done_{0};
+  std::atomic<uint64_t> next_seq_{0};  // closed loop
+  uint64_t seq_limit_ = UINT64_MAX;    // closed loop
+  std::unique_ptr<ArrivalQueue> queue_;
+  std::unique_ptr<ArrivalCounter> counter_;  // sampler's copy of the arrivals
+
+  std::vector<std::unique_ptr<WriterStats>> writers_;
+  std::vector<std::unique_ptr<QueryStats>> queries_;
+  std::vector<Tracked> tracked_;
+
+  std::mutex error_mu_;
+};
+
+}  // namespace
+
+const char* QueryTypeName(int type) { return type == kQueryGet ? "get" : "scan"; }
+
+int64_t NowNs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+uint64_t IntervalStats::MixOps() const {
+  uint64_t n = 0;
+  for (int t = 0; t < kNumOpTypes; t++) n += Ops(t);
+  return n;
+}
+
+void IntervalStats::WriteLatency(Histogram* out, bool processing_only) const {
+  out->Clear();
+  for (int t = kInsert; t <= kDelete; t++) {
+    out->Merge(processing_only ? processing[t] : latency[t]);
+  }
+}
+
+namespace {
+
+void PhaseRun::RecordError(const Status& s) {
+  std::lock_guard<std::mutex> l(error_mu_);
+  if (result_->error.ok()) result_->error = s;
+  failed_.store(true, std::memory_order_relaxed);
+}
+
+bool PhaseRun::Execute(const Op& op, std::string* key, std::string* value_buf) {
+  generator_.FormatKey(op.id, key->data());
+  Status s;
+  switch (op.type) {
+    case kInsert:
+    case kUpdate:
+      s = adapter_->Put(*key, op.value);
+      break;
+    case kDelete:
+      s = adapter_->Delete(*key);
+      break;
+    case kRead:
+      s = adapter_->Get(*key, value_buf);
+      if (s.IsNotFound()) s = Status::OK();
+      break;
+    case kScan: {
+      size_t returned = 0;
+      s = adapter_->Scan(*key, op.scan_length, &returned);
+      break;
+    }
+  }
+  if (!s.ok()) {
+    RecordError(s);
+    return false;
+  }
+  return true;
+}
+
+bool PhaseRun::WaitUntil(int64_t target_ns) {
+  for (;;) {
+    const int64_t now = NowNs();
+    const int64_t remaining = target_ns - now;
+    if (remaining <= 0) return true;
+    if (stop_.load(std::memory_order_relaxed)) return false;
+    if (remaining > spin_ns_) {
+      SleepUntil(now + std::min(remaining - spin_ns_, kMaxSleepNs));
+      continue;
+    }
+    while (NowNs() < target_ns) _mm_pause();
+    return true;
+  }
+}
+
+void PhaseRun::WriterClosedLoop(int index) {
+  WriterStats& stats = *writers_[index];
+  std::string key(generator_.key_size(), '\0');
+  std::string value_buf;
+  const bool load = config_.phase == Phase::kLoad;
+  Op op;
+  while (!stop_.load(std::memory_order_relaxed)) {
+    const uint64_t base = next_seq_.fetch_add(kClosedLoopBatch, std::memory_order_relaxed);
+    if (base >= seq_limit_) break;
+    const uint64_t end = std::min(base + kClosedLoopBatch, seq_limit_);
+    for (uint64_t seq = base; seq < end; seq++) {
+      if (stop_.load(std::memory_order_relaxed)) break;
+      if (load) {
+        generator_.MakeLoad(seq, &op);  // the load inserts ids 0..N-1
+      } else {
+        generator_.Make(seq, &op);
+      }
+      const int64_t t0 = NowNs();
+      stats.started.store(stats.started.load(std::memory_order_relaxed) + 1,
+                          std::memory_order_relaxed);
+      if (!Execute(op, &key, &value_buf)) {
+        stats.errors.fetch_add(1, std::memory_order_relaxed);
+        break;
+      }
+      const int64_t t1 = NowNs();
+      stats.latency[op.type].Record(static_cast<uint64_t>(t1 - t0));
+      if (hooks_.on_op) {
+        hooks_.on_op({index, seq, op.type, t0 - start_ns_, t0 - start_ns_, t1 - start_ns_});
+      }
+    }
+    if (failed_.load(std::memory_order_relaxed)) break;
+  }
+  writers_done_.fetch_add(1);
+}
+
+void PhaseRun::WriterOpenLoop(int index) {
+  WriterStats& stats = *writers_[index];
+  // Precise wake-ups: the default 50 us timer slack would show as latency.
+  prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+  std::string key(generator_.key_size(), '\0');
+  std::string value_buf;
+  Op op;
+  uint64_t seq = 0;
+  int64_t intended = 0;
+  while (!stop_.load(std::memory_order_relaxed) && queue_->Claim(&seq, &intended)) {
+    const int64_t intended_abs = start_ns_ + intended;
+    if (!WaitUntil(intended_abs)) break;
+    const int64_t t0 = NowNs();
+    stats.started.store(stats.started.load(std::memory_order_relaxed) + 1,
+                        std::memory_order_relaxed);
+    generator_.Make(seq, &op);
+    if (!Execute(op, &key, &value_buf)) {
+      stats.errors.fetch_add(1, std::memory_order_relaxed);
+      break;
+    }
+    const int64_t t1 = NowNs();
+    stats.latency[op.type].Record(static_cast<uint64_t>(t1 - intended_abs));
+    stats.processing[op.type].Record(static_cast<uint64_t>(t1 - t0));
+    if (intended >= window_begin_rel_ && intended < window_end_rel_) {
+      stats.window_completed.store(stats.window_completed.load(std::memory_order_relaxed) + 1,
+                                   std::memory_order_relaxed);
+    }
+    if (hooks_.on_op) {
+      hooks_.on_op({index, seq, op.type, intended, t0 - start_ns_, t1 - start_ns_});
+    }
+  }
+  writers_done_.fetch_add(1);
+}
+
+void PhaseRun::QueryLoop(int index) {
+  QueryStats& stats = *queries_[index];
+  std::string key(generator_.key_size(), '\0');
+  std::string value_buf;
+  Rng rng(Hash64(config_.seed ^ 0x7175657279, static_cast<uint64_t>(index)));
+  // A 64-bit draw below this is a point lookup, otherwise a scan.
+  const double get_share = config_.queries.get;
+  const uint64_t get_threshold =
+      get_share >= 1.0 ? UINT64_MAX : static_cast<uint64_t>(std::ldexp(get_share, 64));
+  Op op;
+  while (!stop_.load(std::memory_order_relaxed)) {
+    const int qtype = rng.Next() < get_threshold ? kQueryGet : kQueryScan;
+    generator_.MakeQuery(qtype == kQueryGet ? kRead : kScan, config_.queries.scan_length,
+                         query_chooser_, &rng, &op);
+    const int64_t t0 = NowNs();
+    if (!Execute(op, &key, &value_buf)) {
+      stats.errors.fetch_add(1, std::memory_order_relaxed);
+      break;
+    }
+    stats.latency[qtype].Record(static_cast<uint64_t>(NowNs() - t0));
+  }
+}
+
+uint64_t PhaseRun::StartedTotal() const {
+  uint64_t n = 0;
+  for (const auto& w : writers_) n += w->started.load(std::memory_order_relaxed);
+  return n;
+}
+
+void PhaseRun::TakeSnapshot(int64_t now, int64_t interval_start, bool measured,
+                            IntervalStats* out) {
+  for (int t = 0; t < kNumOpTypes; t++) {
+    out->latency[t].Clear();
+    out->processing[t].Clear();
+  }
+  for (int q = 0; q < kNumQueryTypes; q++) out->query[q].Clear();
+  Histogram cumulative, delta;
+  for (auto& tr : tracked_) {
+    tr.source->SnapshotCounts(&cumulative);
+    uint64_t mn = 0, mx = 0;
+    tr.source->TakeIntervalExtremes(&mn, &mx);
+    Histogram::Delta(cumulative, tr.previous, mn, mx, &delta);
+    tr.target->Merge(delta);
+    tr.previous = cumulative;
+  }
+  if (!open_loop_) {
+    // Closed loop: the latency is the processing time.
+    for (int t = 0; t < kNumOpTypes; t++) out->processing[t] = out->latency[t];
+  }
+  uint64_t errors = 0;
+  for (const auto& w : writers_) errors += w->errors.load(std::memory_order_relaxed);
+  for (const auto& q : queries_) errors += q->errors.load(std::memory_order_relaxed);
+  out->errors = errors;
+  out->t_start_s = static_cast<double>(interval_start - start_ns_) * 1e-9;
+  out->t_end_s = static_cast<double>(now - start_ns_) * 1e-9;
+  out->measured = measured;
+  out->open_loop = open_loop_;
+  out->engine = adapter_->GetMetrics();
+}
+
+void PhaseRun::Progress(const IntervalStats& s, int64_t now) {
+  if (!hooks_.on_progress) return;
+  Histogram write;
+  s.WriteLatency(&write, false);
+  const double secs = s.duration_s() > 0 ? s.duration_s() : 1;
+  char line[256];
+  const std::string& phase = PhaseNames()[static_cast<int>(config_.phase)];
+  int n = snprintf(line, sizeof(line), "[lsm-driver] %s %.0f s", phase.c_str(),
+                   static_cast<double>(now - start_ns_) * 1e-9);
+  if (config_.duration_s > 0) {
+    n += snprintf(line + n, sizeof(line) - n, "/%.0f s", config_.duration_s);
+  }
+  n += snprintf(line + n, sizeof(line) - n, "  ops/s %.0f  write p99 %.3f ms",
+                static_cast<double>(s.MixOps()) / secs,
+                static_cast<double>(write.Percentile(0.99)) * 1e-6);
+  if (open_loop_) {
+    n += snprintf(line + n, sizeof(line) - n, "  queue %llu",
+                  static_cast<unsigned long long>(s.queue_length));
+  }
+  if (config_.queries.threads > 0) {
+    snprintf(line + n, sizeof(line) - n, "  queries/s %.0f",
+             static_cast<double>(s.query[kQueryGet].count() + s.query[kQueryScan].count()) /
+                 secs);
+  }
+  hooks_.on_progress(line);
+}
+
+void PhaseRun::Run() {
+  const int nw = static_cast<int>(config_.threads);
+  const int nq = static_cast<int>(config_.queries.threads);
+  auto interval = std::make_unique<IntervalStats>();
+  for (int i = 0; i < nw; i++) {
+    writers_.push_back(std::make_unique<WriterStats>());
+    for (int t = 0; t < kNumOpTypes; t++) {
+      tracked_.push_back({&writers_[i]->latency[t], Histogram(), &interval->latency[t]});
+      if (open_loop_) {
+        tracked_.push_back({&writers_[i]->processing[t], Histogram(), &interval->processing[t]});
+      }
+    }
+  }
+  for (int i = 0; i < nq; i++) {
+    queries_.push_back(std::make_unique<QueryStats>());
+    for (int q = 0; q < kNumQueryTypes; q++) {
+      tracked_.push_back({&queries_[i]->latency[q], Histogram(), &interval->query[q]});
+    }
+  }
+
+  const int64_t interval_ns = int64_t{config_.interval_ms} * 1'000'000;
+  spin_ns_ = static_cast<int64_t>(config_.spin_us * 1000);
+  start_ns_ = hooks_.start_ns > 0 ? hooks_.start_ns : NowNs() + 20'000'000;
+  const int64_t duration_ns =
+      config_.duration_s > 0 ? SecondsToNs(config_.duration_s) : INT64_MAX / 2;
+  const int64_t end_ns = start_ns_ + duration_ns;
+  const int64_t drain_ns = open_loop_ ? SecondsToNs(config_.drain_s) : 0;
+  // The warm-up ends on an interval boundary so that intervals are either
+  // entirely in the window or entirely out of it.
+  const int64_t warmup_ns = SecondsToNs(config_.warmup_s);
+  const int64_t warmup_intervals = (warmup_ns + interval_ns - 1) / interval_ns;
+  const int64_t window_start_ns = start_ns_ + warmup_intervals * interval_ns;
+  window_begin_rel_ = window_start_ns - start_ns_;
+  window_end_rel_ = duration_ns;
+
+  const uint64_t max_requests = config_.max_ops > 0 ? config_.max_ops : UINT64_MAX;
+  if (config_.phase == Phase::kLoad) {
+    seq_limit_ = std::min<uint64_t>(config_.workload.record_count, max_requests);
+  } else if (!open_loop_) {
+    seq_limit_ = max_requests;
+  } else {
+    queue_ = std::make_unique<ArrivalQueue>(NewArrivalProcess(config_.arrival, config_.seed),
+                                            duration_ns, max_requests);
+    counter_ = std::make_unique<ArrivalCounter>(
+        NewArrivalProcess(config_.arrival, config_.seed), duration_ns, max_requests);
+  }
+
+  result_->open_loop = open_loop_;
+  result_->metrics_window_start = adapter_->GetMetrics();
+
+  std::vector<std::thread> threads;
+  for (int i = 0; i < nw; i++) {
+    threads.emplace_back([this, i] {
+      SleepUntil(start_ns_);
+      if (open_loop_) {
+        WriterOpenLoop(i);
+      } else {
+        WriterClosedLoop(i);
+      }
+    });
+  }
+  for (int i = 0; i < nq; i++) {
+    threads.emplace_back([this, i] {
+      SleepUntil(start_ns_);
+      QueryLoop(i);
+    });
+  }
+
+  // The sampler. States: running until the end (or a stop), then, open
+  // loop with drain_s > 0, draining: writers finish the requests that
+  // arrived before the end, for at most drain_s.
+  SleepUntil(start_ns_);
+  int64_t interval_start = start_ns_;
+  int64_t interval_end = start_ns_ + interval_ns;
+  int64_t next_progress =
+      config_.progress_s > 0 ? start_ns_ + SecondsToNs(config_.progress_s) : INT64_MAX;
+  int64_t stop_time = 0;
+  uint64_t arrivals_at_interval_start = 0;
+  uint64_t queue_max = 0;
+  uint64_t last_queue = 0;
+  bool counted_window_start = false;
+  uint64_t arrivals_before_window = 0;
+  int index = 0;
+  bool window_started = false;
+  bool draining = false;
+  bool stopping = false;
+  while (!stopping) {
+    const int64_t wake = draining ? std::min(NowNs() + kTickNs, end_ns + drain_ns)
+                                  : std::min({NowNs() + kTickNs, interval_end, end_ns});
+    SleepUntil(wake);
+    int64_t now = NowNs();
+
+    bool end_of_running = false;
+    if (hooks_.stop_signal != nullptr && hooks_.stop_signal->load() != 0) {
+      result_->interrupted = true;
+      stopping = true;
+    }
+    if (failed_.load()) stopping = true;
+    const bool all_done = writers_done_.load() == nw;
+    if (!draining) {
+      if (now >= end_ns) {
+        end_of_running = true;
+        if (drain_ns > 0 && !all_done) {
+          draining = true;
+        } else {
+          stopping = true;
+        }
+      }
+      // Closed loop: every writer ran out of work. Open loop: only when the
+      // request limit was reached; an exhausted arrival profile (a trace
+      // ending at rate 0) keeps the run going until its duration.
+      if (all_done &&
+          (!open_loop_ || (config_.max_ops > 0 && queue_->claimed() >= config_.max_ops))) {
+        stopping = true;
+        end_of_running = true;
+      }
+    } else if (all_done || now >= end_ns + drain_ns) {
+      stopping = true;
+    }
+    if (stopping) {
+      stop_.store(true);
+      now = NowNs();
+    }
+    if (end_of_running) stop_time = std::min(now, end_ns);
+    if (open_loop_) {
+      if (!counted_window_start && now >= window_start_ns) {
+        arrivals_before_window = window_begin_rel_ > 0 ? counter_->CountUpTo(window_begin_rel_ - 1)
+                                                       : 0;
+        counted_window_start = true;
+      }
+      const uint64_t started = StartedTotal();  // before counting: started <= arrived
+      const uint64_t arrived = counter_->CountUpTo(now - start_ns_);
+      last_queue = arrived > started ? arrived - started : 0;
+      queue_max = std::max(queue_max, last_queue);
+    }
+    const bool snapshot =
+        end_of_running || (draining ? stopping : (now >= interval_end || stopping));
+    if (!snapshot) continue;
+
+    const bool is_drain = draining && !end_of_running;
+    const bool measured = interval_start >= window_start_ns || (is_drain && window_started);
+    TakeSnapshot(now, interval_start, measured, interval.get());
+    interval->index = index++;
+    interval->drain = is_drain;
+    if (open_loop_) {
+      const uint64_t arrived = counter_->CountUpTo(now - start_ns_);
+      interval->arrivals = arrived - arrivals_at_interval_start;
+      arrivals_at_interval_start = arrived;
+      interval->queue_length = last_queue;
+      interval->queue_max = queue_max;
+      result_->max_queue_length = std::max(result_->max_queue_length, queue_max);
+      if (measured) {
+        result_->window_max_queue_length =
+            std::max(result_->window_max_queue_length, queue_max);
+      }
+      queue_max = last_queue;
+    }
+    for (int t = 0; t < kNumOpTypes; t++) result_->total_ops[t] += interval->Ops(t);
+    for (int q = 0; q < kNumQueryTypes; q++) {
+      result_->total_query_ops[q] += interval->query[q].count();
+    }
+    if (measured) {
+      for (int t = 0; t < kNumOpTypes; t++) {
+        result_->latency[t].Merge(interval->latency[t]);
+        result_->processing[t].Merge(interval->processing[t]);
+      }
+      for (int q = 0; q < kNumQueryTypes; q++) result_->query[q].Merge(interval->query[q]);
+    }
+    if (is_drain) {
+      result_->drain_ops = interval->MixOps();
+      result_->drain_s = interval->duration_s();
+    } else if (measured) {
+      if (!window_started) {
+        window_started = true;
+        result_->window_start_s = interval->t_start_s;
+      }
+      result_->window_end_s = interval->t_end_s;
+      result_->window_intervals++;
+      for (int t = 0; t < kNumOpTypes; t++) result_->window_ops[t] += interval->Ops(t);
+      for (int q = 0; q < kNumQueryTypes; q++) {
+        result_->window_query_ops[q] += interval->query[q].count();
+      }
+      // A short last interval (a run stopped early) would make the spread
+      // of per-interval throughput look worse than it is.
+      const double secs = interval->duration_s();
+      if (secs >= 0.5 * static_cast<double>(interval_ns) * 1e-9) {
+        result_->interval_throughput.push_back(static_cast<double>(interval->MixOps()) / secs);
+        result_->interval_write_throughput.push_back(
+            static_cast<double>(interval->WriteOps()) / secs);
+        // No write completed although writes were pending: a stall. (Open
+        // loop: idle periods of a bursty arrival process are not stalls.)
+        const bool pending =
+            !open_loop_ || interval->arrivals > 0 || interval->queue_max > 0;
+        if (interval->WriteOps() == 0 && pending) result_->zero_write_intervals++;
+      }
+    } else {
+      // The window's engine metrics start where the warm-up ends.
+      result_->metrics_window_start = interval->engine;
+    }
+    result_->metrics_end = interval->engine;
+    result_->intervals = index;
+    result_->elapsed_s = interval->t_end_s;
+    if (hooks_.on_interval) hooks_.on_interval(*interval);
+    if (now >= next_progress || stopping || end_of_running) {
+      Progress(*interval, now);
+      while (next_progress <= now) next_progress += SecondsToNs(config_.progress_s);
+    }
+    interval_start = now;
+    while (interval_end <= now) interval_end += interval_ns;
+  }
+
+  for (auto& t : threads) t.join();
+  // Operations that completed after the final snapshot count in the totals
+  // only; the measurements ended with that snapshot.
+  const int64_t final_snapshot = interval_start;
+  TakeSnapshot(NowNs(), interval_start, false, interval.get());
+  for (int t = 0; t < kNumOpTypes; t++) result_->total_ops[t] += interval->Ops(t);
+  for (int q = 0; q < kNumQueryTypes; q++) {
+    result_->total_query_ops[q] += interval->query[q].count();
+  }
+  result_->metrics_end = interval->engine;
+  uint64_t errors = 0;
+  for (const auto& w : writers_) errors += w->errors.load();
+  for (const auto& q : queries_) errors += q->errors.load();
+  result_->errors = errors;
+  result_->next_insert_id = generator_.key_count();
+  if (config_.phase == Phase::kLoad) {
+    result_->next_insert_id = std::max<uint64_t>(
+        config_.insert_start, std::min<uint64_t>(next_seq_.load(), seq_limit_));
+  }
+
+  if (open_loop_) {
+    // Exact window accounting in intended time: [warm-up end, stop).
+    if (stop_time == 0) stop_time = std::min(final_snapshot, end_ns);
+    const int64_t window_end_rel = std::max(stop_time - start_ns_, window_begin_rel_);
+    result_->exact_window_s = static_cast<double>(window_end_rel - window_begin_rel_) * 1e-9;
+    if (!counted_window_start) {
+      arrivals_before_window = counter_->CountUpTo(window_end_rel - 1);
+    }
+    const uint64_t arrived_by_stop = counter_->CountUpTo(window_end_rel - 1);
+    result_->window_arrivals = arrived_by_stop - arrivals_before_window;
+    uint64_t completed_in_window = 0, completed = 0;
+    for (const auto& w : writers_) completed_in_window += w->window_completed.load();
+    for (int t = 0; t < kNumOpTypes; t++) completed += result_->total_ops[t];
+    result_->window_arrivals_completed = completed_in_window;
+    result_->total_arrivals = arrived_by_stop;
+    result_->final_queue_length = last_queue;
+    result_->final_backlog = arrived_by_stop > completed ? arrived_by_stop - completed : 0;
+    const int64_t next = queue_->PeekNext();
+    if (next >= 0 && start_ns_ + next <= final_snapshot) {
+      result_->oldest_queued_age_s = static_cast<double>(final_snapshot - start_ns_ - next) * 1e-9;
+    }
+  }
+}
+
+}  // namespace
+
+void RunPhase(const RunConfig& config, KvAdapter* adapter, const RunHooks& hooks,
+              RunResult* result) {
+  PhaseRun run(config, adapter, hooks, result);
+  run.Run();
+}
+
+}  // namespace driver
+}  // namespace lsmbench

@@ -1,0 +1,127 @@
+// Runs one phase against an open adapter and measures it.
+//
+// Threads: `threads` writers issue the workload mix (closed loop for load and
+// testing, open loop for running), optional query threads issue point
+// lookups and scans in a closed loop, and the calling thread samples: every
+// 10 ms it checks for the end of the run and samples the queue length, and
+// at every interval boundary it snapshots the per-thread histograms into an
+// interval record and hands it to the caller.
+#ifndef LSMBENCH_DRIVER_RUNNER_H_
+#define LSMBENCH_DRIVER_RUNNER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "adapters/adapter.h"
+#include "driver/histogram.h"
+#include "driver/run_config.h"
+#include "driver/workload.h"
+
+namespace lsmbench {
+namespace driver {
+
+enum QueryType : int { kQueryGet = 0, kQueryScan, kNumQueryTypes };
+const char* QueryTypeName(int type);  // "get", "scan"
+
+// Monotonic clock in nanoseconds.
+int64_t NowNs();
+
+// One interval's measurements. Latency: intended arrival (open loop) or
+// start (closed loop) to completion; processing: start to completion. An
+// operation belongs to the interval in which it completed.
+struct IntervalStats {
+  int index = 0;
+  double t_start_s = 0, t_end_s = 0;  // actual snapshot times since the start
+  bool measured = false;              // inside the measured window
+  bool drain = false;                 // open loop: completions after the end
+  Histogram latency[kNumOpTypes];
+  Histogram processing[kNumOpTypes];
+  Histogram query[kNumQueryTypes];
+  bool open_loop = false;
+  uint64_t arrivals = 0;      // open loop: intended arrivals in the interval
+  uint64_t queue_length = 0;  // open loop: arrived, not started, at the end
+  uint64_t queue_max = 0;     // open loop: max over the 10 ms samples
+  uint64_t errors = 0;
+  Metrics engine;             // adapter metrics at the end of the interval
+
+  double duration_s() const { return t_end_s - t_start_s; }
+  uint64_t Ops(int type) const { return latency[type].count(); }
+  uint64_t WriteOps() const { return Ops(kInsert) + Ops(kUpdate) + Ops(kDelete); }
+  uint64_t MixOps() const;
+  // Merged latency (or processing) histogram of the write types.
+  void WriteLatency(Histogram* out, bool processing_only) const;
+};
+
+// Everything the summary needs; the window is the set of measured intervals.
+struct RunResult {
+  bool interrupted = false;
+  Status error;                 // first engine failure, if any
+  double elapsed_s = 0;         // start to final snapshot
+  int intervals = 0;
+  int window_intervals = 0;
+  double window_start_s = 0, window_end_s = 0;  // snapshot times
+  // Operations completed in the window (throughput uses these).
+  uint64_t window_ops[kNumOpTypes] = {};
+  uint64_t window_query_ops[kNumQueryTypes] = {};
+  // Latencies of the operations completed in the window and, open loop,
+  // during the drain that follows it.
+  Histogram latency[kNumOpTypes];
+  Histogram processing[kNumOpTypes];
+  Histogram query[kNumQueryTypes];
+  uint64_t total_ops[kNumOpTypes] = {};         // whole run, incl. warm-up and tail
+  uint64_t total_query_ops[kNumQueryTypes] = {};
+  std::vector<double> interval_throughput;       // mix ops/s per measured interval
+  std::vector<double> interval_write_throughput; // write ops/s per measured interval
+  // Measured intervals in which no write completed although writes were
+  // pending (closed loop: always; open loop: arrivals or a queue).
+  uint64_t zero_write_intervals = 0;
+  uint64_t errors = 0;
+  // Open loop. The exact window is [warm-up end, end of arrivals) in
+  // intended time; its arrivals are counted exactly.
+  bool open_loop = false;
+  double exact_window_s = 0;
+  uint64_t window_arrivals = 0;             // intended arrivals in the exact window
+  uint64_t window_arrivals_completed = 0;   // ... of which completed (incl. drain)
+  uint64_t drain_ops = 0;                   // completed during the drain
+  double drain_s = 0;                       // time the drain took
+  uint64_t total_arrivals = 0;      // up to the final snapshot
+  uint64_t max_queue_length = 0;    // whole run
+  uint64_t window_max_queue_length = 0;
+  uint64_t final_queue_length = 0;  // arrived, not started, at the final snapshot
+  uint64_t final_backlog = 0;       // arrived, not completed, at the final snapshot
+  double oldest_queued_age_s = 0;   // age of the oldest unclaimed arrival then
+  // Engine metrics at the start of the window and at the end.
+  Metrics metrics_window_start, metrics_end;
+  uint64_t next_insert_id = 0;
+};
+
+// What a writer did, for tests that need every operation.
+struct OpTrace {
+  int thread;
+  uint64_t seq;
+  int type;
+  int64_t intended_ns, start_ns, end_ns;  // relative to the run's start
+};
+
+struct RunHooks {
+  std::function<void(const IntervalStats&)> on_interval;
+  std::function<void(const std::string&)> on_progress;  // one line, no newline
+  // Nonzero: stop now and report what was measured as interrupted.
+  const std::atomic<int>* stop_signal = nullptr;
+  // Tests only: called by writer threads for every completed operation.
+  std::function<void(const OpTrace&)> on_op;
+  // Absolute NowNs() time of the start; 0: shortly after the call.
+  int64_t start_ns = 0;
+};
+
+// Runs config's phase on adapter (already open; not closed here).
+void RunPhase(const RunConfig& config, KvAdapter* adapter, const RunHooks& hooks,
+              RunResult* result);
+
+}  // namespace driver
+}  // namespace lsmbench
+
+#endif  // LSMBENCH_DRIVER_RUNNER_H_

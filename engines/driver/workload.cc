@@ -1,0 +1,165 @@
+#include "driver/workload.h"
+
+#include <cmath>
+
+namespace lsmbench {
+namespace driver {
+
+namespace {
+
+const std::vector<std::string>& OpTypeNames() {
+  static const std::vector<std::string> names = {"insert", "update", "delete", "read", "scan"};
+  return names;
+}
+
+constexpr uint32_t kMaxKeySize = 1024;
+constexpr uint64_t kMaxValueSize = 64 << 20;
+constexpr int kMaxDigits = 19;  // 10^19 < 2^64
+
+}  // namespace
+
+const char* OpTypeName(int type) { return OpTypeNames()[type].c_str(); }
+
+const std::vector<std::string>& DistributionNames() {
+  static const std::vector<std::string> names = {"uniform", "zipfian", "latest"};
+  return names;
+}
+
+const std::vector<std::string>& WorkloadFields() {
+  static const std::vector<std::string> names = {
+      "name",         "description", "record_count", "key_size",    "key_prefix", "value_size",
+      "operations",   "distribution", "zipf_theta",  "scan_length", "seed",       "arrival"};
+  return names;
+}
+
+uint64_t WorkloadSpec::KeyCapacity() const {
+  const int digits = static_cast<int>(key_size) - static_cast<int>(key_prefix.size());
+  uint64_t cap = 1;
+  for (int i = 0; i < std::min(digits, kMaxDigits); i++) cap *= 10;
+  return cap;
+}
+
+Json WorkloadSpec::ToJson() const {
+  Json j;
+  if (!name.empty()) j["name"] = name;
+  j["record_count"] = record_count;
+  j["key_size"] = key_size;
+  j["key_prefix"] = key_prefix;
+  if (value_size_min == value_size_max) {
+    j["value_size"] = value_size_min;
+  } else {
+    j["value_size"] = {{"min", value_size_min}, {"max", value_size_max}};
+  }
+  Json ops = Json::object();
+  for (int t = 0; t < kNumOpTypes; t++) {
+    if (mix[t] > 0) ops[OpTypeName(t)] = mix[t];
+  }
+  j["operations"] = ops;
+  j["distribution"] = DistributionNames()[static_cast<int>(distribution)];
+  j["zipf_theta"] = zipf_theta;
+  j["scan_length"] = scan_length;
+  j["seed"] = seed;
+  if (!arrival.is_null()) j["arrival"] = arrival;
+  return j;
+}
+
+Status ParseWorkload(const Json& json, const std::string& path, WorkloadSpec* out) {
+  JsonObject obj;
+  Status s = JsonObject::Open(json, path, WorkloadFields(), &obj);
+  if (!s.ok()) return s;
+  WorkloadSpec w;
+  std::string description;
+  s = obj.GetString("name", &w.name);
+  if (s.ok()) s = obj.GetString("description", &description);
+  if (s.ok()) s = obj.Required("record_count");
+  if (s.ok()) s = obj.GetUint("record_count", 0, UINT64_MAX, &w.record_count);
+  uint64_t key_size = w.key_size;
+  if (s.ok()) s = obj.GetUint("key_size", 1, kMaxKeySize, &key_size);
+  w.key_size = static_cast<uint32_t>(key_size);
+  if (s.ok()) s = obj.GetString("key_prefix", &w.key_prefix);
+  if (!s.ok()) return s;
+  if (w.key_prefix.size() >= w.key_size) {
+    return obj.Error("key_size", "must exceed the length of key_prefix '" + w.key_prefix +
+                                     "' by at least one digit");
+  }
+  if (w.record_count > w.KeyCapacity()) {
+    return obj.Error("record_count", "exceeds the " + std::to_string(w.KeyCapacity()) +
+                                         " distinct keys that key_size " +
+                                         std::to_string(w.key_size) + " with prefix '" +
+                                         w.key_prefix + "' can hold");
+  }
+
+  if (obj.Has("value_size")) {
+    const Json& v = obj.Raw("value_size");
+    if (v.is_object()) {
+      JsonObject range;
+      s = obj.GetObject("value_size", {"min", "max"}, &range);
+      uint64_t lo = 0, hi = 0;
+      if (s.ok()) s = range.Required("min");
+      if (s.ok()) s = range.Required("max");
+      if (s.ok()) s = range.GetUint("min", 0, kMaxValueSize, &lo);
+      if (s.ok()) s = range.GetUint("max", 0, kMaxValueSize, &hi);
+      if (s.ok() && lo > hi) s = range.Error("max", "must be >= min");
+      if (!s.ok()) return s;
+      w.value_size_min = static_cast<uint32_t>(lo);
+      w.value_size_max = static_cast<uint32_t>(hi);
+    } else {
+      uint64_t size = 0;
+      s = obj.GetUint("value_size", 0, kMaxValueSize, &size);
+      if (!s.ok()) {
+        return obj.Error("value_size", "expected a byte count or {min, max} (" + ErrorText(s) +
+                                           ")");
+      }
+      w.value_size_min = w.value_size_max = static_cast<uint32_t>(size);
+    }
+  }
+
+  if (obj.Has("operations")) {
+    std::map<std::string, double> ops;
+    s = obj.GetNumberMap("operations", OpTypeNames(), &ops);
+    if (!s.ok()) return s;
+    double sum = 0;
+    for (int t = 0; t < kNumOpTypes; t++) {
+      auto it = ops.find(OpTypeName(t));
+      w.mix[t] = it == ops.end() ? 0.0 : it->second;
+      sum += w.mix[t];
+    }
+    if (std::fabs(sum - 1.0) > 1e-6) {
+      return obj.Error("operations", "proportions must sum to 1 (they sum to " +
+                                         std::to_string(sum) + ")");
+    }
+  }
+  if (w.record_count == 0 && w.mix[kInsert] == 0) {
+    return obj.Error("record_count",
+                     "is 0, so the operations other than insert would have no keys: "
+                     "load records or add inserts");
+  }
+
+  size_t dist = 0;
+  s = obj.GetChoice("distribution", DistributionNames(), &dist);
+  if (!s.ok()) return s;
+  w.distribution = static_cast<Distribution>(dist);
+  s = obj.GetDouble("zipf_theta", -1e300, 1e300, &w.zipf_theta);
+  if (s.ok() && !(w.zipf_theta > 0 && w.zipf_theta < 1)) {
+    s = obj.Error("zipf_theta", "must be in (0, 1) (got " + obj.Raw("zipf_theta").dump() + ")");
+  }
+  uint64_t scan = w.scan_length;
+  if (s.ok()) s = obj.GetUint("scan_length", 1, 1 << 24, &scan);
+  w.scan_length = static_cast<uint32_t>(scan);
+  if (s.ok()) s = obj.GetUint("seed", 0, UINT64_MAX, &w.seed);
+  if (!s.ok()) return s;
+  if (obj.Has("arrival")) {
+    // Only the field names are checked here: the run configuration merges
+    // this with its own arrival section (which may add the rate) and
+    // validates the result.
+    JsonObject arrival;
+    s = obj.GetObject("arrival", ArrivalFields(), &arrival);
+    if (!s.ok()) return s;
+    w.arrival = obj.Raw("arrival");
+  }
+  *out = std::move(w);
+  return Status::OK();
+}
+
+}  // namespace driver
+}  // namespace lsmbench

@@ -1,0 +1,53 @@
+// The workload: what records exist, what operations the writers issue and
+// how their keys and values are chosen. The same schema is read from YAML
+// files (workloads/*.yaml) and from the run.json "workload" object.
+#ifndef LSMBENCH_DRIVER_WORKLOAD_H_
+#define LSMBENCH_DRIVER_WORKLOAD_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "driver/arrival.h"
+#include "driver/json_reader.h"
+
+namespace lsmbench {
+namespace driver {
+
+enum OpType : int { kInsert = 0, kUpdate, kDelete, kRead, kScan, kNumOpTypes };
+// "insert", "update", "delete", "read", "scan".
+const char* OpTypeName(int type);
+inline bool IsWrite(int type) { return type <= kDelete; }
+
+enum class Distribution { kUniform, kZipfian, kLatest };
+const std::vector<std::string>& DistributionNames();
+
+struct WorkloadSpec {
+  std::string name;
+  uint64_t record_count = 0;        // records the load stage inserts (ids 0..N-1)
+  uint32_t key_size = 16;           // bytes, including the prefix
+  std::string key_prefix = "user";
+  uint32_t value_size_min = 1000;   // bytes; min == max: fixed size
+  uint32_t value_size_max = 1000;
+  std::array<double, kNumOpTypes> mix = {0, 1, 0, 0, 0};  // proportions, sum 1
+  Distribution distribution = Distribution::kUniform;
+  double zipf_theta = 0.99;
+  uint32_t scan_length = 100;
+  uint64_t seed = 1;
+  Json arrival;  // optional default arrival section (null when absent)
+
+  // The number of distinct keys the key format can express.
+  uint64_t KeyCapacity() const;
+  Json ToJson() const;
+};
+
+const std::vector<std::string>& WorkloadFields();
+
+// Parses a workload object; `path` prefixes field names in errors.
+Status ParseWorkload(const Json& json, const std::string& path, WorkloadSpec* out);
+
+}  // namespace driver
+}  // namespace lsmbench
+
+#endif  // LSMBENCH_DRIVER_WORKLOAD_H_
