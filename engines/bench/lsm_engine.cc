@@ -9,11 +9,13 @@ namespace {
 
 class LsmBenchEngine final : public BenchEngine {
  public:
-  explicit LsmBenchEngine(const BenchConfig& config) {
+  explicit LsmBenchEngine(const BenchConfig& config) : config_wal_(config.lsm_wal) {
     options_.create_if_missing = true;
     options_.error_if_exists = true;
     options_.memtable_bytes = config.memtable_bytes;
-    options_.wal = lsm::WalMode::kOff;
+    options_.wal = config.lsm_wal == "sync"    ? lsm::WalMode::kSync
+                   : config.lsm_wal == "async" ? lsm::WalMode::kAsync
+                                               : lsm::WalMode::kOff;
     options_.bloom_bits_per_key = config.bloom_bits_per_key;
     options_.merge_policy = config.merge_policy;
     options_.verify_checksums = config.verify_checksums;
@@ -24,7 +26,7 @@ class LsmBenchEngine final : public BenchEngine {
   std::string Describe() const override {
     std::ostringstream o;
     o << "memtable_bytes=" << options_.memtable_bytes
-      << " memory_components=" << options_.memory_components << " wal=off"
+      << " memory_components=" << options_.memory_components << " wal=" << config_wal_
       << " bloom_bits_per_key=" << options_.bloom_bits_per_key
       << " merge_policy=" << options_.merge_policy << " size_ratio=" << options_.size_ratio
       << " (0 = policy default) block_bytes=" << options_.block_bytes
@@ -66,6 +68,7 @@ class LsmBenchEngine final : public BenchEngine {
   }
 
  private:
+  std::string config_wal_;
   lsm::Options options_;
   std::unique_ptr<lsm::DB> db_;
 };
