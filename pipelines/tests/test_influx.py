@@ -622,3 +622,11 @@ def test_ping(influxd):
     assert not InfluxSink(
         InfluxTarget(url=f"http://127.0.0.1:{free_port()}", database="d", timeout_s=1)
     ).ping()
+
+
+def test_database_created_on_demand_even_without_retries(influxd, point_dir):
+    # Creating the missing database must not use up the only try.
+    sink = InfluxSink(_target(influxd, "created_on_demand", retries=0))
+    sink.publish_point(point_dir, {"campaign": "c", "point": "p"})
+    rows = _rows(influxd.query("SELECT COUNT(*) FROM lsm_summary", db="created_on_demand"))
+    assert rows, "nothing was written"

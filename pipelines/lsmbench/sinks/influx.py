@@ -275,7 +275,9 @@ class InfluxSink:
         headers = {"Content-Type": "text/plain; charset=utf-8", **self._headers}
         tries = self.target.retries + 1
         reason = ""
-        for attempt in range(1, tries + 1):
+        attempt = 0
+        while attempt < tries:
+            attempt += 1
             retry_after: float | None = None
             try:
                 r = self.session.post(
@@ -297,6 +299,8 @@ class InfluxSink:
                     self._db_created = True
                     assert self.target.database
                     self.create_database(self.target.database)
+                    # Creating the database is not a failed try: the write gets one more.
+                    tries += 1
                     continue
                 if r.status_code not in _RETRY_STATUSES:
                     raise PublishError(

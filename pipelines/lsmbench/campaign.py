@@ -1,0 +1,308 @@
+"""Running a campaign: every point of the plan through the pipeline, into the store.
+
+* One campaign directory per campaign name, locked while a run uses it.
+* ``resume``: a point whose directory holds a *complete* point.json with the
+  same configuration hash is skipped; every other point (missing, failed,
+  stale, or half-written in .tmp/) is run again.
+* A point that fails is recorded as failed (stage, message, driver exit
+  code) and the campaign goes on; the result says whether any failed.
+* After each point, when a sink is configured, the point is published; a
+  sink failure marks it unpublished and never fails the campaign.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .plan import Plan
+from .progress import Reporter
+from .publish import publish_point
+from .stages import PointContext, PointFailed, PointPipeline, config_hash, resolved_config
+from .store import STATE_COMPLETE, STATE_FAILED, Store, StoreError, write_json_atomic
+from .testbeds import Testbed, TestbedError, open_testbed
+
+log = logging.getLogger("lsmbench")
+
+POINT_SCHEMA = "lsmbench.point/1"
+
+
+class CampaignError(RuntimeError):
+    """The campaign cannot start (or cannot go on at all); nothing was lost."""
+
+
+@dataclass
+class RunOptions:
+    resume: bool = False
+    force: bool = False
+    publish: bool = True
+
+
+# ---------------------------------------------------------------- throttle
+
+
+def calibration_path(store: Store, host: str) -> Path:
+    return store.root / ".calibration" / f"{host}.json"
+
+
+def resolve_limits(plan: Plan, store: Store, testbed: Testbed) -> Any:
+    """The ThrottleLimits of the campaign (None when throttling is off).
+
+    Percentages are of the fio-calibrated disk (lsmbench calibrate); absolute
+    values are bytes (or I/Os) per second: 100MB/s (10^6), 100MiB/s (2^20), 52428800.
+    """
+    th = plan.spec.throttle
+    if not th.enabled:
+        return None
+    from .calibrate import resolve_relative  # pyinfra's module: the throttle's grammar
+    from .throttle import ThrottleLimits  # pyinfra's module
+
+    values = {k: getattr(th, k) for k in ("write_bps", "read_bps", "write_iops", "read_iops")}
+    relative = any(isinstance(v, str) and v.strip().endswith("%") for v in values.values())
+    profile = load_profile(plan, store) if relative else None
+    out = {k: resolve_relative(v, profile, kind=k) for k, v in values.items() if v is not None}
+    device = None if th.device == "auto" else th.device
+    return ThrottleLimits(**out, device=device, cpus=th.cpus, cpu_quota=th.cpu_quota)
+
+
+def load_profile(plan: Plan, store: Store) -> Any:
+    import socket
+
+    from .calibrate import DiskProfile  # pyinfra's module
+
+    tb = plan.spec.testbed
+    path = Path(getattr(tb, "calibration", None) or calibration_path(store, socket.gethostname()))
+    if not path.is_file():
+        raise CampaignError(
+            f"the throttle is given relative to the calibrated disk, but there is no calibration "
+            f"at {path}: run `lsmbench calibrate` first (or give absolute rates such as 100MB/s)"
+        )
+    return DiskProfile.load(path)
+
+
+def check_throttle(limits: Any, data_root: str, required: bool, reporter: Reporter) -> Any:
+    """Fails early (or drops the throttle with a warning when not required)."""
+    if limits is None:
+        return None
+    from .throttle import ThrottleError, check_throttle_available
+
+    try:
+        check_throttle_available(limits, data_dir=data_root)
+    except ThrottleError as e:
+        if required:
+            raise CampaignError(f"throttle: {e}") from e
+        reporter.message(f"throttle unavailable, running unthrottled: {e}", "warning")
+        return None
+    return limits
+
+
+# ---------------------------------------------------------------- the run
+
+
+def _point_logger(path: Path) -> tuple[logging.Logger, logging.Handler]:
+    logger = logging.getLogger(f"lsmbench.point.{os.getpid()}.{path.name}")
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    handler = logging.FileHandler(path / "pipeline.log")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    logger.addHandler(handler)
+    return logger, handler
+
+
+def run_campaign(plan: Plan, store: Store, reporter: Reporter,
+                 options: RunOptions | None = None) -> dict[str, Any]:
+    options = options or RunOptions()
+    spec = plan.spec
+    t_start = time.monotonic()
+    try:
+        with store.lock(spec.name):
+            return _run_locked(plan, store, reporter, options, t_start)
+    except StoreError as e:
+        raise CampaignError(str(e)) from e
+
+
+def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOptions,
+                t_start: float) -> dict[str, Any]:
+    spec = plan.spec
+    cdir = store.campaign_dir(spec.name)
+    leftovers = store.clean_tmp(spec.name)
+    if leftovers:
+        reporter.message(f"removed {len(leftovers)} unfinished point(s) of an interrupted run")
+    existing = {r.point_id: r for r in store.points(spec.name)}
+    if existing and not options.resume and not options.force:
+        raise CampaignError(
+            f"{cdir} already holds {len(existing)} point(s): pass --resume to skip the complete "
+            "ones and run the rest, or --force to discard them and start over"
+        )
+    if options.force:
+        for rec in existing.values():
+            shutil.rmtree(rec.path, ignore_errors=True)
+        existing = {}
+
+    # What to run.
+    todo = []
+    skipped = []
+    hashes: dict[str, str] = {}
+    for point in plan.points:
+        h = config_hash(resolved_config(plan, point))
+        hashes[point.id] = h
+        rec = existing.get(point.id)
+        if rec is not None and rec.state == STATE_COMPLETE and rec.data.get("config_hash") == h:
+            skipped.append(point)
+        else:
+            todo.append(point)
+
+    # The testbed.
+    testbed = open_testbed(spec.testbed, campaign=spec.name, log=log)
+    try:
+        nodes = testbed.up()
+        testbed.deploy(nodes)
+    except TestbedError as e:
+        raise CampaignError(f"testbed {spec.testbed.type}: {e}") from e
+    node = nodes[0]
+    limits = check_throttle(resolve_limits(plan, store, testbed), node.data_root,
+                            spec.throttle.required, reporter)
+
+    campaign_doc = store.read_campaign(spec.name) or {"runs": []}
+    campaign_doc.update({
+        "schema": "lsmbench.campaign/1",
+        "campaign": spec.name,
+        "spec_file": str(plan.loaded.source) if plan.loaded.source else None,
+        "spec": plan.loaded.raw,
+        "plan": plan.to_json(),
+        "lsmbench": __version__,
+    })
+    run_entry = {"started": time.time(), "pid": os.getpid(), "resume": options.resume,
+                 "todo": len(todo), "skipped": len(skipped), "finished": None}
+    campaign_doc["runs"].append(run_entry)
+    store.write_campaign(spec.name, campaign_doc)
+
+    reporter.campaign_start(spec.name, len(todo), len(skipped), plan.estimate_point_s,
+                            str(cdir))
+    for point in skipped:
+        reporter.point_skipped(point, "complete")
+        rec = existing[point.id]
+        if options.publish and spec.sinks.influx and rec.data.get("published") is False:
+            out = publish_point(store, rec, spec.sinks.influx)
+            reporter.published(point.id, out.ok, out.error)
+
+    complete = failed = 0
+    driver_s = 0.0
+    points_wall = 0.0
+    for n, point in enumerate(todo, 1):
+        reporter.point_start(point, n, len(todo))
+        record = _run_point(plan, store, testbed, node, limits, point, hashes[point.id],
+                            reporter)
+        driver_s += record.get("driver_s", 0.0)
+        points_wall += record.get("wall_s", 0.0)
+        if record["state"] == STATE_COMPLETE:
+            complete += 1
+        else:
+            failed += 1
+        reporter.point_end(point, record)
+        if options.publish and spec.sinks.influx:
+            rec = store.point(spec.name, point.id)
+            if rec is not None:
+                out = publish_point(store, rec, spec.sinks.influx)
+                reporter.published(point.id, out.ok, out.error)
+
+    try:
+        testbed.down(success=failed == 0)
+    except TestbedError as e:
+        reporter.message(f"testbed teardown: {e}", "warning")
+    wall = time.monotonic() - t_start
+    overhead = max(0.0, wall - driver_s)
+    summary = {
+        "campaign": spec.name,
+        "results_dir": str(cdir),
+        "points": len(plan.points),
+        "complete": complete,
+        "failed": failed,
+        "skipped": len(skipped),
+        "wall_s": round(wall, 2),
+        "driver_s": round(driver_s, 2),
+        "overhead_s": round(overhead, 2),
+        "overhead_pct": round(100.0 * overhead / wall, 2) if wall > 0 else 0.0,
+        "unpublished": sum(1 for r in store.points(spec.name) if r.published is False),
+    }
+    run_entry.update({"finished": time.time(), **summary})
+    store.write_campaign(spec.name, campaign_doc)
+    reporter.campaign_end(summary)
+    return summary
+
+
+def _run_point(plan: Plan, store: Store, testbed: Testbed, node: Any, limits: Any,
+               point: Any, chash: str, reporter: Reporter) -> dict[str, Any]:
+    spec = plan.spec
+    writer = store.begin_point(spec.name, point.id)
+    started = time.time()
+    t0 = time.monotonic()
+    logger, handler = _point_logger(writer.path)
+    cfg = resolved_config(plan, point)
+    write_json_atomic(writer.path / "spec.json", cfg)
+    record: dict[str, Any] = {
+        "schema": POINT_SCHEMA,
+        "campaign": spec.name,
+        "point": point.id,
+        "index": point.index,
+        "params": point.params,
+        "rep": point.rep,
+        "seed": point.seed,
+        "engine": spec.engine.name,
+        "config_hash": chash,
+        "state": None,
+        "error": None,
+        "started": started,
+    }
+    pipeline = PointPipeline(PointContext(plan=plan, point=point, testbed=testbed, node=node,
+                                          out_dir=writer.path, limits=limits, reporter=reporter,
+                                          log=logger))
+    try:
+        try:
+            pipeline.run()
+            record["state"] = STATE_COMPLETE
+        except PointFailed as e:
+            record["state"] = STATE_FAILED
+            record["error"] = {"stage": e.stage, "message": e.message, "exit_code": e.exit_code}
+            logger.error("failed in %s: %s", e.stage, e.message)
+        except (KeyboardInterrupt, SystemExit):
+            writer.discard()
+            raise
+        except Exception as e:
+            record["state"] = STATE_FAILED
+            record["error"] = {"stage": "internal", "message": f"{type(e).__name__}: {e}",
+                               "exit_code": None}
+            logger.error("internal error:\n%s", traceback.format_exc())
+        result = pipeline.result
+        if result.fingerprint is not None:
+            write_json_atomic(writer.path / "fingerprint.json", result.fingerprint)
+        wall = time.monotonic() - t0
+        record.update({
+            "finished": time.time(),
+            "wall_s": round(wall, 3),
+            "driver_s": round(result.driver_s, 3),
+            "overhead_s": round(max(0.0, wall - result.driver_s), 3),
+            "max_throughput": result.max_throughput,
+            "verdict": result.headline,
+            "sustainable": result.headline["sustainable"] if result.headline else None,
+            "verdicts": result.verdicts,
+            "phases": result.phases,
+            "throttled": limits is not None and limits.has_io_limits,
+            "published": False if spec.sinks.influx else None,
+            "publish_error": None,
+        })
+        handler.close()
+        logger.removeHandler(handler)
+        writer.commit(record)
+    except BaseException:
+        handler.close()
+        logger.removeHandler(handler)
+        raise
+    return record

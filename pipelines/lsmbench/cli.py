@@ -1,0 +1,481 @@
+"""The `lsmbench` command.
+
+    lsmbench validate SPEC [--set k=v ...]
+    lsmbench plan SPEC [--set k=v ...]
+    lsmbench run SPEC [--resume] [--force] [--set k=v ...]
+    lsmbench calibrate [--testbed local|SPEC] [--runtime S]
+    lsmbench publish RESULTS --to URL
+    lsmbench ls [CAMPAIGN]
+
+Exit codes: 0 success; 1 a point failed (run) or a point could not be
+published (publish); 2 bad spec or usage; 3 the environment cannot run it
+(testbed, driver, throttle, results store); 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .paths import default_results_dir
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_ENV = 3
+EXIT_INTERRUPTED = 130
+
+
+def _print_json(obj: Any) -> None:
+    print(json.dumps(obj, indent=2, default=str))
+
+
+def _spec_errors(e: Any, path: str, as_json: bool) -> int:
+    if as_json:
+        _print_json({"valid": False, "spec": path,
+                     "errors": [{"path": p, "message": m} for p, m in e.errors]})
+    else:
+        print(f"{path}: {len(e.errors)} error(s)", file=sys.stderr)
+        for line in e.lines():
+            print(f"  {line}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _load(args: argparse.Namespace) -> Any:
+    from .spec import load_spec
+
+    return load_spec(args.spec, sets=args.set)
+
+
+def _history_load_s(results: Path, campaign: str) -> float | None:
+    """Mean load time of the campaign's complete points, if any (for estimates)."""
+    from .store import Store
+
+    times = []
+    for rec in Store(results).points(campaign):
+        ph = (rec.data.get("phases") or {}).get("load") or {}
+        if rec.state == "complete" and ph.get("wall_s"):
+            times.append(float(ph["wall_s"]))
+    return sum(times) / len(times) if times else None
+
+
+# ---------------------------------------------------------------- commands
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from .plan import expand_matrix
+    from .spec import SpecError
+
+    try:
+        loaded = _load(args)
+    except SpecError as e:
+        return _spec_errors(e, args.spec, args.json)
+    points, excluded = expand_matrix(loaded.spec.matrix)
+    if not points:
+        msg = "matrix.exclude: the exclude rules leave no point to run"
+        if args.json:
+            _print_json({"valid": False, "spec": args.spec,
+                         "errors": [{"path": "matrix.exclude", "message": msg}]})
+        else:
+            print(f"{args.spec}: 1 error(s)\n  {msg}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        _print_json({"valid": True, "spec": args.spec, "campaign": loaded.spec.name,
+                     "points": len(points), "excluded": excluded})
+    elif not args.quiet:
+        print(f"{args.spec}: valid (campaign {loaded.spec.name}, {len(points)} points)")
+    return EXIT_OK
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from .plan import build_plan, describe
+    from .spec import SpecError
+
+    try:
+        loaded = _load(args)
+    except SpecError as e:
+        return _spec_errors(e, args.spec, args.json)
+    history = _history_load_s(Path(args.results), loaded.spec.name)
+    plan = build_plan(loaded, history)
+    if args.json:
+        _print_json(plan.to_json())
+        return EXIT_OK
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    for line in describe(plan):
+        console.print(line, highlight=False, markup=False)
+    limit = args.limit
+    table = Table(show_header=True, header_style="bold", box=None)
+    table.add_column("#", justify="right")
+    table.add_column("point", overflow="fold")
+    table.add_column("seed", justify="right")
+    for p in plan.points[:limit]:
+        table.add_row(str(p.index), p.id, str(p.seed))
+    console.print(table)
+    if len(plan.points) > limit:
+        console.print(f"... and {len(plan.points) - limit} more (--limit N to show more)")
+    return EXIT_OK
+
+
+def _reporter(args: argparse.Namespace) -> Any:
+    from .progress import JsonReporter, QuietReporter, RichReporter
+
+    if args.json:
+        return JsonReporter()
+    if args.quiet:
+        return QuietReporter()
+    return RichReporter()
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .campaign import CampaignError, RunOptions, run_campaign
+    from .plan import build_plan
+    from .spec import SpecError
+    from .store import Store
+    from .testbeds import TestbedError
+
+    try:
+        loaded = _load(args)
+    except SpecError as e:
+        return _spec_errors(e, args.spec, args.json)
+    results = Path(args.results)
+    plan = build_plan(loaded, _history_load_s(results, loaded.spec.name))
+    if not plan.points:
+        print(f"{args.spec}: the exclude rules leave no point to run", file=sys.stderr)
+        return EXIT_USAGE
+    reporter = _reporter(args)
+    try:
+        summary = run_campaign(plan, Store(results), reporter,
+                               RunOptions(resume=args.resume, force=args.force,
+                                          publish=not args.no_publish))
+    except (CampaignError, TestbedError) as e:
+        reporter.close()
+        if args.json:
+            print(json.dumps({"event": "error", "error": str(e)}))
+        print(f"lsmbench: {e}", file=sys.stderr)
+        return EXIT_ENV
+    except KeyboardInterrupt:
+        reporter.close()
+        print("lsmbench: interrupted; `lsmbench run --resume` continues where it stopped",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if summary["failed"] else EXIT_OK
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from .campaign import calibration_path
+    from .spec import LocalTestbed, SpecError, load_spec
+    from .store import Store, write_json_atomic
+    from .testbeds import TestbedError, open_testbed
+
+    tb_spec: Any
+    name = "calibration"
+    if args.testbed and Path(args.testbed).is_file():
+        try:
+            loaded = load_spec(args.testbed, sets=args.set)
+        except SpecError as e:
+            return _spec_errors(e, args.testbed, args.json)
+        tb_spec = loaded.spec.testbed
+        name = loaded.spec.name
+    elif args.testbed in (None, "local"):
+        tb_spec = LocalTestbed(**({"data_dir": args.data_dir} if args.data_dir else {}))
+    else:
+        print(f"lsmbench calibrate: --testbed takes 'local' or a campaign spec file, "
+              f"got {args.testbed!r}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.data_dir:
+        tb_spec = tb_spec.model_copy(update={"data_dir": args.data_dir})
+    try:
+        tb = open_testbed(tb_spec, campaign=name)
+        node = tb.up()[0]
+        if not args.quiet and not args.json:
+            print(f"calibrating the disk under {node.data_root} with fio ({args.runtime:g}s per "
+                  "job)...", file=sys.stderr)
+        profile = tb.calibrate(node, args.runtime, args.size_mb)
+    except TestbedError as e:
+        print(f"lsmbench calibrate: {e}", file=sys.stderr)
+        return EXIT_ENV
+    except Exception as e:  # fio missing or failing: pyinfra's errors say how to fix
+        print(f"lsmbench calibrate: {e}", file=sys.stderr)
+        return EXIT_ENV
+    data = json.loads(profile.to_json())
+    out = Path(args.output) if args.output else calibration_path(Store(args.results),
+                                                                 socket.gethostname())
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out, data)
+    if args.json:
+        _print_json({"profile": data, "path": str(out)})
+    elif not args.quiet:
+        mb = 1e6
+        print(f"  disk {data.get('device')} under {data.get('directory')} "
+              f"({'direct I/O' if data.get('direct') else 'buffered I/O'}, {data.get('ioengine')}, "
+              f"iodepth {data.get('iodepth')}, {data.get('runtime_s')} s per job)")
+        print(f"  sequential write {data['seq_write_bps'] / mb:,.0f} MB/s, "
+              f"read {data['seq_read_bps'] / mb:,.0f} MB/s")
+        print(f"  random 4 KiB write {data['rand_write_iops']:,.0f} IOPS, "
+              f"read {data['rand_read_iops']:,.0f} IOPS")
+        for w in data.get("warnings") or []:
+            print(f"  warning: {w}")
+        print(f"profile written to {out} (throttle percentages are relative to it)")
+    return EXIT_OK
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    from .publish import publish_point, sink_from_url
+    from .store import Store
+
+    target = Path(args.results)
+    # RESULTS may be the store, a campaign directory, or a point directory.
+    if (target / "point.json").is_file():
+        store, campaigns, only = Store(target.parent.parent), [target.parent.name], target.name
+    elif (target / "campaign.json").is_file():
+        store, campaigns, only = Store(target.parent), [target.name], None
+    else:
+        store, only = Store(target), None
+        campaigns = [args.campaign] if args.campaign else store.campaigns()
+    if args.campaign and args.campaign not in campaigns:
+        campaigns = [args.campaign]
+    try:
+        base = None
+        for c in campaigns:
+            spec = (store.read_campaign(c) or {}).get("spec") or {}
+            influx = (spec.get("sinks") or {}).get("influx")
+            if influx:
+                from .spec import InfluxSinkSpec
+
+                base = InfluxSinkSpec.model_validate(influx)
+                break
+        sink = sink_from_url(args.to, base, token_env=args.token_env,
+                             token_file=args.token_file, database=args.database,
+                             org=args.org, bucket=args.bucket)
+    except Exception as e:
+        print(f"lsmbench publish: bad target {args.to!r}: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    sent = failed = skipped = 0
+    for c in campaigns:
+        for rec in store.points(c):
+            if only and rec.point_id != only:
+                continue
+            if rec.published is True and not args.all:
+                skipped += 1
+                continue
+            out = publish_point(store, rec, sink)
+            if out.ok:
+                sent += 1
+            else:
+                failed += 1
+            if args.json:
+                print(json.dumps({"event": "published", "campaign": c, "point": rec.point_id,
+                                  "ok": out.ok, "lines": out.lines, "error": out.error}))
+            elif not args.quiet or not out.ok:
+                word = "sent" if out.ok else "FAILED"
+                detail = f"{out.lines} lines" if out.ok else out.error
+                print(f"{word} {c}/{rec.point_id}: {detail}",
+                      file=sys.stdout if out.ok else sys.stderr)
+    summary = {"sent": sent, "failed": failed, "skipped_already_published": skipped}
+    if args.json:
+        print(json.dumps({"event": "publish_end", **summary}))
+    elif not args.quiet:
+        print(f"published {sent} point(s), {failed} failed, {skipped} already published "
+              f"(--all resends them)")
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def cmd_ls(args: argparse.Namespace) -> int:
+    from .store import Store
+
+    store = Store(args.results)
+    if args.campaign:
+        recs = store.points(args.campaign)
+        if not recs and store.read_campaign(args.campaign) is None:
+            print(f"no campaign {args.campaign!r} in {store.root}", file=sys.stderr)
+            return EXIT_USAGE
+        rows = []
+        for r in recs:
+            mt = (r.data.get("max_throughput") or {}).get("writes_per_s")
+            v = r.data.get("verdict") or {}
+            rows.append({
+                "point": r.point_id, "state": r.state,
+                "max_write_throughput": mt,
+                "sustainable": v.get("sustainable") if v else None,
+                "p99_write_latency_s": v.get("p99_write_latency_s") if v else None,
+                "published": r.published,
+                "error": (r.data.get("error") or {}).get("message"),
+            })
+        camp = store.read_campaign(args.campaign) or {}
+        planned = len((camp.get("plan") or {}).get("points") or [])
+        if args.json:
+            _print_json({"campaign": args.campaign, "planned": planned, "points": rows})
+            return EXIT_OK
+        from rich.console import Console
+        from rich.table import Table
+
+        show_pub = any(row["published"] is not None for row in rows)
+        table = Table(box=None, header_style="bold")
+        table.add_column("point", no_wrap=True)
+        for col in ("state", "writes/s", "sustainable", "p99", *(["published"] if show_pub
+                                                                 else [])):
+            table.add_column(col, overflow="fold")
+        for row in rows:
+            p99 = row["p99_write_latency_s"]
+            cells = [
+                row["point"],
+                row["state"] if row["state"] == "complete"
+                else f"{row['state']}: {(row['error'] or '')[:60]}",
+                f"{row['max_write_throughput']:,.0f}" if row["max_write_throughput"] else "-",
+                {True: "yes", False: "NO", None: "-"}[row["sustainable"]],
+                "-" if p99 is None else (f"{p99 * 1000:.1f} ms" if p99 < 1 else f"{p99:.2f} s"),
+            ]
+            if show_pub:
+                cells.append({True: "yes", False: "no", None: "-"}[row["published"]])
+            table.add_row(*cells)
+        Console().print(table)
+        print(f"{len(rows)} of {planned or '?'} planned point(s) stored in "
+              f"{store.campaign_dir(args.campaign)}")
+        return EXIT_OK
+    out = []
+    for c in store.campaigns():
+        recs = store.points(c)
+        camp = store.read_campaign(c) or {}
+        runs = camp.get("runs") or []
+        out.append({
+            "campaign": c,
+            "planned": len((camp.get("plan") or {}).get("points") or []),
+            "complete": sum(1 for r in recs if r.state == "complete"),
+            "failed": sum(1 for r in recs if r.state == "failed"),
+            "unpublished": sum(1 for r in recs if r.published is False),
+            "last_run": runs[-1].get("started") if runs else None,
+        })
+    if args.json:
+        _print_json({"results": str(store.root), "campaigns": out})
+        return EXIT_OK
+    if not out:
+        print(f"no campaigns in {store.root}")
+        return EXIT_OK
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold")
+    for col in ("campaign", "points", "complete", "failed", "unpublished", "last run"):
+        table.add_column(col)
+    for row in out:
+        last = time.strftime("%Y-%m-%d %H:%M", time.localtime(row["last_run"])) \
+            if row["last_run"] else "-"
+        table.add_row(row["campaign"], str(row["planned"] or "?"), str(row["complete"]),
+                      str(row["failed"]), str(row["unpublished"]), last)
+    Console().print(table)
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="lsmbench",
+        description="Benchmark campaigns for LSM-tree engines: the two-phase method of "
+                    "Luo & Carey under cgroup I/O throttling. Docs: docs/orchestrator.md",
+    )
+    p.add_argument("--version", action="version", version=f"lsmbench {__version__}")
+
+    common = argparse.ArgumentParser(add_help=False)
+    out = common.add_mutually_exclusive_group()
+    out.add_argument("--quiet", "-q", action="store_true", help="only errors and a final line")
+    out.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    common.add_argument("--results", default=str(default_results_dir()),
+                        help="the results store (default: %(default)s; $LSMBENCH_RESULTS)")
+    common.add_argument("--verbose", "-v", action="store_true", help="debug logging on stderr")
+
+    setting = argparse.ArgumentParser(add_help=False)
+    setting.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                         help="override a spec value (dotted path, YAML value); repeatable; "
+                              "e.g. --set phases.testing.duration=30s "
+                              "--set matrix.size_ratio=[3,5]")
+
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    s = sub.add_parser("validate", parents=[common, setting], help="check a spec; list every "
+                       "error by its path (exit 2)")
+    s.add_argument("spec")
+    s.set_defaults(func=cmd_validate)
+
+    s = sub.add_parser("plan", parents=[common, setting],
+                       help="dry run: matrix points, phases, testbed, estimated duration")
+    s.add_argument("spec")
+    s.add_argument("--limit", type=int, default=50, help="points to list (default 50)")
+    s.set_defaults(func=cmd_plan)
+
+    s = sub.add_parser("run", parents=[common, setting], help="run a campaign")
+    s.add_argument("spec")
+    s.add_argument("--resume", action="store_true",
+                   help="skip the complete points of an earlier run; redo the rest")
+    s.add_argument("--force", action="store_true",
+                   help="discard the campaign's stored points and start over")
+    s.add_argument("--no-publish", action="store_true",
+                   help="do not send to the spec's sinks (points stay unpublished)")
+    s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("calibrate", parents=[common, setting],
+                       help="fio calibration of the testbed's data disk")
+    s.add_argument("--testbed", default=None,
+                   help="'local' (default) or a campaign spec whose testbed to calibrate")
+    s.add_argument("--data-dir", default=None, help="directory on the disk to calibrate")
+    s.add_argument("--runtime", type=float, default=10.0, help="seconds per fio job")
+    s.add_argument("--size-mb", type=int, default=1024,
+                   help="fio scratch file size (bigger than the disk cache gives truer numbers)")
+    s.add_argument("--output", default=None, help="profile file (default: "
+                   "RESULTS/.calibration/<host>.json, where runs look for it)")
+    s.set_defaults(func=cmd_calibrate)
+
+    s = sub.add_parser("publish", parents=[common],
+                       help="(re)send stored points to InfluxDB")
+    s.add_argument("results", metavar="RESULTS",
+                   help="the results store, a campaign directory or a point directory")
+    s.add_argument("--to", required=True, metavar="URL",
+                   help="InfluxDB URL, e.g. http://127.0.0.1:8086?db=lsmbench")
+    s.add_argument("--campaign", default=None, help="only this campaign")
+    s.add_argument("--all", action="store_true", help="also resend published points")
+    s.add_argument("--database", default=None)
+    s.add_argument("--org", default=None)
+    s.add_argument("--bucket", default=None)
+    s.add_argument("--token-env", default=None, help="environment variable holding the token")
+    s.add_argument("--token-file", default=None, help="file holding the token")
+    s.set_defaults(func=cmd_publish)
+
+    s = sub.add_parser("ls", parents=[common], help="campaigns and points in the results store")
+    s.add_argument("campaign", nargs="?", default=None)
+    s.set_defaults(func=cmd_ls)
+    return p
+
+
+def _sigterm(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    signal.signal(signal.SIGTERM, _sigterm)
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        print("lsmbench: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+"""The environment a point ran in: host, kernel, CPU, disk, project commit, options hash.
+
+Collected on the machine that runs the driver (the local testbed: this one).
+Everything is best effort: a field that cannot be read is null, never an error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .paths import project_root
+
+
+def _read(path: str | Path) -> str | None:
+    try:
+        return Path(path).read_text().strip()
+    except OSError:
+        return None
+
+
+def cpu_model() -> str | None:
+    text = _read("/proc/cpuinfo") or ""
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in ("model name", "Hardware", "cpu model"):
+            return value.strip()
+    return platform.processor() or None
+
+
+def memory_bytes() -> int | None:
+    text = _read("/proc/meminfo") or ""
+    for line in text.splitlines():
+        if line.startswith("MemTotal:"):
+            return int(line.split()[1]) * 1024
+    return None
+
+
+def os_release() -> str | None:
+    text = _read("/etc/os-release") or ""
+    for line in text.splitlines():
+        if line.startswith("PRETTY_NAME="):
+            return line.split("=", 1)[1].strip('"')
+    return None
+
+
+def disk_info(path: str | Path) -> dict[str, Any]:
+    """The block device under path and its disk: name, model, rotational, size, scheduler."""
+    info: dict[str, Any] = {"path": str(path)}
+    try:
+        st = os.stat(path)
+    except OSError:
+        return info
+    major, minor = os.major(st.st_dev), os.minor(st.st_dev)
+    info["device"] = f"{major}:{minor}"
+    sysdir = Path(f"/sys/dev/block/{major}:{minor}")
+    if not sysdir.exists():
+        info["filesystem_without_device"] = True
+        return info
+    real = sysdir.resolve()
+    disk = real.parent if (real / "partition").exists() else real
+    info["name"] = real.name
+    info["disk"] = disk.name
+    info["model"] = _read(disk / "device" / "model")
+    info["vendor"] = _read(disk / "device" / "vendor")
+    rot = _read(disk / "queue" / "rotational")
+    info["rotational"] = rot == "1" if rot is not None else None
+    size = _read(disk / "size")
+    info["size_bytes"] = int(size) * 512 if size and size.isdigit() else None
+    sched = _read(disk / "queue" / "scheduler")
+    info["scheduler"] = sched
+    info["filesystem"] = _filesystem(path)
+    return info
+
+
+def _filesystem(path: str | Path) -> str | None:
+    """The fs type of the mount holding path (longest matching mount point)."""
+    text = _read("/proc/self/mounts") or ""
+    best, fstype = "", None
+    p = str(Path(path).resolve())
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) < 3:
+            continue
+        mnt = parts[1].replace("\\040", " ")
+        if (p == mnt or p.startswith(mnt.rstrip("/") + "/")) and len(mnt) >= len(best):
+            best, fstype = mnt, parts[2]
+    return fstype
+
+
+def git_commit(root: Path | None = None) -> dict[str, Any]:
+    root = root or project_root()
+    out: dict[str, Any] = {"commit": None, "dirty": None}
+    try:
+        out["commit"] = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+            timeout=10, check=True,
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True, text=True, timeout=10, check=True,
+        ).stdout
+        out["dirty"] = bool(status.strip())
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return out
+
+
+def file_sha256(path: Path | None) -> str | None:
+    if path is None:
+        return None
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+_HOST_CACHE: dict[str, Any] = {}
+
+
+def host_fingerprint() -> dict[str, Any]:
+    """The parts that do not change within a campaign (computed once per process)."""
+    if not _HOST_CACHE:
+        _HOST_CACHE.update({
+            "hostname": socket.gethostname(),
+            "kernel": platform.release(),
+            "os": os_release(),
+            "arch": platform.machine(),
+            "cpu_model": cpu_model(),
+            "cpu_count": os.cpu_count(),
+            "memory_bytes": memory_bytes(),
+            "python": sys.version.split()[0],
+            "lsmbench": __version__,
+            "project": git_commit(),
+        })
+    return dict(_HOST_CACHE)
+
+
+def fingerprint(data_dir: str | Path, options_hash: str, driver: Path | None,
+                driver_sha: str | None = None) -> dict[str, Any]:
+    fp = host_fingerprint()
+    fp["disk"] = disk_info(data_dir)
+    fp["options_hash"] = options_hash
+    fp["driver"] = {"path": str(driver) if driver else None,
+                    "sha256": driver_sha if driver_sha is not None else file_sha256(driver)}
+    return fp

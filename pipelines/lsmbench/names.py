@@ -1,0 +1,39 @@
+"""Closed sets of names the spec validates, each kept in exactly one place.
+
+Engine options in general are validated by the driver's adapter (it exits 2
+naming the bad option); the spec checks only the names it knows here, so a
+typo in a policy or scheduler is caught before anything runs.
+"""
+
+from __future__ import annotations
+
+# Merge policies of the bundled engine (lsm::Options::merge_policy).
+POLICIES: tuple[str, ...] = ("leveling", "tiering", "size-tiered")
+
+# Merge schedulers (the engine option `merge_scheduler`). `single` is the
+# engine's behaviour today; the others arrive with the scheduler issue. The
+# spec accepts all of them; the driver rejects what its engine lacks.
+SCHEDULERS: tuple[str, ...] = ("single", "fair", "greedy", "leveldb", "idle")
+
+# Engines the driver can measure (its adapters).
+ENGINES: tuple[str, ...] = ("builtin", "rocksdb", "leveldb", "null")
+
+# Testbed backends by short name.
+TESTBEDS: tuple[str, ...] = ("local", "ssh", "terraform")
+
+# Matrix dimensions with a short name, mapped to the engine option they set.
+DIMENSION_ALIASES: dict[str, str] = {
+    "policy": "merge_policy",
+    "scheduler": "merge_scheduler",
+}
+
+# Engine options whose values the spec checks, with their allowed values.
+CHECKED_ENGINE_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
+    "merge_policy": (POLICIES, "policy"),
+    "merge_scheduler": (SCHEDULERS, "scheduler"),
+}
+
+
+def choices(values: tuple[str, ...] | list[str]) -> str:
+    """'a, b, c' as used in every 'choose from' message."""
+    return ", ".join(values)

@@ -1,0 +1,58 @@
+"""Where the project's files are: the repository root, workloads/, the driver."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def project_root() -> Path:
+    """The repository root: $LSMBENCH_HOME, else the checkout this package sits in, else cwd."""
+    env = os.environ.get("LSMBENCH_HOME")
+    if env:
+        return Path(env).resolve()
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        if (parent / "pyproject.toml").is_file() and (parent / "pipelines").is_dir():
+            return parent
+    return Path.cwd().resolve()
+
+
+def workloads_dir() -> Path:
+    return project_root() / "workloads"
+
+
+def campaigns_dir() -> Path:
+    return project_root() / "pipelines" / "campaigns"
+
+
+def default_results_dir() -> Path:
+    env = os.environ.get("LSMBENCH_RESULTS")
+    return Path(env).resolve() if env else project_root() / "results"
+
+
+def driver_candidates() -> list[Path]:
+    """Where a built lsm-driver is looked for, in order: $LSMBENCH_BUILD_DIR/bin (set by the
+    Makefile), build/bin, then any build-*/bin."""
+    root = project_root()
+    found = []
+    if os.environ.get("LSMBENCH_BUILD_DIR"):
+        found.append(Path(os.environ["LSMBENCH_BUILD_DIR"]) / "bin" / "lsm-driver")
+    found.append(root / "build" / "bin" / "lsm-driver")
+    found += sorted(root.glob("build-*/bin/lsm-driver"))
+    return found
+
+
+def find_driver(explicit: str | None = None) -> Path | None:
+    """The lsm-driver binary to use: the explicit path, $LSMBENCH_DRIVER, or a build dir
+    (driver_candidates)."""
+    for cand in (explicit, os.environ.get("LSMBENCH_DRIVER")):
+        if cand:
+            p = Path(cand)
+            if not p.is_absolute():
+                p = project_root() / p
+            return p if p.is_file() else None
+    for p in driver_candidates():
+        if p.is_file() and os.access(p, os.X_OK):
+            return p
+    return None

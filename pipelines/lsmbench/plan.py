@@ -1,0 +1,355 @@
+"""The plan: the matrix expanded into points, each point's phases and its estimate.
+
+Expansion: the dimensions form a cross product, except that the dimensions of
+one ``zip`` group advance together (one axis of the product); ``exclude``
+rules then drop the points that match every key of a rule; every remaining
+combination runs ``repetitions`` times, repetition r with ``seeds[r]``
+(default r + 1).
+
+Engine options of a phase, lowest to highest precedence:
+``engine.options`` < the point's matrix values < ``phases.<phase>.engine_options``.
+So a testing phase can prescribe the paper's fair scheduler while the
+running phase uses the point's own scheduler.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import names
+from .spec import MATRIX_RESERVED, CampaignSpec, LoadedSpec, resolve_workload, set_dotted
+from .units import format_duration
+
+_SLUG_RE = re.compile(r"[^A-Za-z0-9._-]+")
+MAX_ID_LEN = 96
+
+# Rough speed of a load phase when nothing better is known (records/s), used
+# only for the plan's estimate; the store's history replaces it.
+ASSUMED_LOAD_RATE = 50_000.0
+# Per point work around the driver runs (fresh dir, snapshot, fingerprint, store).
+ASSUMED_POINT_OVERHEAD_S = 2.0
+
+
+def option_string(value: Any) -> str:
+    """An engine option value as the driver's name=value strings expect it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value)) if abs(value) < 1e15 else repr(value)
+    return str(value)
+
+
+def slug(value: Any) -> str:
+    text = option_string(value)
+    s = _SLUG_RE.sub("-", text).strip("-")
+    return s or "x"
+
+
+def canonical_hash(obj: Any, n: int = 12) -> str:
+    blob = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:n]
+
+
+@dataclass(frozen=True)
+class Point:
+    """One run of the two-phase pipeline: matrix values x one repetition."""
+
+    index: int
+    id: str
+    params: dict[str, Any]  # dimension -> value, in matrix order
+    rep: int
+    seed: int
+
+    def label(self) -> str:
+        parts = [f"{k}={option_string(v)}" for k, v in self.params.items()]
+        return ",".join([*parts, f"rep={self.rep}"])
+
+
+@dataclass
+class PhasePlan:
+    name: str  # load | testing | running (running@0.95 in sweeps)
+    duration_s: float | None  # None: load until done
+    utilization: float | None = None
+
+
+@dataclass
+class Plan:
+    loaded: LoadedSpec
+    points: list[Point]
+    dimensions: dict[str, list[Any]]
+    zips: list[list[str]]
+    excluded: int
+    repetitions: int
+    estimate_point_s: float
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def spec(self) -> CampaignSpec:
+        return self.loaded.spec
+
+    @property
+    def estimate_s(self) -> float:
+        return self.estimate_point_s * len(self.points)
+
+    def phases(self) -> list[PhasePlan]:
+        return phase_plan(self.spec, self.loaded.workload)
+
+    def to_json(self) -> dict[str, Any]:
+        spec = self.spec
+        return {
+            "campaign": spec.name,
+            "points": [
+                {"index": p.index, "id": p.id, "params": p.params, "rep": p.rep, "seed": p.seed}
+                for p in self.points
+            ],
+            "dimensions": self.dimensions,
+            "zip": self.zips,
+            "excluded": self.excluded,
+            "repetitions": self.repetitions,
+            "phases": [
+                {"name": ph.name, "duration_s": ph.duration_s, "utilization": ph.utilization}
+                for ph in self.phases()
+            ],
+            "testbed": spec.testbed.model_dump(),
+            "throttle": spec.throttle.model_dump(),
+            "sinks": {"influx": spec.sinks.influx.url if spec.sinks.influx else None},
+            "estimate_point_s": round(self.estimate_point_s, 1),
+            "estimate_s": round(self.estimate_s, 1),
+            "notes": self.notes,
+        }
+
+
+def _dimensions(matrix: dict[str, Any]) -> dict[str, list[Any]]:
+    dims: dict[str, list[Any]] = {}
+    for key, values in matrix.items():
+        if key in MATRIX_RESERVED:
+            continue
+        dims[key] = values if isinstance(values, list) else [values]
+    return dims
+
+
+def _zip_groups(matrix: dict[str, Any]) -> list[list[str]]:
+    zips = matrix.get("zip") or []
+    if zips and all(isinstance(z, str) for z in zips):
+        zips = [zips]
+    return [list(g) for g in zips]
+
+
+def _excluded(params: dict[str, Any], rules: list[dict[str, Any]]) -> bool:
+    for rule in rules:
+        if all(
+            params.get(d) in (v if isinstance(v, list) else [v]) for d, v in rule.items()
+        ):
+            return True
+    return False
+
+
+def point_id(params: dict[str, Any], rep: int) -> str:
+    """'policy=tiering,size_ratio=3,rep=0': stable, readable, filesystem-safe.
+
+    Dimension names are shortened to their last dotted part when that is
+    unambiguous; ids longer than MAX_ID_LEN keep a prefix plus a hash of the
+    full parameters, so they stay unique.
+    """
+    short: dict[str, str] = {}
+    lasts = [k.rsplit(".", 1)[-1] for k in params]
+    for k in params:
+        last = k.rsplit(".", 1)[-1]
+        short[k] = last if lasts.count(last) == 1 else k
+    parts = [f"{slug(short[k])}={slug(v)}" for k, v in params.items()]
+    text = ",".join([*parts, f"rep={rep}"])
+    if len(text) > MAX_ID_LEN:
+        digest = canonical_hash({"params": params, "rep": rep}, 10)
+        text = f"{text[: MAX_ID_LEN - 12].rstrip(',=')}~{digest}"
+    return text
+
+
+def expand_matrix(matrix: dict[str, Any]) -> tuple[list[Point], int]:
+    """All points of a (validated) matrix, in a stable order, and how many were excluded."""
+    dims = _dimensions(matrix)
+    groups = _zip_groups(matrix)
+    in_zip = {d for g in groups for d in g}
+    # Axes in the order their first dimension appears in the matrix.
+    axes: list[list[str]] = []
+    for d in dims:
+        if d in in_zip:
+            g = next(g for g in groups if d in g)
+            if g not in axes:
+                axes.append(g)
+        else:
+            axes.append([d])
+    axis_values = [list(zip(*(dims[d] for d in axis), strict=True)) for axis in axes]
+    rules = matrix.get("exclude") or []
+    reps = matrix.get("repetitions")
+    seeds = matrix.get("seeds")
+    if reps is None:
+        reps = len(seeds) if seeds else 1
+    if not seeds:
+        seeds = [r + 1 for r in range(reps)]
+    order = list(dims)
+    points: list[Point] = []
+    excluded = 0
+    for combo in itertools.product(*axis_values):
+        values: dict[str, Any] = {}
+        for axis, vals in zip(axes, combo, strict=True):
+            values.update(zip(axis, vals, strict=True))
+        params = {d: values[d] for d in order}
+        if _excluded(params, rules):
+            excluded += 1
+            continue
+        for r in range(reps):
+            points.append(
+                Point(index=len(points), id=point_id(params, r), params=params, rep=r,
+                      seed=seeds[r])
+            )
+    return points, excluded * reps
+
+
+def point_engine_options(spec: CampaignSpec, point: Point) -> dict[str, Any]:
+    """engine.options overlaid with the point's undotted (engine option) dimensions."""
+    opts = dict(spec.engine.options)
+    for dim, value in point.params.items():
+        if "." in dim:
+            if dim.startswith("engine.options."):
+                opts[dim[len("engine.options."):]] = value
+            continue
+        opts[names.DIMENSION_ALIASES.get(dim, dim)] = value
+    return opts
+
+
+def phase_engine_options(spec: CampaignSpec, point: Point, phase: str) -> dict[str, str]:
+    """The engine options a phase runs with, as name -> string for run.json."""
+    opts = point_engine_options(spec, point)
+    section = getattr(spec.phases, phase.split("@")[0])
+    opts.update(section.engine_options)
+    return {k: option_string(v) for k, v in sorted(opts.items())}
+
+
+def point_spec(loaded: LoadedSpec, point: Point) -> CampaignSpec:
+    """The spec as this point sees it: dotted dimensions applied, matrix dropped."""
+    dotted = {k: v for k, v in point.params.items()
+              if "." in k and not k.startswith("engine.options.")}
+    if not dotted:
+        return loaded.spec
+    raw = copy.deepcopy({k: v for k, v in loaded.raw.items() if k != "matrix"})
+    for k, v in dotted.items():
+        set_dotted(raw, k, v)
+    return CampaignSpec.model_validate(raw)
+
+
+def point_workload(loaded: LoadedSpec, point: Point) -> dict[str, Any]:
+    """The workload object of a point: the campaign's, unless a 'workload.*' dimension varies it."""
+    if not any(k.startswith("workload.") for k in point.params):
+        return loaded.workload
+    data, _ = resolve_workload(point_spec(loaded, point).workload, loaded.source)
+    return data
+
+
+def phase_plan(spec: CampaignSpec, workload: dict[str, Any] | None = None) -> list[PhasePlan]:
+    phases: list[PhasePlan] = []
+    records = (workload or {}).get("record_count", 1)
+    if spec.phases.load.enabled and records:
+        phases.append(PhasePlan("load", None))
+    phases.append(PhasePlan("testing", spec.phases.testing.duration))
+    if spec.phases.running.enabled:
+        for u in spec.phases.running.sweep():
+            name = "running" if not spec.phases.running.utilizations else f"running@{u:g}"
+            phases.append(PhasePlan(name, spec.phases.running.duration, u))
+    return phases
+
+
+def estimate_load_s(workload: dict[str, Any], history_load_s: float | None = None) -> float:
+    if history_load_s is not None:
+        return history_load_s
+    records = workload.get("record_count", 0)
+    try:
+        return float(records) / ASSUMED_LOAD_RATE
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def estimate_point_s(spec: CampaignSpec, workload: dict[str, Any],
+                     history_load_s: float | None = None) -> float:
+    total = ASSUMED_POINT_OVERHEAD_S
+    for ph in phase_plan(spec, workload):
+        if ph.name == "load":
+            total += estimate_load_s(workload, history_load_s)
+            if spec.phases.running.enabled and spec.phases.running.start == "reload":
+                total += estimate_load_s(workload, history_load_s) * len(
+                    spec.phases.running.sweep())
+        else:
+            total += ph.duration_s or 0.0
+    return total
+
+
+def build_plan(loaded: LoadedSpec, history_load_s: float | None = None) -> Plan:
+    spec = loaded.spec
+    points, excluded = expand_matrix(spec.matrix)
+    notes: list[str] = []
+    if not points:
+        notes.append("the exclude rules leave no point to run")
+    if spec.phases.running.utilizations and (
+        spec.phases.running.utilization not in spec.phases.running.utilizations
+    ):
+        notes.append(
+            f"phases.running.utilization {spec.phases.running.utilization:g} is not in the "
+            f"sweep; the verdict refers to the sweep's largest value"
+        )
+    reps = spec.matrix.get("repetitions") or len(spec.matrix.get("seeds") or []) or 1
+    return Plan(
+        loaded=loaded,
+        points=points,
+        dimensions=_dimensions(spec.matrix),
+        zips=_zip_groups(spec.matrix),
+        excluded=excluded,
+        repetitions=reps,
+        estimate_point_s=estimate_point_s(spec, loaded.workload, history_load_s),
+        notes=notes,
+    )
+
+
+def describe(plan: Plan) -> list[str]:
+    """The human-readable plan, a line each."""
+    spec = plan.spec
+    lines = [f"campaign {spec.name}: {len(plan.points)} points"
+             f" ({plan.excluded} excluded), ~{format_duration(plan.estimate_s)} estimated"]
+    for d, vals in plan.dimensions.items():
+        lines.append(f"  dimension {d}: {', '.join(option_string(v) for v in vals)}")
+    for g in plan.zips:
+        lines.append(f"  zipped: {' + '.join(g)}")
+    lines.append(f"  repetitions: {plan.repetitions}")
+    ph = ", ".join(
+        f"{p.name} ({format_duration(p.duration_s)})" if p.duration_s else f"{p.name} (until done)"
+        for p in plan.phases()
+    )
+    lines.append(f"  phases: {ph}")
+    if spec.engine.options:
+        opts = ", ".join(f"{k}={option_string(v)}" for k, v in spec.engine.options.items())
+        lines.append(f"  engine {spec.engine.name}: {opts}")
+    else:
+        lines.append(f"  engine {spec.engine.name}")
+    for name in ("load", "testing", "running"):
+        over = getattr(spec.phases, name).engine_options
+        if over:
+            opts = ", ".join(f"{k}={option_string(v)}" for k, v in over.items())
+            lines.append(f"  {name} phase engine options: {opts}")
+    tb = spec.testbed
+    lines.append(f"  testbed: {tb.type} (data dir {tb.data_dir})")
+    th = spec.throttle
+    if th.enabled:
+        lim = ", ".join(f"{k}={getattr(th, k)}" for k in ("write_bps", "read_bps", "write_iops",
+                                                          "read_iops") if getattr(th, k))
+        lines.append(f"  throttle: {lim or 'accounting only'} on {th.device} "
+                     f"({', '.join(th.phases)})")
+    else:
+        lines.append("  throttle: off")
+    if spec.sinks.influx:
+        lines.append(f"  sink: influx {spec.sinks.influx.url}")
+    lines.extend(f"  note: {n}" for n in plan.notes)
+    return lines

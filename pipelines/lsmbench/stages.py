@@ -1,0 +1,345 @@
+"""The two-phase pipeline of one matrix point (Luo & Carey, Sec. 3).
+
+1. a fresh data directory on the testbed's data disk (optionally: drop the
+   page cache, fstrim);
+2. ``load``, when enabled: the workload's records, closed loop;
+3. ``testing``: closed loop with the testing-phase engine overrides (e.g. the
+   fair scheduler, merge exactly the minimum);
+4. the maximum write throughput: mean over the window after the warm-up
+   (:func:`lsmbench.verdict.max_throughput`);
+5. ``running``: open loop at utilization x maximum with the runtime engine
+   options, once per utilization of the sweep, each from the state the spec
+   asks for (``start``: a copy of the loaded state, a fresh load, or where
+   the previous phase left off);
+6. a verdict per running phase (:func:`lsmbench.verdict.judge`).
+
+Every file lands in the point's temporary directory in the store; the
+caller commits it. Any failure raises :class:`PointFailed` naming the stage.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from . import verdict as vd
+from .driverio import EXIT_OK, DriverOutputs, build_run_json, describe_exit
+from .plan import Plan, Point, canonical_hash, phase_engine_options, point_spec, point_workload
+from .spec import CampaignSpec
+from .testbeds import Node, Testbed
+
+DEFAULT_LOAD_TIMEOUT_S = 3600.0
+
+
+class PointFailed(Exception):
+    def __init__(self, stage: str, message: str, exit_code: int | None = None) -> None:
+        super().__init__(f"{stage}: {message}")
+        self.stage = stage
+        self.message = message
+        self.exit_code = exit_code
+
+
+class Reporter(Protocol):
+    def phase_start(self, point: Point, phase: str, duration_s: float | None) -> None: ...
+    def phase_tick(self, elapsed_s: float) -> None: ...
+    def phase_end(self, point: Point, phase: str, info: dict[str, Any]) -> None: ...
+
+
+class NullReporter:
+    def phase_start(self, point: Point, phase: str, duration_s: float | None) -> None:
+        pass
+
+    def phase_tick(self, elapsed_s: float) -> None:
+        pass
+
+    def phase_end(self, point: Point, phase: str, info: dict[str, Any]) -> None:
+        pass
+
+
+@dataclass
+class PointContext:
+    plan: Plan
+    point: Point
+    testbed: Testbed
+    node: Node
+    out_dir: Path  # the point's temporary directory in the store
+    limits: Any = None  # ThrottleLimits or None
+    reporter: Reporter = field(default_factory=NullReporter)
+    log: logging.Logger = field(default_factory=lambda: logging.getLogger("lsmbench.point"))
+
+
+@dataclass
+class PointResult:
+    """What point.json records about the pipeline (besides identity and state)."""
+
+    phases: dict[str, dict[str, Any]] = field(default_factory=dict)
+    max_throughput: dict[str, Any] | None = None
+    verdicts: list[dict[str, Any]] = field(default_factory=list)
+    headline: dict[str, Any] | None = None
+    driver_s: float = 0.0
+    fingerprint: dict[str, Any] | None = None
+
+
+def resolved_config(plan: Plan, point: Point) -> dict[str, Any]:
+    """Everything that decides a point's measurements; its hash decides resume."""
+    spec = point_spec(plan.loaded, point)
+    phases = {
+        ph: phase_engine_options(spec, point, ph) for ph in ("load", "testing", "running")
+    }
+    return {
+        "campaign": spec.name,
+        "point": point.id,
+        "params": point.params,
+        "rep": point.rep,
+        "seed": point.seed,
+        "engine": spec.engine.name,
+        "engine_options": phases,
+        "workload": point_workload(plan.loaded, point),
+        "phases": spec.phases.model_dump(),
+        "verdict": spec.verdict.model_dump(),
+        "throttle": spec.throttle.model_dump(),
+        "testbed": spec.testbed.type,
+    }
+
+
+def config_hash(config: dict[str, Any]) -> str:
+    return canonical_hash(config, 16)
+
+
+class PointPipeline:
+    def __init__(self, ctx: PointContext) -> None:
+        self.ctx = ctx
+        self.spec: CampaignSpec = point_spec(ctx.plan.loaded, ctx.point)
+        self.workload = point_workload(ctx.plan.loaded, ctx.point)
+        self.result = PointResult()
+        self.data_dir: str | None = None
+        self.snap_dir: str | None = None
+
+    # -- one driver run ---------------------------------------------------------------------
+
+    def _run_phase(self, phase_dir: str, phase: str, *, duration_s: float = 0.0,
+                   warmup_s: float = 0.0, threads: int | None = None,
+                   arrival: dict[str, Any] | None = None, insert_start: int | None = None,
+                   timeout_s: float | None = None, options_phase: str | None = None,
+                   drain_s: float = 0.0, queries: dict[str, Any] | None = None) -> DriverOutputs:
+        ctx = self.ctx
+        opts = phase_engine_options(self.spec, ctx.point, options_phase or phase)
+        doc = build_run_json(
+            engine=self.spec.engine.name,
+            engine_options=opts,
+            data_dir=self.data_dir or "",
+            phase=phase,
+            workload=self.workload,
+            seed=ctx.point.seed,
+            label=f"{self.spec.name}/{ctx.point.id}/{phase_dir}",
+            duration_s=duration_s,
+            warmup_s=warmup_s,
+            threads=threads,
+            interval_s=self.spec.phases.interval,
+            arrival=arrival,
+            insert_start=insert_start,
+            progress_s=5.0,
+            drain_s=drain_s,
+            queries=queries,
+        )
+        out = ctx.out_dir / phase_dir
+        throttled = self.spec.throttle.enabled and phase in self.spec.throttle.phases
+        cg_name = f"{self.spec.name}.p{ctx.point.index}.{phase_dir}".replace("@", "_u")
+        ctx.reporter.phase_start(ctx.point, phase_dir, duration_s or None)
+        ctx.log.info("%s: starting (%s)", phase_dir, ", ".join(f"{k}={v}" for k, v in opts.items()))
+        try:
+            run = ctx.testbed.run_driver(
+                ctx.node, doc, out,
+                limits=ctx.limits if throttled else None,
+                cgroup_name=cg_name[:180],
+                timeout_s=timeout_s,
+                tick=ctx.reporter.phase_tick,
+            )
+        except Exception as e:
+            raise PointFailed(phase_dir, f"could not run lsm-driver: {e}") from e
+        self.result.driver_s += run.wall_s
+        outputs = DriverOutputs.read(out)
+        info = {
+            "exit_code": run.exit_code,
+            "wall_s": round(run.wall_s, 3),
+            "driver_elapsed_s": outputs.elapsed_s,
+            "status": outputs.status,
+            "timed_out": run.timed_out,
+            "throttled": run.throttled,
+            "cgroup_backend": run.cgroup_backend,
+            "io_counters": run.io_counters,
+            "engine_options": opts,
+        }
+        if phase == "running" and arrival:
+            info["arrival"] = arrival
+        self.result.phases[phase_dir] = info
+        ctx.reporter.phase_end(ctx.point, phase_dir, info)
+        ctx.log.info("%s: %s in %.1fs", phase_dir, describe_exit(run.exit_code), run.wall_s)
+        if run.timed_out:
+            raise PointFailed(phase_dir, f"lsm-driver exceeded its {timeout_s:.0f}s timeout",
+                              run.exit_code)
+        if run.exit_code != EXIT_OK:
+            raise PointFailed(phase_dir, f"lsm-driver: {describe_exit(run.exit_code)}: "
+                                         f"{_last_error(run.log_tail)}", run.exit_code)
+        missing = outputs.missing()
+        if missing:
+            raise PointFailed(phase_dir, f"lsm-driver exited 0 but wrote no {', '.join(missing)}")
+        return outputs
+
+    # -- the stages -------------------------------------------------------------------------
+
+    def prepare(self) -> None:
+        try:
+            self.data_dir = self.ctx.testbed.prepare_data_dir(self.ctx.node, self.ctx.point.id)
+        except Exception as e:
+            raise PointFailed("prepare", str(e)) from e
+
+    def load(self, phase_dir: str = "load") -> DriverOutputs:
+        ph = self.spec.phases.load
+        return self._run_phase(phase_dir, "load", threads=ph.threads,
+                               timeout_s=ph.timeout or DEFAULT_LOAD_TIMEOUT_S)
+
+    def testing(self, insert_start: int | None) -> vd.MaxThroughput:
+        ph = self.spec.phases.testing
+        warmup = ph.warmup_seconds()
+        out = self._run_phase(
+            "testing", "testing", duration_s=ph.duration, warmup_s=warmup, threads=ph.threads,
+            insert_start=insert_start, timeout_s=ph.timeout or _default_timeout(ph.duration),
+            queries=ph.queries,
+        )
+        try:
+            mt = vd.max_throughput(out.intervals, warmup)
+        except vd.VerdictError as e:
+            raise PointFailed("max-throughput", str(e)) from e
+        if mt.writes_per_s <= 0:
+            raise PointFailed("max-throughput",
+                              "no write completed after the warm-up: nothing to run the "
+                              "running phase at (is the workload write-free?)")
+        fig = mt.to_json()
+        fig["driver_max_write_throughput"] = out.driver_max_write_throughput()
+        self.result.max_throughput = fig
+        self._testing_next_insert = out.next_insert_id
+        return mt
+
+    def running(self, phase_dir: str, utilization: float, max_tp: float,
+                insert_start: int | None) -> vd.Verdict:
+        ph = self.spec.phases.running
+        rate = utilization * max_tp
+        arrival = dict(ph.arrival)
+        if "process" not in arrival and not isinstance(self.workload.get("arrival"), dict):
+            arrival["process"] = "constant"
+        arrival["rate"] = round(rate, 3)
+        out = self._run_phase(
+            phase_dir, "running", duration_s=ph.duration, warmup_s=ph.warmup,
+            threads=ph.threads, arrival=arrival, insert_start=insert_start,
+            timeout_s=ph.timeout or _default_timeout(ph.duration + ph.drain),
+            options_phase="running", drain_s=ph.drain, queries=ph.queries,
+        )
+        self._running_next_insert = out.next_insert_id
+        try:
+            fig = vd.running_figures(utilization, rate, out.intervals, out.summary,
+                                     out.histograms, warmup_s=ph.warmup)
+        except vd.VerdictError as e:
+            raise PointFailed(f"{phase_dir}-verdict", str(e)) from e
+        v = vd.judge(fig, self.spec.verdict.p99_write_latency, self.spec.verdict.max_backlog)
+        record = v.to_json()
+        record["phase"] = phase_dir
+        record["figures_source"] = fig.source
+        record["max_queue_length"] = fig.max_queue_length
+        self.result.verdicts.append(record)
+        (self.ctx.out_dir / phase_dir / "verdict.json").write_text(_dumps(record))
+        self.ctx.log.info("%s: %s", phase_dir, v.summary())
+        return v
+
+    # -- the whole point --------------------------------------------------------------------
+
+    def run(self) -> PointResult:
+        spec = self.spec
+        tb, node = self.ctx.testbed, self.ctx.node
+        self._testing_next_insert: int | None = None
+        self._running_next_insert: int | None = None
+        self.prepare()
+        try:
+            cfg = resolved_config(self.ctx.plan, self.ctx.point)
+            self.result.fingerprint = tb.fingerprint(node, self.data_dir or node.data_root,
+                                                     config_hash(cfg))
+        except Exception as e:  # the fingerprint is informative; never fail a point for it
+            self.ctx.log.warning("fingerprint incomplete: %s", e)
+        try:
+            loaded_next: int | None = None
+            # The workload "has a load" when it names records to insert first (an
+            # insert-only workload starts from an empty store).
+            has_load = spec.phases.load.enabled and _record_count(self.workload) > 0
+            if has_load:
+                loaded_next = self.load().next_insert_id
+            running = spec.phases.running
+            if running.enabled and running.start == "snapshot":
+                self.snap_dir = f"{self.data_dir}.loaded"
+                t0 = time.monotonic()
+                tb.snapshot(node, self.data_dir, self.snap_dir)
+                self.ctx.log.info("snapshot of the loaded state in %.1fs", time.monotonic() - t0)
+            mt = self.testing(loaded_next)
+            if running.enabled:
+                sweep = running.sweep()
+                for i, u in enumerate(sweep):
+                    phase_dir = "running" if not running.utilizations else f"running@{u:g}"
+                    insert_start = loaded_next
+                    if running.start == "snapshot":
+                        tb.snapshot(node, self.snap_dir, self.data_dir)
+                    elif running.start == "reload":
+                        tb.remove_dir(node, self.data_dir)
+                        self.prepare()
+                        if has_load:
+                            loaded_next = self.load(f"reload@{u:g}").next_insert_id
+                            insert_start = loaded_next
+                    else:  # continue where the previous phase left off
+                        insert_start = (self._running_next_insert if i > 0
+                                        else self._testing_next_insert)
+                    self.running(phase_dir, u, mt.writes_per_s, insert_start)
+                self.result.headline = self._headline(running.headline_utilization())
+        finally:
+            if not spec.testbed.keep_data:
+                for d in (self.data_dir, self.snap_dir):
+                    if d:
+                        try:
+                            tb.remove_dir(node, d)
+                        except Exception as e:
+                            self.ctx.log.warning("could not remove %s: %s", d, e)
+        return self.result
+
+    def _headline(self, utilization: float) -> dict[str, Any] | None:
+        for v in self.result.verdicts:
+            if abs(v["utilization"] - utilization) < 1e-12:
+                out = dict(v)
+                sustainable = [x["utilization"] for x in self.result.verdicts if x["sustainable"]]
+                out["max_sustainable_utilization"] = max(sustainable) if sustainable else None
+                return out
+        return None
+
+
+def _record_count(workload: dict[str, Any]) -> int:
+    try:
+        return int(workload.get("record_count") or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _default_timeout(duration_s: float) -> float:
+    return duration_s * 2 + 300
+
+
+def _last_error(log_tail: str) -> str:
+    lines = [ln.strip() for ln in log_tail.splitlines() if ln.strip()]
+    for ln in reversed(lines):
+        if "lsm-driver:" in ln or "error" in ln.lower():
+            return ln
+    return lines[-1] if lines else "(no output)"
+
+
+def _dumps(obj: Any) -> str:
+    import json
+
+    return json.dumps(obj, indent=2, default=str) + "\n"

@@ -1,0 +1,230 @@
+"""The local results store: the source of truth of every campaign.
+
+Layout::
+
+    results/<campaign>/
+      campaign.json            resolved spec, plan, one entry per `run`
+      .lock                    held (flock) by the run in progress
+      .tmp/<point-id>.<pid>/   a point being written; never looks complete
+      <point-id>/              a finished point (complete or failed)
+        point.json             state, params, figures, verdict, timings, publish state
+        spec.json              the point's resolved configuration (its hash decides resume)
+        fingerprint.json       host, kernel, CPU, disk, commit, options hash
+        load/ testing/ running/ (running@U/ in a sweep)
+          run.json  timeseries.jsonl  summary.json  histograms.json  driver.log
+        pipeline.log
+
+A point directory appears only by rename(2) of a fully written temporary
+directory, so a killed campaign never leaves a point that looks complete;
+``point.json`` is the last file written inside it. The next run removes
+leftover temporary directories.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+POINT_FILE = "point.json"
+CAMPAIGN_FILE = "campaign.json"
+TMP_DIR = ".tmp"
+STATE_COMPLETE = "complete"
+STATE_FAILED = "failed"
+
+
+class StoreError(RuntimeError):
+    pass
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """path is replaced in one step: a reader sees the old or the new file, never half."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=2, sort_keys=False, default=str)
+        f.write("\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def read_json(path: Path) -> Any:
+    with open(path) as f:
+        return json.load(f)
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@dataclass
+class PointRecord:
+    campaign: str
+    point_id: str
+    path: Path
+    data: dict[str, Any]
+
+    @property
+    def state(self) -> str:
+        return str(self.data.get("state", "?"))
+
+    @property
+    def published(self) -> bool | None:
+        return self.data.get("published")
+
+
+class PointWriter:
+    """A point under construction in <campaign>/.tmp/; :meth:`commit` makes it visible."""
+
+    def __init__(self, store: Store, campaign: str, point_id: str) -> None:
+        self.store = store
+        self.campaign = campaign
+        self.point_id = point_id
+        tmp_root = store.campaign_dir(campaign) / TMP_DIR
+        tmp_root.mkdir(parents=True, exist_ok=True)
+        self.path = tmp_root / f"{point_id}.{os.getpid()}"
+        if self.path.exists():
+            shutil.rmtree(self.path)
+        self.path.mkdir()
+        self.committed = False
+
+    def commit(self, point: dict[str, Any]) -> Path:
+        """Writes point.json last, then renames the directory into place (replacing an old one)."""
+        if self.committed:
+            raise StoreError(f"point {self.point_id} already committed")
+        for sub in self.path.rglob("*"):
+            if sub.is_dir():
+                _fsync_dir(sub)
+        write_json_atomic(self.path / POINT_FILE, point)
+        _fsync_dir(self.path)
+        final = self.store.campaign_dir(self.campaign) / self.point_id
+        old = None
+        if final.exists():
+            tmp_root = self.store.campaign_dir(self.campaign) / TMP_DIR
+            old = tmp_root / f"{self.point_id}.old.{os.getpid()}"
+            if old.exists():
+                shutil.rmtree(old)
+            os.rename(final, old)
+        os.rename(self.path, final)
+        _fsync_dir(final.parent)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+        self.committed = True
+        self.path = final
+        return final
+
+    def discard(self) -> None:
+        if not self.committed and self.path.exists():
+            shutil.rmtree(self.path, ignore_errors=True)
+
+
+class Store:
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    def campaign_dir(self, campaign: str) -> Path:
+        return self.root / campaign
+
+    # -- campaigns ------------------------------------------------------------------------
+
+    def campaigns(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        return sorted(
+            p.name for p in self.root.iterdir()
+            if p.is_dir() and not p.name.startswith(".")
+            and ((p / CAMPAIGN_FILE).exists() or any(self._point_dirs(p.name)))
+        )
+
+    def read_campaign(self, campaign: str) -> dict[str, Any] | None:
+        path = self.campaign_dir(campaign) / CAMPAIGN_FILE
+        try:
+            return read_json(path)
+        except (OSError, ValueError):
+            return None
+
+    def write_campaign(self, campaign: str, data: dict[str, Any]) -> None:
+        d = self.campaign_dir(campaign)
+        d.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(d / CAMPAIGN_FILE, data)
+
+    @contextlib.contextmanager
+    def lock(self, campaign: str) -> Iterator[None]:
+        """Exclusive use of a campaign's directory by one `lsmbench run` at a time."""
+        d = self.campaign_dir(campaign)
+        d.mkdir(parents=True, exist_ok=True)
+        fd = os.open(d / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError as e:
+                raise StoreError(
+                    f"campaign {campaign!r} is being run by another lsmbench process "
+                    f"(lock {d / '.lock'})"
+                ) from e
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+            yield
+        finally:
+            os.close(fd)
+
+    def clean_tmp(self, campaign: str) -> list[str]:
+        """Removes the leftovers of killed runs (call with the campaign lock held)."""
+        tmp = self.campaign_dir(campaign) / TMP_DIR
+        removed = []
+        if tmp.is_dir():
+            for p in tmp.iterdir():
+                shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+                removed.append(p.name)
+        return removed
+
+    # -- points ---------------------------------------------------------------------------
+
+    def _point_dirs(self, campaign: str) -> Iterator[Path]:
+        d = self.campaign_dir(campaign)
+        if not d.is_dir():
+            return
+        for p in sorted(d.iterdir()):
+            if p.is_dir() and not p.name.startswith(".") and (p / POINT_FILE).is_file():
+                yield p
+
+    def points(self, campaign: str) -> list[PointRecord]:
+        out = []
+        for p in self._point_dirs(campaign):
+            try:
+                data = read_json(p / POINT_FILE)
+            except (OSError, ValueError):
+                data = {"state": "unreadable"}
+            out.append(PointRecord(campaign, p.name, p, data))
+        return out
+
+    def point(self, campaign: str, point_id: str) -> PointRecord | None:
+        p = self.campaign_dir(campaign) / point_id
+        try:
+            data = read_json(p / POINT_FILE)
+        except (OSError, ValueError):
+            return None
+        return PointRecord(campaign, point_id, p, data)
+
+    def begin_point(self, campaign: str, point_id: str) -> PointWriter:
+        return PointWriter(self, campaign, point_id)
+
+    def update_point(self, record: PointRecord, **changes: Any) -> None:
+        """Changes fields of a finished point's point.json (atomically), e.g. its publish state."""
+        record.data.update(changes)
+        record.data["updated"] = time.time()
+        write_json_atomic(record.path / POINT_FILE, record.data)

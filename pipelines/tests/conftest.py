@@ -1,0 +1,42 @@
+"""Shared fixtures. Keep this file small; helpers append their own sections."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: runs lsm-driver for real (seconds to a minute)")
+
+
+@pytest.fixture(scope="session")
+def driver_path() -> Path:
+    """A built lsm-driver (build/ or build-*/), or the test is skipped with how to build it."""
+    from lsmbench.paths import find_driver
+
+    p = find_driver()
+    if p is None:
+        pytest.skip("lsm-driver is not built: run `make build` (or set $LSMBENCH_DRIVER)")
+    return p
+
+
+@pytest.fixture
+def data_root():
+    """A scratch directory on a disk-backed filesystem (cgroup throttling needs a device)."""
+    for base in ("/var/tmp", tempfile.gettempdir(), str(REPO)):
+        if os.path.isdir(base) and os.major(os.stat(base).st_dev) != 0:
+            with tempfile.TemporaryDirectory(prefix="lsmbench-test-", dir=base) as d:
+                yield Path(d)
+            return
+    pytest.skip("no disk-backed directory for engine data")
+
+
+# -- pyinfra: a real InfluxDB 1.x on a loopback port (session fixture `influxd`); see
+# fixtures_influx.py. Imported here so every test module can use it.
+from fixtures_influx import influxd  # noqa: E402, F401

@@ -1,0 +1,280 @@
+"""End to end with the real lsm-driver: a throttled campaign, a failing point, kill + resume.
+
+Marked slow: each test runs the driver for real for tens of seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from lsmbench.driverio import DriverOutputs
+from lsmbench.store import TMP_DIR, Store
+from lsmbench.verdict import judge, max_throughput, running_figures
+
+pytestmark = pytest.mark.slow
+
+MiB = 1 << 20
+
+
+def write_spec(path: Path, data_root: Path, **over) -> Path:
+    spec = {
+        "name": "e2e",
+        "engine": {"name": "builtin", "options": {"memtable_bytes": "1M"}},
+        "matrix": {"policy": ["tiering", "leveling"]},
+        "workload": {"file": "update-uniform-1kb", "set": {"record_count": 20000}},
+        "phases": {"testing": {"duration": "5s", "warmup": "1s"},
+                   "running": {"duration": "3s"}},
+        "testbed": {"type": "local", "data_dir": str(data_root / "data")},
+    }
+    for k, v in over.items():
+        spec[k] = v
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+def lsmbench(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "lsmbench", *args], capture_output=True,
+                          text=True, timeout=timeout, check=False)
+
+
+def events(stdout: str) -> list[dict]:
+    return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+
+
+def throttle_available(data_root: Path) -> str | None:
+    try:
+        from lsmbench.throttle import ThrottleError, ThrottleLimits, check_throttle_available
+    except ImportError as e:
+        return f"throttle module missing: {e}"
+    try:
+        check_throttle_available(ThrottleLimits(write_bps=16 * MiB), data_dir=data_root)
+    except ThrottleError as e:
+        return str(e)
+    return None
+
+
+def test_throttled_campaign_end_to_end(tmp_path, data_root, driver_path):
+    why = throttle_available(data_root)
+    if why:
+        pytest.skip(f"cgroup throttling unavailable here: {why}")
+    spec = write_spec(tmp_path / "e2e.yaml", data_root,
+                      throttle={"write_bps": "16MiB/s", "phases": ["testing", "running"]})
+    results = tmp_path / "results"
+    r = lsmbench("run", str(spec), "--json", "--results", str(results),
+                 "--set", f"testbed.driver={driver_path}")
+    assert r.returncode == 0, r.stderr + r.stdout
+    ev = events(r.stdout)
+    assert ev[0]["event"] == "campaign_start" and ev[0]["todo"] == 2
+    ends = [e for e in ev if e["event"] == "point_end"]
+    assert [e["state"] for e in ends] == ["complete", "complete"]
+    summary = ev[-1]
+    assert summary["event"] == "campaign_end" and summary["complete"] == 2
+    assert summary["failed"] == 0 and summary["overhead_pct"] < 20
+
+    store = Store(results)
+    recs = store.points("e2e")
+    assert sorted(r.point_id for r in recs) == ["policy=leveling,rep=0", "policy=tiering,rep=0"]
+    for rec in recs:
+        d = rec.path
+        for f in ("point.json", "spec.json", "fingerprint.json", "pipeline.log"):
+            assert (d / f).is_file(), f
+        for ph in ("load", "testing", "running"):
+            for f in ("run.json", "timeseries.jsonl", "summary.json", "histograms.json",
+                      "driver.log"):
+                assert (d / ph / f).is_file(), f"{ph}/{f}"
+        p = rec.data
+        # The figures in point.json are recomputable from the stored outputs.
+        testing = DriverOutputs.read(d / "testing")
+        mt = max_throughput(testing.intervals, 1.0)
+        assert p["max_throughput"]["writes_per_s"] == pytest.approx(mt.writes_per_s)
+        assert mt.window_start_s >= 1.0
+        run_doc = json.loads((d / "running" / "run.json").read_text())
+        assert run_doc["phase"] == "running"
+        assert run_doc["arrival"]["rate"] == pytest.approx(0.95 * mt.writes_per_s, abs=1e-3)
+        assert run_doc["engine_options"]["merge_policy"] == p["params"]["policy"]
+        running = DriverOutputs.read(d / "running")
+        fig = running_figures(0.95, run_doc["arrival"]["rate"], running.intervals,
+                              running.summary, running.histograms)
+        v = judge(fig, 1.0, 1.0)
+        assert p["verdict"]["sustainable"] is v.sustainable
+        assert p["verdict"]["p99_write_latency_s"] == pytest.approx(v.p99_write_latency_s)
+        assert p["verdict"]["final_queue_length"] == v.final_queue_length
+        # The throttle was real: the cgroup's own counters stay under the limit.
+        for ph in ("testing", "running"):
+            info = p["phases"][ph]
+            assert info["throttled"] is True and info["cgroup_backend"] in ("v1", "v2")
+            written = sum(c["write_bytes"] for c in info["io_counters"].values())
+            assert written > 0
+            assert written / info["wall_s"] <= 16 * MiB * 1.15, (ph, written, info["wall_s"])
+        assert p["phases"]["load"]["throttled"] is False
+        # The environment fingerprint.
+        fp = json.loads((d / "fingerprint.json").read_text())
+        for k in ("hostname", "kernel", "cpu_model", "disk", "project", "options_hash"):
+            assert fp.get(k) is not None, k
+        assert fp["options_hash"] == p["config_hash"]
+        assert fp["disk"]["device"]
+    # Data directories are removed after each point.
+    assert not any((data_root / "data" / "e2e").iterdir())
+
+    # ls shows the campaign; a second run without --resume refuses; --resume skips all.
+    ls = lsmbench("ls", "--json", "--results", str(results))
+    camp = json.loads(ls.stdout)["campaigns"]
+    assert camp == [{**camp[0], "campaign": "e2e", "complete": 2, "failed": 0, "planned": 2}]
+    again = lsmbench("run", str(spec), "--results", str(results),
+                     "--set", f"testbed.driver={driver_path}")
+    assert again.returncode == 3 and "--resume" in again.stderr
+    resumed = lsmbench("run", str(spec), "--json", "--resume", "--results", str(results),
+                       "--set", f"testbed.driver={driver_path}")
+    assert resumed.returncode == 0, resumed.stderr
+    ev = events(resumed.stdout)
+    assert [e["event"] for e in ev if e["event"].startswith("point")] == ["point_skipped"] * 2
+
+
+def test_failing_point_is_recorded_and_campaign_goes_on(tmp_path, data_root, driver_path):
+    spec = write_spec(tmp_path / "fail.yaml", data_root,
+                      name="fail",
+                      matrix={"memtable_bytes": ["1M", "1X"],
+                              "phases.testing.duration": ["2s", "1s"],
+                              "exclude": [{"memtable_bytes": "1X",
+                                           "phases.testing.duration": "1s"}]},
+                      phases={"testing": {"duration": "2s", "warmup": "0.9s"},
+                              "running": {"duration": "1s"}},
+                      workload={"file": "update-uniform-1kb", "set": {"record_count": 5000}})
+    results = tmp_path / "results"
+    r = lsmbench("run", str(spec), "--quiet", "--results", str(results),
+                 "--set", f"testbed.driver={driver_path}")
+    assert r.returncode == 1, r.stdout + r.stderr  # a point failed
+    assert "1 complete, 2 failed" in r.stdout
+    store = Store(results)
+    # The engine rejects an option value: the driver exits 2 before anything runs.
+    rec = store.point("fail", "memtable_bytes=1X,duration=2s,rep=0")
+    assert rec is not None and rec.state == "failed"
+    err = rec.data["error"]
+    assert err["stage"] == "load" and err["exit_code"] == 2
+    assert "memtable_bytes" in err["message"] and "1X" in err["message"]
+    # A testing phase with no whole interval after its warm-up has no maximum.
+    rec = store.point("fail", "memtable_bytes=1M,duration=1s,rep=0")
+    assert rec is not None and rec.state == "failed"
+    assert rec.data["error"]["stage"] == "max-throughput"
+    assert "too short for its warm-up" in rec.data["error"]["message"]
+    assert (rec.path / "testing" / "summary.json").is_file()  # what was measured is kept
+    ok = store.point("fail", "memtable_bytes=1M,duration=2s,rep=0")
+    assert ok is not None and ok.state == "complete"
+    assert "FAILED memtable_bytes=1X,duration=2s,rep=0: load: lsm-driver:" in r.stderr
+
+
+def _drivers_of(path: Path) -> list[int]:
+    """Pids of processes whose command line mentions path (the campaign's results)."""
+    pids = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if str(path) in cmd and "lsm-driver" in cmd:
+            pids.append(int(d.name))
+    return pids
+
+
+def test_kill_during_a_point_then_resume(tmp_path, data_root, driver_path):
+    spec = write_spec(tmp_path / "kill.yaml", data_root, name="kill",
+                      matrix={"policy": ["tiering", "leveling", "size-tiered"]},
+                      phases={"testing": {"duration": "3s", "warmup": "0.5s"},
+                              "running": {"duration": "2s"}})
+    results = tmp_path / "results"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lsmbench", "run", str(spec), "--json", "--results",
+         str(results), "--set", f"testbed.driver={driver_path}"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    completed = []
+    killed_in = None
+    try:
+        assert proc.stdout is not None
+        deadline = time.monotonic() + 240
+        for line in proc.stdout:
+            ev = json.loads(line)
+            if ev["event"] == "point_end":
+                completed.append(ev["point"])
+            if completed and ev["event"] == "phase_start" and ev["phase"] == "testing":
+                time.sleep(1.0)  # in the middle of the second point's testing phase
+                killed_in = ev["point"]
+                proc.send_signal(signal.SIGKILL)
+                break
+            assert time.monotonic() < deadline
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    assert completed == ["policy=tiering,rep=0"] and killed_in == "policy=leveling,rep=0"
+
+    # Nothing that looks complete besides the finished point; the half point is in .tmp.
+    cdir = results / "kill"
+    visible = sorted(p.name for p in cdir.iterdir() if not p.name.startswith("."))
+    assert visible == ["campaign.json", "policy=tiering,rep=0"]
+    for p in cdir.rglob("point.json"):
+        if json.loads(p.read_text()).get("state") == "complete":
+            assert TMP_DIR not in p.parts, p
+    assert [p.name.split(".")[0] for p in (cdir / TMP_DIR).iterdir()] == ["policy=leveling,rep=0"]
+    # The driver died with lsmbench (no orphan still writing).
+    deadline = time.monotonic() + 5
+    while _drivers_of(cdir) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _drivers_of(cdir) == []
+
+    r = lsmbench("run", str(spec), "--json", "--resume", "--results", str(results),
+                 "--set", f"testbed.driver={driver_path}")
+    assert r.returncode == 0, r.stderr
+    ev = events(r.stdout)
+    assert [(e["event"], e["point"]) for e in ev if e["event"].startswith("point_")
+            and e["event"] != "point_start"] == [
+        ("point_skipped", "policy=tiering,rep=0"),
+        ("point_end", "policy=leveling,rep=0"),
+        ("point_end", "policy=size-tiered,rep=0"),
+    ]
+    assert any(e["event"] == "message" and "unfinished" in e["text"] for e in ev)
+    recs = Store(results).points("kill")
+    assert [(r.point_id, r.state) for r in recs] == [
+        ("policy=leveling,rep=0", "complete"), ("policy=size-tiered,rep=0", "complete"),
+        ("policy=tiering,rep=0", "complete")]
+    assert list((cdir / TMP_DIR).iterdir()) == []
+    assert os.listdir(data_root / "data" / "kill") == []
+
+
+def test_utilization_sweep_and_start_modes(tmp_path, data_root, driver_path):
+    spec = write_spec(tmp_path / "sweep.yaml", data_root, name="sweep",
+                      matrix={"phases.running.start": ["reload", "continue"]},
+                      workload={"file": "update-uniform-1kb", "set": {"record_count": 5000}},
+                      phases={"testing": {"duration": "3s", "warmup": "1s"},
+                              "running": {"duration": "2s", "utilization": 0.9,
+                                          "utilizations": [0.5, 0.9]}})
+    results = tmp_path / "results"
+    r = lsmbench("run", str(spec), "--quiet", "--results", str(results),
+                 "--set", f"testbed.driver={driver_path}")
+    assert r.returncode == 0, r.stdout + r.stderr
+    store = Store(results)
+    reload = store.point("sweep", "start=reload,rep=0")
+    cont = store.point("sweep", "start=continue,rep=0")
+    assert reload is not None and cont is not None
+    assert sorted(reload.data["phases"]) == ["load", "reload@0.5", "reload@0.9", "running@0.5",
+                                             "running@0.9", "testing"]
+    assert sorted(cont.data["phases"]) == ["load", "running@0.5", "running@0.9", "testing"]
+    for rec in (reload, cont):
+        mt = rec.data["max_throughput"]["writes_per_s"]
+        rates = [json.loads((rec.path / f"running@{u}" / "run.json").read_text())
+                 ["arrival"]["rate"] for u in ("0.5", "0.9")]
+        assert rates == [pytest.approx(0.5 * mt, abs=1e-3), pytest.approx(0.9 * mt, abs=1e-3)]
+        assert [v["utilization"] for v in rec.data["verdicts"]] == [0.5, 0.9]
+        head = rec.data["verdict"]
+        assert head["utilization"] == 0.9 and head["phase"] == "running@0.9"
+        ok = [v["utilization"] for v in rec.data["verdicts"] if v["sustainable"]]
+        assert head["max_sustainable_utilization"] == (max(ok) if ok else None)

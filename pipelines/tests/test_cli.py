@@ -1,0 +1,200 @@
+"""The lsmbench command: exit codes, messages, --json, and the commands that need no driver."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from lsmbench.cli import main
+from lsmbench.store import Store
+
+CAMPAIGNS = Path(__file__).resolve().parents[1] / "campaigns"
+QUICKSTART = CAMPAIGNS / "quickstart.yaml"
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def spec(tmp_path: Path, **data) -> Path:
+    base = {"name": "c", "workload": "update-uniform-1kb"}
+    base.update(data)
+    p = tmp_path / "c.yaml"
+    p.write_text(yaml.safe_dump(base))
+    return p
+
+
+def test_validate_ok_and_json(capsys):
+    code, out, _ = cli(capsys, "validate", str(QUICKSTART))
+    assert code == 0 and "valid (campaign quickstart, 4 points)" in out
+    code, out, _ = cli(capsys, "validate", str(QUICKSTART), "--json")
+    assert json.loads(out) == {"valid": True, "spec": str(QUICKSTART), "campaign": "quickstart",
+                               "points": 4, "excluded": 0}
+
+
+def test_validate_lists_every_error_and_exits_2(capsys, tmp_path):
+    p = spec(tmp_path, matrix={"scheduler": ["single", "fair", "gredy"]},
+             phases={"testing": {"duration": "soon"}})
+    code, out, err = cli(capsys, "validate", str(p))
+    assert code == 2 and out == ""
+    assert f"{p}: 2 error(s)" in err
+    assert ("  matrix.scheduler[2]: unknown scheduler 'gredy' (choose from: single, fair, "
+            "greedy, leveldb, idle)") in err.splitlines()
+    assert any(line.startswith("  phases.testing.duration: bad duration 'soon'")
+               for line in err.splitlines())
+    code, out, _ = cli(capsys, "validate", str(p), "--json")
+    doc = json.loads(out)
+    assert code == 2 and doc["valid"] is False
+    assert {e["path"] for e in doc["errors"]} == {"matrix.scheduler[2]",
+                                                 "phases.testing.duration"}
+
+
+def test_validate_with_set(capsys):
+    code, _, err = cli(capsys, "validate", str(QUICKSTART), "--set", "matrix.policy=[tearing]")
+    assert code == 2 and "matrix.policy[0]: unknown policy 'tearing'" in err
+    code, out, _ = cli(capsys, "validate", str(QUICKSTART), "--set", "matrix.size_ratio=[2,3,4]")
+    assert code == 0 and "6 points" in out
+
+
+def test_validate_exclude_everything(capsys, tmp_path):
+    p = spec(tmp_path, matrix={"policy": ["tiering"], "exclude": [{"policy": "tiering"}]})
+    code, _, err = cli(capsys, "validate", str(p))
+    assert code == 2 and "leave no point to run" in err
+
+
+def test_plan_text_and_json(capsys):
+    code, out, _ = cli(capsys, "plan", str(QUICKSTART))
+    assert code == 0
+    assert "campaign quickstart: 4 points (0 excluded)" in out and "estimated" in out
+    assert "policy=leveling,size_ratio=6,rep=0" in out
+    assert "throttle: write_bps=24MB/s" in out
+    code, out, _ = cli(capsys, "plan", str(QUICKSTART), "--json")
+    doc = json.loads(out)
+    assert [p["id"] for p in doc["points"]][:2] == ["policy=tiering,size_ratio=3,rep=0",
+                                                    "policy=tiering,size_ratio=6,rep=0"]
+    assert [ph["name"] for ph in doc["phases"]] == ["load", "testing", "running"]
+    assert doc["testbed"]["type"] == "local" and doc["estimate_s"] > 0
+
+
+def test_plan_of_1000_points_as_a_command(tmp_path):
+    """The whole command, interpreter start included (the issue's bound is 1 s; the assert
+    leaves room for a loaded CI machine and prints the figure)."""
+    p = spec(tmp_path, matrix={"policy": ["tiering", "leveling"],
+                               "size_ratio": [2, 3, 4, 5, 6, 8, 10, 12, 16, 20],
+                               "memtable_bytes": ["1M", "2M", "4M", "8M", "16M"],
+                               "repetitions": 10})
+    best = None
+    for _ in range(3):
+        t0 = time.perf_counter()
+        r = subprocess.run([sys.executable, "-m", "lsmbench", "plan", str(p), "--json"],
+                           capture_output=True, text=True, check=True)
+        elapsed = time.perf_counter() - t0
+        best = elapsed if best is None else min(best, elapsed)
+    assert len(json.loads(r.stdout)["points"]) == 1000
+    print(f"lsmbench plan (1000 points, --json): best of 3 = {best:.3f}s")
+    assert best < 2.0
+
+
+def test_run_on_a_later_testbed_says_so(capsys, tmp_path):
+    p = spec(tmp_path, testbed={"type": "ssh", "hosts": [{"address": "10.0.0.1"}]})
+    code, _, err = cli(capsys, "run", str(p), "--results", str(tmp_path / "r"))
+    assert code == 3
+    assert "testbed ssh: the ssh testbed is designed but not implemented" in err
+    assert "testbed: local" in err
+    p = spec(tmp_path, testbed={"type": "terraform", "module": "terraform/modules/x"})
+    code, _, err = cli(capsys, "run", str(p), "--results", str(tmp_path / "r"))
+    assert code == 3 and "terraform testbed is designed but not implemented" in err
+
+
+def test_run_without_a_driver_says_how_to_build_it(capsys, tmp_path):
+    p = spec(tmp_path, testbed={"type": "local", "data_dir": str(tmp_path / "d"),
+                                "driver": str(tmp_path / "no-such-driver")})
+    code, _, err = cli(capsys, "run", str(p), "--results", str(tmp_path / "r"))
+    assert code == 3 and "lsm-driver not found" in err and "make build" in err
+
+
+def test_run_refuses_a_relative_throttle_without_calibration(capsys, tmp_path, driver_path):
+    p = spec(tmp_path, throttle={"write_bps": "50%"},
+             testbed={"type": "local", "data_dir": str(tmp_path / "d"),
+                      "driver": str(driver_path)})
+    code, _, err = cli(capsys, "run", str(p), "--results", str(tmp_path / "r"))
+    assert code == 3 and "run `lsmbench calibrate` first" in err
+
+
+def _fake_point(store: Store, campaign: str, pid: str, state: str, published=None):
+    w = store.begin_point(campaign, pid)
+    (w.path / "testing").mkdir()
+    (w.path / "testing" / "summary.json").write_text(json.dumps(
+        {"start_time_utc": "2026-01-01T00:00:00Z", "elapsed_s": 1.0, "throughput": {"mean": 5}}))
+    w.commit({"campaign": campaign, "point": pid, "state": state, "params": {"policy": "x"},
+              "published": published, "max_throughput": {"writes_per_s": 1234.0},
+              "verdict": {"sustainable": True, "p99_write_latency_s": 0.01},
+              "error": None if state == "complete" else {"stage": "testing",
+                                                         "message": "boom"}})
+
+
+def test_ls(capsys, tmp_path):
+    code, out, _ = cli(capsys, "ls", "--results", str(tmp_path))
+    assert code == 0 and "no campaigns" in out
+    store = Store(tmp_path)
+    store.write_campaign("c1", {"plan": {"points": [{}, {}, {}]}, "runs": [{"started": 1.0}]})
+    _fake_point(store, "c1", "a", "complete", published=False)
+    _fake_point(store, "c1", "b", "failed")
+    code, out, _ = cli(capsys, "ls", "--results", str(tmp_path), "--json")
+    assert json.loads(out)["campaigns"] == [{"campaign": "c1", "planned": 3, "complete": 1,
+                                             "failed": 1, "unpublished": 1, "last_run": 1.0}]
+    code, out, _ = cli(capsys, "ls", "c1", "--results", str(tmp_path))
+    assert code == 0 and "1,234" in out and "failed: boom" in out
+    assert "2 of 3 planned point(s)" in out
+    code, _, err = cli(capsys, "ls", "nope", "--results", str(tmp_path))
+    assert code == 2 and "no campaign 'nope'" in err
+
+
+def test_publish_to_a_dead_sink_marks_unpublished(capsys, tmp_path):
+    store = Store(tmp_path)
+    _fake_point(store, "c1", "a", "complete", published=False)
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code, _, err = cli(capsys, "publish", str(tmp_path), "--to",
+                       f"http://127.0.0.1:{port}?db=x", "--quiet")
+    assert code == 1 and "FAILED c1/a" in err
+    rec = store.point("c1", "a")
+    assert rec.data["published"] is False and "127.0.0.1" in rec.data["publish_error"]
+
+
+def test_calibrate_usage_error(capsys):
+    code, _, err = cli(capsys, "calibrate", "--testbed", "cloud")
+    assert code == 2 and "--testbed takes 'local' or a campaign spec file" in err
+
+
+@pytest.mark.slow
+def test_calibrate_writes_the_profile_runs_use(capsys, tmp_path, data_root):
+    import shutil
+
+    if shutil.which("fio") is None:
+        pytest.skip("fio not installed")
+    code, out, err = cli(capsys, "calibrate", "--runtime", "1", "--size-mb", "32",
+                         "--data-dir", str(data_root), "--results", str(tmp_path), "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    path = Path(doc["path"])
+    assert path.parent == tmp_path / ".calibration" and path.is_file()
+    assert doc["profile"]["seq_write_bps"] > 0
+    from lsmbench.campaign import resolve_limits
+    from lsmbench.plan import build_plan
+    from lsmbench.spec import validate_raw
+
+    loaded = validate_raw({"name": "c", "workload": "update-uniform-1kb",
+                           "throttle": {"write_bps": "50%"}})
+    limits = resolve_limits(build_plan(loaded), Store(tmp_path), None)
+    assert limits.write_bps == int(doc["profile"]["seq_write_bps"] * 0.5)

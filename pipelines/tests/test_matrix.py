@@ -1,0 +1,156 @@
+"""Matrix expansion: cross product, zip, exclude, repetitions, seeds; point ids; the plan."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from lsmbench.plan import (
+    MAX_ID_LEN,
+    build_plan,
+    expand_matrix,
+    phase_engine_options,
+    point_id,
+    point_spec,
+    point_workload,
+)
+from lsmbench.spec import validate_raw
+
+WL = {"inline": {"record_count": 1000, "value_size": 100, "operations": {"update": 1.0}}}
+
+
+def load(matrix, **extra):
+    return validate_raw({"name": "m", "workload": WL, "matrix": matrix, **extra})
+
+
+def test_cross_product_in_matrix_order():
+    points, excluded = expand_matrix({"policy": ["tiering", "leveling"], "size_ratio": [3, 5, 10]})
+    assert excluded == 0
+    assert [(p.params["policy"], p.params["size_ratio"]) for p in points] == [
+        ("tiering", 3), ("tiering", 5), ("tiering", 10),
+        ("leveling", 3), ("leveling", 5), ("leveling", 10),
+    ]
+    assert [p.index for p in points] == list(range(6))
+
+
+def test_zip_advances_dimensions_together():
+    points, _ = expand_matrix({
+        "policy": ["tiering", "leveling"], "size_ratio": [3, 10],
+        "scheduler": ["fair", "greedy"], "zip": [["policy", "size_ratio"]],
+    })
+    combos = [(p.params["policy"], p.params["size_ratio"], p.params["scheduler"]) for p in points]
+    assert combos == [("tiering", 3, "fair"), ("tiering", 3, "greedy"),
+                      ("leveling", 10, "fair"), ("leveling", 10, "greedy")]
+
+
+def test_flat_zip_group_is_one_group():
+    points, _ = expand_matrix({"a": [1, 2], "b": [3, 4], "zip": ["a", "b"]})
+    assert [(p.params["a"], p.params["b"]) for p in points] == [(1, 3), (2, 4)]
+
+
+def test_exclude_rules_match_every_key_and_lists():
+    matrix = {
+        "policy": ["tiering", "leveling", "size-tiered"],
+        "scheduler": ["fair", "greedy"],
+        "exclude": [{"policy": "leveling", "scheduler": "greedy"},
+                    {"policy": ["size-tiered"]}],
+    }
+    points, excluded = expand_matrix(matrix)
+    combos = {(p.params["policy"], p.params["scheduler"]) for p in points}
+    assert combos == {("tiering", "fair"), ("tiering", "greedy"), ("leveling", "fair")}
+    assert excluded == 3
+
+
+def test_repetitions_and_seeds():
+    points, _ = expand_matrix({"policy": ["tiering"], "repetitions": 3})
+    assert [(p.rep, p.seed) for p in points] == [(0, 1), (1, 2), (2, 3)]
+    points, _ = expand_matrix({"policy": ["tiering"], "seeds": [42, 7]})
+    assert [(p.rep, p.seed) for p in points] == [(0, 42), (1, 7)]
+    points, excluded = expand_matrix({"a": [1, 2], "repetitions": 2, "exclude": [{"a": 2}]})
+    assert len(points) == 2 and excluded == 2
+
+
+def test_empty_matrix_is_one_point():
+    points, _ = expand_matrix({})
+    assert len(points) == 1
+    assert points[0].id == "rep=0"
+
+
+def test_point_ids_readable_stable_unique():
+    pid = point_id({"policy": "tiering", "size_ratio": 3}, 0)
+    assert pid == "policy=tiering,size_ratio=3,rep=0"
+    assert point_id({"phases.running.utilization": 0.5}, 1) == "utilization=0.5,rep=1"
+    assert point_id({"x": "a/b c"}, 0) == "x=a-b-c,rep=0"
+    assert point_id({"r": 3.0}, 0) == "r=3,rep=0"
+    # Same last part twice: keep the full names so ids stay unambiguous.
+    pid = point_id({"phases.testing.threads": 1, "phases.running.threads": 2}, 0)
+    assert pid == "phases.testing.threads=1,phases.running.threads=2,rep=0"
+    long = {f"option_number_{i}": "value" * 3 for i in range(10)}
+    a = point_id(long, 0)
+    b = point_id({**long, "option_number_9": "other"}, 0)
+    assert len(a) <= MAX_ID_LEN and len(b) <= MAX_ID_LEN
+    assert a != b and "~" in a
+    assert point_id(long, 0) == a  # stable
+
+
+def test_ids_unique_over_a_big_matrix():
+    points, _ = expand_matrix({f"d{i}": list(range(4)) for i in range(5)} | {"repetitions": 2})
+    assert len(points) == 4**5 * 2
+    assert len({p.id for p in points}) == len(points)
+
+
+def test_engine_option_precedence():
+    loaded = load(
+        {"policy": ["tiering"], "scheduler": ["greedy"], "size_ratio": [4]},
+        engine={"options": {"merge_policy": "leveling", "memtable_bytes": "4M", "wal": False}},
+        phases={"testing": {"engine_options": {"merge_scheduler": "fair",
+                                               "merge_exact_min": True}}},
+    )
+    p = expand_matrix(loaded.spec.matrix)[0][0]
+    testing = phase_engine_options(loaded.spec, p, "testing")
+    running = phase_engine_options(loaded.spec, p, "running")
+    # engine.options < matrix < phase overrides; values as the driver's strings
+    assert testing == {"memtable_bytes": "4M", "merge_exact_min": "true",
+                       "merge_policy": "tiering", "merge_scheduler": "fair",
+                       "size_ratio": "4", "wal": "false"}
+    assert running["merge_scheduler"] == "greedy"
+    assert "merge_exact_min" not in running
+
+
+def test_dotted_dimensions_set_the_point_spec_and_workload():
+    loaded = load({"phases.running.utilization": [0.5, 0.9],
+                   "workload.inline.value_size": [100, 1000],
+                   "engine.options.size_ratio": [3]})
+    points, _ = expand_matrix(loaded.spec.matrix)
+    assert len(points) == 4
+    p = points[3]
+    assert point_spec(loaded, p).phases.running.utilization == 0.9
+    assert point_workload(loaded, p)["value_size"] == 1000
+    assert point_workload(loaded, points[0])["value_size"] == 100
+    assert phase_engine_options(loaded.spec, p, "running")["size_ratio"] == "3"
+    assert loaded.spec.phases.running.utilization == 0.95  # the campaign spec is untouched
+
+
+def test_plan_phases_and_estimate():
+    loaded = load({"policy": ["tiering", "leveling"]},
+                  phases={"testing": {"duration": 60},
+                          "running": {"duration": 30, "utilizations": [0.5, 0.95]}})
+    plan = build_plan(loaded)
+    assert [ph.name for ph in plan.phases()] == ["load", "testing", "running@0.5",
+                                                "running@0.95"]
+    # 1000 records at the assumed load rate + 60 + 2 x 30 + overhead
+    assert plan.estimate_point_s == pytest.approx(1000 / 50_000 + 120 + 2.0)
+    assert plan.estimate_s == pytest.approx(2 * plan.estimate_point_s)
+    assert build_plan(loaded, history_load_s=10).estimate_point_s == pytest.approx(132)
+
+
+def test_plan_of_1000_points_under_one_second():
+    matrix = {"policy": ["tiering", "leveling"], "size_ratio": [2, 3, 4, 5, 6, 8, 10, 12, 16, 20],
+              "memtable_bytes": ["1M", "2M", "4M", "8M", "16M"], "repetitions": 10}
+    t0 = time.perf_counter()
+    loaded = load(matrix)
+    plan = build_plan(loaded)
+    doc = plan.to_json()
+    elapsed = time.perf_counter() - t0
+    assert len(plan.points) == 1000 and len(doc["points"]) == 1000
+    assert elapsed < 1.0, f"planning 1000 points took {elapsed:.3f}s"

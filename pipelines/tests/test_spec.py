@@ -1,0 +1,292 @@
+"""The campaign spec: good specs validate, each bad one fails with its path and message."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+from lsmbench import names
+from lsmbench.spec import (
+    CampaignSpec,
+    SpecError,
+    apply_set,
+    load_spec,
+    validate_raw,
+)
+from lsmbench.testbeds import BACKENDS
+
+CAMPAIGNS = Path(__file__).resolve().parents[1] / "campaigns"
+
+BASE = {
+    "name": "t",
+    "workload": {"inline": {"record_count": 1000, "value_size": 100,
+                            "operations": {"update": 1.0}}},
+}
+
+
+def raw(**changes):
+    r = copy.deepcopy(BASE)
+    r.update(changes)
+    return r
+
+
+def errors_of(r, sets=None):
+    with pytest.raises(SpecError) as e:
+        validate_raw(r, sets=sets)
+    return e.value.lines()
+
+
+# ---------------------------------------------------------------- good specs
+
+
+@pytest.mark.parametrize("path", sorted(CAMPAIGNS.glob("*.yaml")), ids=lambda p: p.name)
+def test_every_shipped_campaign_validates(path):
+    loaded = load_spec(path)
+    assert loaded.spec.name == path.stem
+    assert loaded.workload.get("record_count") is not None
+
+
+def test_defaults_are_the_papers():
+    spec = validate_raw(raw()).spec
+    assert spec.phases.testing.warmup_seconds() == pytest.approx(600 / 6)
+    assert spec.phases.running.utilization == 0.95
+    assert spec.verdict.p99_write_latency == 1.0
+    assert spec.verdict.max_backlog == 1.0
+    assert spec.throttle.enabled is False
+    assert spec.testbed.type == "local"
+    assert spec.engine.name == "builtin"
+
+
+def test_shorthands_and_units():
+    spec = validate_raw(raw(
+        workload="update-uniform-1kb",
+        testbed="local",
+        throttle={"write_bps": "20MB/s"},
+        phases={"testing": {"duration": "2m", "warmup": "20s"},
+                "running": {"duration": 90, "utilizations": [0.5, 0.95]}},
+    )).spec
+    assert spec.workload.file == "update-uniform-1kb"
+    assert spec.phases.testing.duration == 120
+    assert spec.phases.testing.warmup_seconds() == 20
+    assert spec.phases.running.sweep() == [0.5, 0.95]
+    assert spec.throttle.enabled and spec.throttle.write_bps == "20MB/s"
+    assert validate_raw(raw(throttle="none")).spec.throttle.enabled is False
+
+
+def test_workload_file_is_read_and_set_applies():
+    loaded = validate_raw(raw(workload={"file": "update-uniform-1kb",
+                                        "set": {"record_count": 5000}}))
+    assert loaded.workload["record_count"] == 5000
+    assert loaded.workload["value_size"] == 1000
+    assert loaded.workload_file is not None and loaded.workload_file.name == (
+        "update-uniform-1kb.yaml")
+
+
+def test_testbed_backends_have_one_list():
+    assert tuple(BACKENDS) == names.TESTBEDS
+
+
+def test_ssh_and_terraform_specs_validate_today():
+    ssh = validate_raw(raw(testbed={"type": "ssh", "hosts": [{"address": "10.0.0.5",
+                                                               "user": "bench"}]})).spec
+    assert ssh.testbed.hosts[0].port == 22
+    tf = validate_raw(raw(testbed={"type": "terraform", "module": "terraform/modules/aws-node",
+                                   "variables": {"instances": 2}})).spec
+    assert tf.testbed.reuse is True and tf.testbed.destroy == "never"
+
+
+# ---------------------------------------------------------------- bad specs
+
+
+BAD = [
+    # (changes, expected line) -- each bad spec asserts its message
+    ({"matrix": {"scheduler": ["single", "fair", "gredy"]}},
+     "matrix.scheduler[2]: unknown scheduler 'gredy' (choose from: single, fair, greedy, "
+     "leveldb, idle)"),
+    ({"matrix": {"policy": ["tiering", "tearing"]}},
+     "matrix.policy[1]: unknown policy 'tearing' (choose from: leveling, tiering, size-tiered)"),
+    ({"engine": {"options": {"merge_policy": "levling"}}},
+     "engine.options.merge_policy: unknown policy 'levling' (choose from: leveling, tiering, "
+     "size-tiered)"),
+    ({"phases": {"testing": {"engine_options": {"merge_scheduler": "fari"}}}},
+     "phases.testing.engine_options.merge_scheduler: unknown scheduler 'fari' (choose from: "
+     "single, fair, greedy, leveldb, idle)"),
+    ({"engine": {"name": "rocks"}},
+     "engine.name: unknown engine 'rocks' (choose from: builtin, rocksdb, leveldb, null)"),
+    ({"enigne": {}},
+     "enigne: unknown key 'enigne' (allowed: name, description, engine, matrix, workload, "
+     "phases, verdict, throttle, sinks, testbed)"),
+    ({"phases": {"testing": {"durtion": 5}}},
+     "phases.testing.durtion: unknown key 'durtion' (allowed: duration, warmup, "
+     "warmup_fraction, threads, queries, engine_options, timeout)"),
+    ({"phases": {"testing": {"duration": "10 parsecs"}}},
+     "phases.testing.duration: bad duration '10 parsecs' (expected a number of seconds or a "
+     "number with a unit: ms, s, sec, m, min, h)"),
+    ({"phases": {"testing": {"duration": 10, "warmup": 10}}},
+     "phases.testing: warmup (10s) must be shorter than duration (10s)"),
+    ({"phases": {"running": {"utilization": 0}}},
+     "phases.running.utilization: must be greater than 0 (got 0)"),
+    ({"phases": {"running": {"utilizations": [0.5, 0.5]}}},
+     "phases.running.utilizations: duplicate utilizations in [0.5, 0.5]"),
+    ({"phases": {"running": {"arrival": {"rate": 100}}}},
+     "phases.running.arrival: 'rate' is computed (utilization x the testing phase's maximum); "
+     "set 'utilization' instead"),
+    ({"phases": {"running": {"start": "fresh"}}},
+     "phases.running.start: unknown value 'fresh' (choose from: snapshot, reload, continue)"),
+    ({"throttle": {"write_bps": "fast"}},
+     "throttle.write_bps: bad write_bps value 'fast': use bytes per second (52428800), a rate "
+     "with a unit (100MB/s, 100MiB/s, 1.5GB/s; MB = 10^6, MiB = 2^20 bytes) or a percentage of "
+     "the calibrated disk ('50%')"),
+    ({"throttle": {"write_bps": "150%"}},
+     "throttle.write_bps: a percentage of the calibrated disk must be in (0, 100], got '150%'"),
+    ({"throttle": {"phases": ["testing", "warmup"]}},
+     "throttle.phases[1]: unknown value 'warmup' (choose from: load, testing, running)"),
+    ({"sinks": {"influx": {"url": "http://127.0.0.1:8086", "token": "s3cret"}}},
+     "sinks.influx.token: credentials never go in the spec text: set the environment variable "
+     "named by 'token_env' or put the secret in the file named by 'token_file' (not 'token')"),
+    ({"sinks": {"influx": {"url": "influx.local:8086"}}},
+     "sinks.influx.url: expected an http:// or https:// URL, got 'influx.local:8086'"),
+    ({"testbed": {"type": "kubernetes"}},
+     "testbed: unknown testbed type 'kubernetes' (choose from: local, ssh, terraform)"),
+    ({"testbed": {"type": "ssh"}},
+     "testbed: give 'hosts' (a list of {address, user, ...}) or an 'inventory' file"),
+    ({"testbed": {"type": "ssh", "hosts": [{"address": "h", "port": 70000}]}},
+     "testbed.hosts[0].port: must be less than or equal to 65535 (got 70000)"),
+    ({"testbed": {"type": "local", "data_dri": "/x"}},
+     "testbed.data_dri: unknown key 'data_dri' (allowed: data_dir, drop_caches, fstrim, "
+     "keep_data, driver, calibration)"),
+    ({"workload": "no-such-workload"},
+     "workload: unknown workload 'no-such-workload' (choose from: "),
+    ({"workload": {"file": "update-uniform-1kb", "inline": {}}},
+     "workload: give exactly one of 'file' (a workload in workloads/) or 'inline'"),
+    ({"name": "my campaign"},
+     "name: bad campaign name 'my campaign' (letters, digits, '.', '_', '-'; at most 80 "
+     "characters)"),
+    ({"matrix": {"policy": ["tiering"], "zip": [["policy", "size_ratio"]]}},
+     "matrix.zip[0][1]: unknown dimension 'size_ratio' (choose from: policy)"),
+    ({"matrix": {"policy": ["tiering", "leveling"], "size_ratio": [3, 5, 10],
+                 "zip": [["policy", "size_ratio"]]}},
+     "matrix.zip[0]: zipped dimensions need the same number of values (policy has 2, "
+     "size_ratio has 3)"),
+    ({"matrix": {"policy": ["tiering"], "exclude": [{"policy": "leveling"}]}},
+     "matrix.exclude[0].policy: value 'leveling' is not in matrix.policy (tiering)"),
+    ({"matrix": {"policy": ["tiering"], "exclude": [{"scheduler": "fair"}]}},
+     "matrix.exclude[0].scheduler: unknown dimension 'scheduler' (choose from: policy)"),
+    ({"matrix": {"size_ratio": [3, 3]}}, "matrix.size_ratio[1]: duplicate value 3"),
+    ({"matrix": {"size_ratio": []}}, "matrix.size_ratio: a dimension needs at least one value"),
+    ({"matrix": {"repetitions": 0}}, "matrix.repetitions: expected an integer >= 1, got 0"),
+    ({"matrix": {"repetitions": 3, "seeds": [1, 2]}},
+     "matrix.seeds: 2 seeds for 3 repetitions (give one seed per repetition)"),
+    ({"matrix": {"phases.running.utilization": [0.5, 5]}},
+     "matrix.phases.running.utilization[1]: must be less than or equal to 2 (got 5)"),
+    ({"matrix": {"sinks.influx.url": ["http://a"]}},
+     "matrix.sinks.influx.url: a dotted dimension sets a part of the spec; it must start with "
+     "one of: engine, phases, workload, verdict, throttle"),
+    ({"matrix": {"Size Ratio": [3]}},
+     "matrix.Size Ratio: bad dimension name (an engine option name, 'policy', 'scheduler', or "
+     "a dotted spec path)"),
+    ({"matrix": {"rep": [1, 2]}},
+     "matrix.rep: 'rep' is reserved for the repetition number (use matrix.repetitions)"),
+    ({"matrix": {"size_ratio": [[3]]}}, "matrix.size_ratio[0]: expected a scalar value, got [3]"),
+]
+
+
+@pytest.mark.parametrize("changes,expected", BAD, ids=[b[1].split(":")[0] + f"#{i}"
+                                                       for i, b in enumerate(BAD)])
+def test_bad_spec_names_path_and_allowed_values(changes, expected):
+    lines = errors_of(raw(**changes))
+    assert any(line.startswith(expected) for line in lines), lines
+
+
+def test_every_error_is_listed_not_just_the_first():
+    lines = errors_of(raw(
+        engine={"name": "x"},
+        matrix={"scheduler": ["gredy"], "policy": ["tearing"]},
+        phases={"testing": {"duration": -1}, "running": {"start": "x"}},
+        testbed={"type": "local", "bogus": 1},
+    ))
+    paths = [line.split(":")[0] for line in lines]
+    for p in ("engine.name", "matrix.scheduler[0]", "matrix.policy[0]",
+              "phases.testing.duration", "phases.running.start", "testbed.bogus"):
+        assert p in paths, lines
+
+
+def test_missing_required_fields():
+    lines = errors_of({})
+    assert "name: required" in lines
+    assert "workload: required" in lines
+
+
+def test_yaml_errors_are_spec_errors(tmp_path):
+    p = tmp_path / "x.yaml"
+    p.write_text("name: [unclosed\n")
+    with pytest.raises(SpecError, match="not valid YAML"):
+        load_spec(p)
+    p.write_text("- a list\n")
+    with pytest.raises(SpecError, match="expected a mapping"):
+        load_spec(p)
+
+
+# ---------------------------------------------------------------- --set layering
+
+
+def test_set_overrides_spec_which_overrides_defaults():
+    r = raw(phases={"testing": {"duration": 60}})
+    spec = validate_raw(r).spec
+    assert spec.phases.running.duration == 600  # default
+    assert spec.phases.testing.duration == 60  # spec
+    spec = validate_raw(r, sets=["phases.testing.duration=30s",
+                                 "phases.running.duration=45"]).spec
+    assert spec.phases.testing.duration == 30  # --set beats the spec
+    assert spec.phases.running.duration == 45  # --set beats the default
+
+
+def test_set_parses_yaml_values_and_matrix_keys():
+    r = raw(matrix={"policy": ["tiering"]})
+    loaded = validate_raw(r, sets=["matrix.size_ratio=[3, 5]", "matrix.policy[0]=leveling",
+                                   "matrix.phases.running.utilization=[0.5, 0.9]",
+                                   "engine.options.wal=false", "testbed.type=local"])
+    m = loaded.spec.matrix
+    assert m["size_ratio"] == [3, 5]
+    assert m["policy"] == ["leveling"]
+    assert m["phases.running.utilization"] == [0.5, 0.9]
+    assert loaded.spec.engine.options["wal"] is False
+
+
+def test_set_values_are_validated_like_spec_text():
+    lines = errors_of(raw(), sets=["matrix.scheduler=[single, gredy]"])
+    assert lines[0].startswith("matrix.scheduler[1]: unknown scheduler 'gredy'")
+    lines = errors_of(raw(), sets=["nonsense"])
+    assert lines == ["--set: expected key=value, got 'nonsense'"]
+
+
+def test_set_on_string_shorthand():
+    r = raw(workload="update-uniform-1kb")
+    loaded = validate_raw(r, sets=["workload.set.record_count=1234"])
+    assert loaded.workload["record_count"] == 1234
+
+
+def test_apply_set_index_out_of_range():
+    r = {"matrix": {"policy": ["tiering"]}}
+    with pytest.raises(ValueError, match="out of range"):
+        apply_set(r, "matrix.policy[3]=leveling")
+
+
+def test_model_rejects_unknown_keys_directly():
+    with pytest.raises(Exception, match="Extra inputs"):
+        CampaignSpec.model_validate({**BASE, "x": 1})
+
+
+def test_every_spec_field_is_documented():
+    """docs/orchestrator.md is the spec reference: every field of every model is in it."""
+    from lsmbench import spec as s
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "orchestrator.md").read_text()
+    models = [s.CampaignSpec, s.EngineSpec, s.WorkloadRef, s.Phases, s.LoadPhase,
+              s.TestingPhase, s.RunningPhase, s.VerdictSpec, s.ThrottleSpec, s.Sinks,
+              s.InfluxSinkSpec, s.LocalTestbed, s.SshTestbed, s.SshHost, s.TerraformTestbed]
+    missing = [f"{m.__name__}.{f}" for m in models for f in m.model_fields
+               if f"`{f}`" not in doc and f".{f}`" not in doc and f"{f}`," not in doc
+               and f"`{f}," not in doc]
+    assert missing == []

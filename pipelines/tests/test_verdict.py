@@ -1,0 +1,225 @@
+"""The two-phase arithmetic on time series: max throughput after warm-up, and the verdict.
+
+Synthetic series are built to the driver's documented schema (engines/driver/README.md);
+the recorded ones in data/ are real lsm-driver outputs of the builtin engine.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from lsmbench.driverio import DriverOutputs, read_timeseries
+from lsmbench.verdict import (
+    RunningFigures,
+    VerdictError,
+    judge,
+    max_throughput,
+    p99_from_timeseries,
+    percentile_from_buckets,
+    queue_slope,
+    running_figures,
+    warmup_seconds,
+)
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def interval(i, writes, *, start=None, length=1.0, queue=None, p99_us=None, arrivals=None):
+    start = i * length if start is None else start
+    iv = {
+        "schema": "lsm-driver/interval/1",
+        "interval": i,
+        "t_start_s": start,
+        "t_end_s": start + length,
+        "ops": {"total": writes, "update": writes, "writes": writes},
+        "throughput": {"writes": writes / length},
+    }
+    if p99_us is not None:
+        iv["write_latency_us"] = {"count": writes, "p99": p99_us}
+    if queue is not None:
+        iv["queue"] = {"length": queue, "max": queue, "arrivals": arrivals or writes}
+    return iv
+
+
+# ---------------------------------------------------------------- max throughput
+
+
+def test_warmup_default_is_one_sixth():
+    assert warmup_seconds(120 * 60) == pytest.approx(20 * 60)  # the paper's 20 of 120 minutes
+    assert warmup_seconds(30, warmup_s=2) == 2
+    with pytest.raises(VerdictError):
+        warmup_seconds(10, warmup_s=10)
+
+
+def test_max_throughput_excludes_the_warmup():
+    # 12 s: a fast start (the freshly loaded tree) then a steady 1000 writes/s.
+    series = [interval(i, 5000 if i < 2 else 1000) for i in range(12)]
+    mt = max_throughput(series, warmup_seconds(12))
+    assert mt.writes_per_s == pytest.approx(1000)
+    assert mt.window_start_s == 2 and mt.window_end_s == 12
+    assert mt.intervals == 10 and mt.writes == 10_000
+    # Without the warm-up the start inflates the figure.
+    assert max_throughput(series, 0).writes_per_s == pytest.approx(20_000 / 12)
+
+
+def test_max_throughput_weights_by_interval_length():
+    # A short last interval must not count like a full one.
+    series = [interval(0, 100), interval(1, 100), interval(2, 10, length=0.1)]
+    mt = max_throughput(series, 0)
+    assert mt.writes_per_s == pytest.approx(210 / 2.1)
+    assert mt.per_interval_min == pytest.approx(100) and mt.per_interval_max == pytest.approx(100)
+    assert mt.cv == pytest.approx(0)
+
+
+def test_interval_straddling_the_warmup_is_left_out():
+    series = [interval(0, 10, start=0.0, length=1.5), interval(1, 10, start=1.5, length=1.0),
+              interval(2, 10, start=2.5, length=1.0)]
+    mt = max_throughput(series, 1.0)
+    assert mt.intervals == 2 and mt.window_start_s == 1.5
+
+
+def test_max_throughput_with_no_window_fails_clearly():
+    with pytest.raises(VerdictError, match="too short for its warm-up"):
+        max_throughput([interval(0, 10)], 5.0)
+
+
+def test_variation_coefficient():
+    mt = max_throughput([interval(0, 100), interval(1, 300)], 0)
+    assert mt.cv == pytest.approx(0.5)
+
+
+# ---------------------------------------------------------------- verdict
+
+
+def fig(p99, final_q, rate=1000.0, u=0.95):
+    return RunningFigures(utilization=u, arrival_rate=rate, p99_write_latency_s=p99,
+                          final_queue_length=final_q)
+
+
+def test_sustainable_when_both_bounds_hold():
+    v = judge(fig(0.020, 50), p99_limit_s=1.0, max_backlog_s=1.0)
+    assert v.sustainable
+    assert v.queue_limit == pytest.approx(1000)
+    assert v.reasons == ["p99 write latency 20.0 ms <= 1 s",
+                         "final queue 50 writes < 1 s of arrivals (1000)"]
+
+
+def test_p99_over_the_bound_is_not_sustainable():
+    v = judge(fig(1.5, 0), p99_limit_s=1.0)
+    assert not v.sustainable
+    assert v.reasons[0] == "p99 write latency 1.5 s > 1 s"
+
+
+def test_p99_exactly_at_the_bound_is_sustainable():
+    assert judge(fig(1.0, 0), p99_limit_s=1.0).sustainable
+
+
+def test_growing_backlog_is_not_sustainable_even_with_low_p99():
+    # The paper's point: the open loop's queue is the symptom of an unsustainable rate.
+    v = judge(fig(0.5, 1000, rate=1000), max_backlog_s=1.0)
+    assert not v.sustainable
+    assert "the backlog grows" in v.reasons[1]
+    assert judge(fig(0.5, 999, rate=1000), max_backlog_s=1.0).sustainable
+    assert not judge(fig(0.5, 250, rate=1000), max_backlog_s=0.25).sustainable
+
+
+def test_no_completed_write_is_not_sustainable():
+    v = judge(fig(None, 0))
+    assert not v.sustainable and "p99 unknown" in v.reasons[0]
+
+
+def test_verdict_states_its_numbers():
+    v = judge(fig(0.25, 10, rate=2000, u=0.9), p99_limit_s=0.5, max_backlog_s=2)
+    d = v.to_json()
+    assert d["p99_write_latency_s"] == 0.25 and d["p99_limit_s"] == 0.5
+    assert d["final_queue_length"] == 10 and d["queue_limit"] == 4000
+    assert d["utilization"] == 0.9 and d["arrival_rate"] == 2000
+    assert "sustainable at 0.9 x max" in v.summary()
+
+
+def test_percentile_from_buckets_matches_the_driver_rule():
+    # 100 values: 98 in [1000,1015], 2 in [1_000_000, 1_015_624]
+    buckets = [[1000, 1015, 98], [1_000_000, 1_015_624, 2]]
+    assert percentile_from_buckets(buckets, 0.98) == 1007  # midpoint of the bucket with rank 98
+    assert percentile_from_buckets(buckets, 0.99) == 1_000_000 + 15_624 // 2
+    assert percentile_from_buckets(buckets, 0.99, lo=0, hi=1_004_000) == 1_004_000  # clamp
+    assert percentile_from_buckets([], 0.99) is None
+
+
+def test_queue_slope_and_worst_interval_p99():
+    series = [interval(i, 100, queue=q, p99_us=p) for i, (q, p) in
+              enumerate([(0, 100), (10, 300), (20, 200), (30, 100)])]
+    assert queue_slope(series) == pytest.approx(10)
+    assert p99_from_timeseries(series) == pytest.approx(300e-6)
+    assert p99_from_timeseries(series, from_s=2) == pytest.approx(200e-6)
+
+
+def test_running_figures_prefer_exact_sources():
+    series = [interval(i, 100, queue=5 * i, p99_us=1000) for i in range(4)]
+    summary = {"write_latency_us": {"p99": 2000.0},
+               "open_loop": {"final_queue_length": 7, "achieved_rate": 99.0,
+                             "max_queue_length": 40},
+               "window": {"start_s": 0, "end_s": 4}}
+    hist = {"histograms": {"write_latency": {"min": 10, "max": 5_000_000,
+                                             "buckets": [[3_000_000, 3_046_874, 100]]}}}
+    f = running_figures(0.95, 100, series, summary, hist)
+    assert f.p99_write_latency_s == pytest.approx(3_023_437e-9)
+    assert f.final_queue_length == 7 and f.achieved_rate == 99.0 and f.max_queue_length == 40
+    f = running_figures(0.95, 100, series, summary, None)
+    assert f.p99_write_latency_s == pytest.approx(2e-3)
+    f = running_figures(0.95, 100, series, None, None)
+    assert f.p99_write_latency_s == pytest.approx(1e-3)  # worst interval: conservative
+    assert f.final_queue_length == 15
+    with pytest.raises(VerdictError, match="open-loop"):
+        running_figures(0.95, 100, [interval(0, 1)], None, None)
+
+
+def test_torn_timeseries_line_is_dropped(tmp_path):
+    p = tmp_path / "timeseries.jsonl.partial"
+    p.write_text(json.dumps(interval(0, 5)) + "\n" + '{"interval": 1, "t_st')
+    assert [iv["interval"] for iv in read_timeseries(tmp_path / "timeseries.jsonl")] == [0]
+
+
+# ---------------------------------------------------------------- recorded driver outputs
+
+
+RECORDED = sorted(p for p in DATA.glob("recorded-*") if p.is_dir())
+
+
+@pytest.mark.skipif(not RECORDED, reason="no recorded driver outputs in tests/data")
+@pytest.mark.parametrize("point", RECORDED, ids=lambda p: p.name)
+def test_recorded_point_arithmetic(point):
+    """Recompute each recorded point's figures from its raw outputs and check them against
+    the numbers the driver itself reports and the expectations recorded beside them."""
+    expect = json.loads((point / "expect.json").read_text())
+    testing = DriverOutputs.read(point / "testing")
+    warmup = testing.summary["window"]["warmup_s"]
+    mt = max_throughput(testing.intervals, warmup)
+    # The driver computes its own figure over the same window: they must agree.
+    assert mt.writes_per_s == pytest.approx(testing.driver_max_write_throughput(), rel=1e-9)
+    assert mt.writes_per_s == pytest.approx(expect["max_write_throughput"], rel=1e-9)
+    running = DriverOutputs.read(point / "running")
+    rate = running.summary["open_loop"]["nominal_rate"]
+    f = running_figures(expect["utilization"], rate, running.intervals, running.summary,
+                        running.histograms)
+    # p99 from the histogram equals the driver's summary p99 (same rule, same data).
+    assert f.p99_write_latency_s == pytest.approx(
+        running.summary["write_latency_us"]["p99"] / 1e6, rel=1e-3)
+    v = judge(f, expect["p99_limit_s"], expect["max_backlog_s"])
+    assert v.sustainable is expect["sustainable"]
+    assert v.final_queue_length == expect["final_queue_length"]
+
+
+def test_final_queue_is_taken_before_a_drain():
+    # Arrivals end at 3 s with 900 writes queued; a drain then empties the queue.
+    series = [interval(0, 100, queue=0), interval(1, 100, queue=300),
+              interval(2, 100, queue=900)]
+    drained = interval(3, 900, queue=0)
+    drained["drain"] = True
+    summary = {"open_loop": {"final_queue_length": 0, "drain": {"limit_s": 5.0}}}
+    f = running_figures(0.95, 100, [*series, drained], summary, None)
+    assert f.final_queue_length == 900
+    assert not judge(f, 1.0, 1.0).sustainable
+    assert f.queue_slope_per_s == pytest.approx(450)
