@@ -40,7 +40,7 @@ $(BUILD)/build.ninja: | deps
 	cmake -S engines -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
 
 $(ASAN_BUILD)/build.ninja: | deps
-	cmake -S engines -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLSM_SANITIZE=ON $(CMAKE_FLAGS)
+	cmake -S engines -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLSM_SANITIZE=ON -DLSM_ENGINE_ONLY=ON $(CMAKE_FLAGS)
 
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
