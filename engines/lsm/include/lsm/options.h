@@ -77,6 +77,20 @@ struct Options {
 
   // Verify the crc32c of every block read (always on for merges).
   bool verify_checksums = true;
+
+  // I/O bandwidth budget of flushes and merges in bytes/s (0 = unlimited): a
+  // token bucket charged by every byte they write, flushes served before
+  // merges (the paper's 100 MB/s rate limiter). The WAL is not charged.
+  size_t io_budget_bytes_per_sec = 0;
+
+  // Charge the bytes flushes and merges read to the budget too.
+  bool io_budget_charge_reads = false;
+
+  // Flushes and merges fsync their output every this many bytes (0 = only at
+  // the end). Bounds the OS write-back queue (the paper's 16 MB disk force)
+  // and keeps write-back in the engine's own threads, where a cgroup v1
+  // blkio throttle can see it.
+  size_t force_bytes = 16 << 20;
 };
 
 }  // namespace lsm

@@ -8,6 +8,7 @@
 #include "db/db_iter.h"
 #include "db/filenames.h"
 #include "db/merging_iterator.h"
+#include "env/io_budget_env.h"
 #include "util/coding.h"
 
 namespace lsm {
@@ -65,6 +66,14 @@ DBImpl::DBImpl(const Options& options, std::string dir,
       env_(options.env != nullptr ? options.env : Env::Default()),
       dir_(std::move(dir)),
       policy_(std::move(policy)) {
+  if (options.io_budget_bytes_per_sec > 0) {
+    io_budget_ = std::make_shared<IoBudget>(options.io_budget_bytes_per_sec);
+  }
+  if (io_budget_ != nullptr || options.force_bytes > 0) {
+    budget_env_ =
+        NewIoBudgetEnv(env_, io_budget_, options.force_bytes, options.io_budget_charge_reads);
+    env_ = budget_env_.get();
+  }
   table_options_.block_bytes = options.block_bytes;
   table_options_.bloom_bits_per_key = options.bloom_bits_per_key;
   table_options_.verify_checksums = options.verify_checksums;
@@ -174,8 +183,15 @@ Status DBImpl::Recover() {
   UpdateComponentStats();
   ScheduleMerges();
   lock.unlock();
-  flush_thread_ = std::thread([this] { FlushLoop(); });
-  merge_thread_ = std::thread([this] { MergeLoop(); });
+  // The budget tells flushes from merges by the thread's I/O priority.
+  flush_thread_ = std::thread([this] {
+    SetThreadIoPriority(IoPriority::kFlush);
+    FlushLoop();
+  });
+  merge_thread_ = std::thread([this] {
+    SetThreadIoPriority(IoPriority::kMerge);
+    MergeLoop();
+  });
   return Status::OK();
 }
 
@@ -591,7 +607,12 @@ Status DBImpl::LogAndApply(std::unique_lock<std::mutex>& lock, std::vector<Compo
   // The stack cannot change while manifest_mu_ is held, so the mutex can go
   // during the fsync: writers and readers are not held up by it.
   lock.unlock();
-  Status s = manifest_->Append(edit);
+  Status s;
+  {
+    // Manifest edits are bookkeeping, not flush or merge output.
+    ScopedIoPriority bookkeeping(IoPriority::kUser);
+    s = manifest_->Append(edit);
+  }
   lock.lock();
   if (!s.ok()) return s;
 

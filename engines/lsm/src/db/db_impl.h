@@ -15,6 +15,7 @@
 #include "db/memtable.h"
 #include "db/merge_job.h"
 #include "db/version.h"
+#include "env/io_budget.h"
 #include "log/log_format.h"
 #include "lsm/db.h"
 #include "policy/policy.h"
@@ -100,7 +101,10 @@ class DBImpl final : public DB {
   void SetBackgroundError(const Status& s);  // REQUIRES: mu_
 
   const Options options_;
-  Env* const env_;
+  // The budget wrapper outlives every file the engine opens through it.
+  std::shared_ptr<IoBudget> io_budget_;
+  std::unique_ptr<Env> budget_env_;
+  Env* env_;  // options_.env (or the default), wrapped by budget_env_ when set
   const std::string dir_;
   const std::unique_ptr<policy::MergePolicy> policy_;
   std::unique_ptr<FileLock> dir_lock_;

@@ -307,3 +307,33 @@ TEST(CorruptionTest, MissingComponentFileFailsOpen) {
 
 }  // namespace
 }  // namespace lsm
+
+namespace lsm {
+namespace {
+
+// With a backlog of flushes and merges, the budget bounds how fast they
+// write: the work cannot finish sooner than its bytes over the budget.
+TEST(IoBudgetDBTest, FlushesAndMergesKeepToTheBudget) {
+  test::TempDir dir;
+  Options options;
+  options.wal = WalMode::kOff;
+  options.memtable_bytes = 256 * 1024;
+  options.merge_policy = "tiering";
+  options.io_budget_bytes_per_sec = 4 << 20;
+  auto db = OpenOrDie(options, dir.path());
+  const uint64_t start = Env::Default()->NowMicros();
+  for (int i = 0; i < 40000; i++) ASSERT_TRUE(db->Put(Key(i), std::string(100, 'v')).ok());
+  ASSERT_TRUE(db->Flush().ok());
+  ASSERT_TRUE(db->WaitForIdle().ok());
+  const double seconds = (Env::Default()->NowMicros() - start) / 1e6;
+  Stats st = db->GetStats();
+  const double written = static_cast<double>(st.flush_bytes_written + st.merge_bytes_written);
+  std::printf("wrote %.1f MiB in %.2f s: %.2f MiB/s against a 4 MiB/s budget\n",
+              written / (1 << 20), seconds, written / (1 << 20) / seconds);
+  ASSERT_GT(written, 8.0 * (1 << 20)) << "too little background work to measure";
+  // The bucket may start with up to 10 ms of burst and one request of debt.
+  EXPECT_GE(seconds, written / (4 << 20) * 0.95);
+}
+
+}  // namespace
+}  // namespace lsm

@@ -44,10 +44,33 @@ void IoBudget::RefillLocked(uint64_t now) {
   tokens_ = std::min(cap, tokens_ + static_cast<double>(gap) * static_cast<double>(rate) / 1e6);
 }
 
-bool IoBudget::IsNextLocked(const Waiter* w, int pri) const {
-  const int flush = static_cast<int>(IoPriority::kFlush);
-  if (pri != flush && !waiters_[flush].empty()) return false;
-  return waiters_[pri].front() == w;
+IoBudget::Waiter* IoBudget::NextLocked() const {
+  for (const auto& queue : waiters_) {
+    if (!queue.empty()) return queue.front();
+  }
+  return nullptr;
+}
+
+// Admits waiters in priority order while the bucket is not negative. The
+// granting thread charges them on their behalf, so the budget is spent at
+// the right time however long the granted threads take to wake up: with
+// one grant per wakeup instead, two threads alternating through the FIFO
+// would need a context switch per request and could fall behind the budget.
+void IoBudget::GrantLocked() {
+  Waiter* const old_next = NextLocked();
+  const bool unlimited = rate_.load(std::memory_order_relaxed) == 0;
+  for (auto& queue : waiters_) {
+    while (!queue.empty() && (unlimited || tokens_ >= 0)) {
+      Waiter* w = queue.front();
+      queue.pop_front();
+      if (!unlimited) tokens_ -= static_cast<double>(w->bytes);
+      w->granted = true;
+      w->cv.notify_one();
+    }
+  }
+  // The new first waiter takes over the timed wait for the refill.
+  Waiter* const next = NextLocked();
+  if (next != nullptr && next != old_next) next->cv.notify_one();
 }
 
 void IoBudget::Count(int pri, uint64_t bytes, uint64_t wait_micros) {
@@ -64,40 +87,41 @@ void IoBudget::Request(uint64_t bytes, IoPriority pri) {
   }
   std::unique_lock<std::mutex> lock(mu_);
   const uint64_t start = NowMicros();
-  uint64_t now = start;
   Waiter self;
+  self.bytes = bytes;
   waiters_[p].push_back(&self);
-  uint64_t rate;
-  while (true) {
-    rate = rate_.load(std::memory_order_relaxed);
-    RefillLocked(now);
-    if (rate == 0) break;  // became unlimited while waiting
-    if (IsNextLocked(&self, p)) {
-      if (tokens_ >= 0) break;
-      // Sleep until the debt is repaid, but at least one refill period so
-      // that a saturated budget costs ~1/period wakeups, not one per request.
+  RefillLocked(start);
+  GrantLocked();
+  const bool waits = !self.granted;
+  while (!self.granted) {
+    if (NextLocked() == &self) {
+      // The first waiter sleeps until the debt is repaid, but at least one
+      // refill period so that a saturated budget costs ~1/period wakeups
+      // (each admitting a period's worth of requests), not one per request.
+      const uint64_t rate = rate_.load(std::memory_order_relaxed);
       const double deficit_micros = -tokens_ * 1e6 / static_cast<double>(rate);
       const uint64_t sleep = std::max<uint64_t>(
           refill_period_micros_, static_cast<uint64_t>(std::ceil(deficit_micros)));
-      cv_.wait_for(lock, std::chrono::microseconds(sleep));
+      self.cv.wait_for(lock, std::chrono::microseconds(sleep));
+      RefillLocked(NowMicros());
+      GrantLocked();
     } else {
-      // Woken when a grant changes who is next (or the rate changes).
-      cv_.wait(lock);
+      // Woken when granted or when it becomes the first waiter.
+      self.cv.wait(lock);
     }
-    now = NowMicros();
   }
-  if (rate != 0) tokens_ -= static_cast<double>(bytes);
-  waiters_[p].pop_front();  // only the next waiter is ever granted
-  if (!waiters_[0].empty() || !waiters_[1].empty()) cv_.notify_all();
+  const uint64_t end = waits ? NowMicros() : start;
   lock.unlock();
-  Count(p, bytes, now - start);
+  Count(p, bytes, end - start);
 }
 
 void IoBudget::SetBytesPerSecond(uint64_t bytes_per_sec) {
   std::lock_guard<std::mutex> lock(mu_);
   RefillLocked(NowMicros());  // settle the time so far at the old rate
   rate_.store(bytes_per_sec, std::memory_order_relaxed);
-  cv_.notify_all();
+  GrantLocked();  // everyone if now unlimited
+  // A first waiter asleep on the old rate's deficit recomputes it.
+  if (Waiter* next = NextLocked()) next->cv.notify_one();
 }
 
 IoBudgetStats IoBudget::GetStats() const {

@@ -97,11 +97,17 @@ class IoBudget {
   double AvailableBytesForTesting();
 
  private:
-  struct Waiter {};  // identity only: the queue holds the addresses
+  // A blocked request. Lives on the requester's stack; guarded by mu_.
+  struct Waiter {
+    uint64_t bytes;
+    bool granted = false;
+    std::condition_variable cv;  // signalled when granted or when it becomes next
+  };
 
   static uint64_t NowMicros();
   void RefillLocked(uint64_t now);
-  bool IsNextLocked(const Waiter* w, int pri) const;
+  Waiter* NextLocked() const;
+  void GrantLocked();
   void Count(int pri, uint64_t bytes, uint64_t wait_micros);
 
   const uint64_t refill_period_micros_;
@@ -109,11 +115,10 @@ class IoBudget {
   std::atomic<uint64_t> rate_;
 
   std::mutex mu_;
-  std::condition_variable cv_;
   double tokens_ = 0;          // guarded by mu_; bytes, negative = debt
   uint64_t last_refill_ = 0;   // guarded by mu_
   // Waiting requests per priority (kFlush, kMerge), FIFO. Guarded by mu_.
-  std::array<std::deque<const Waiter*>, 2> waiters_;
+  std::array<std::deque<Waiter*>, 2> waiters_;
 
   std::array<std::atomic<uint64_t>, kNumIoPriorities> requests_{};
   std::array<std::atomic<uint64_t>, kNumIoPriorities> granted_bytes_{};

@@ -21,7 +21,9 @@ class BudgetWritableFile final : public WritableFile {
       size_t n = std::min(data.size(), kIoBudgetChargeBytes);
       // Split at the force boundary so that forces fall every force_bytes
       // exactly, whatever the sizes of the appends.
-      if (force_bytes_ > 0) n = static_cast<size_t>(std::min<uint64_t>(n, force_bytes_ - unforced_));
+      if (force_bytes_ > 0) {
+        n = static_cast<size_t>(std::min<uint64_t>(n, force_bytes_ - unforced_));
+      }
       if (budget_ != nullptr) budget_->Request(n, pri);
       Status s = base_->Append(data.substr(0, n));
       if (!s.ok()) return s;
@@ -98,7 +100,9 @@ class IoBudgetEnv final : public EnvWrapper {
 
   Status NewSequentialFile(const std::string& f, std::unique_ptr<SequentialFile>* r) override {
     Status s = target()->NewSequentialFile(f, r);
-    if (s.ok() && charge_reads_) *r = std::make_unique<BudgetSequentialFile>(std::move(*r), budget_.get());
+    if (s.ok() && charge_reads_) {
+      *r = std::make_unique<BudgetSequentialFile>(std::move(*r), budget_.get());
+    }
     return s;
   }
   Status NewRandomAccessFile(const std::string& f,
@@ -120,7 +124,9 @@ class IoBudgetEnv final : public EnvWrapper {
   // Every writable file is wrapped, whoever opens it: the priority that
   // counts is that of the thread appending.
   Status Wrap(Status s, std::unique_ptr<WritableFile>* r) {
-    if (s.ok()) *r = std::make_unique<BudgetWritableFile>(std::move(*r), budget_.get(), force_bytes_);
+    if (s.ok()) {
+      *r = std::make_unique<BudgetWritableFile>(std::move(*r), budget_.get(), force_bytes_);
+    }
     return s;
   }
 

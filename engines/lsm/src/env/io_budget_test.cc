@@ -99,13 +99,13 @@ TEST(IoBudgetTest, WaitingFlushIsServedBeforeWaitingMerges) {
       order.push_back(tag);
     });
   };
-  // The flush takes ~100 ms of debt, so the merges that follow it are
-  // admitted clearly later and the recorded order is unambiguous.
-  std::thread m1 = requester(IoPriority::kMerge, 1, 'M');
+  // Each grant leaves ~50 ms of debt, so the next one is admitted clearly
+  // later and the order recorded after Request returns is unambiguous.
+  std::thread m1 = requester(IoPriority::kMerge, 50 * kKiB, 'M');
   SleepMillis(40);
   std::thread m2 = requester(IoPriority::kMerge, 1, 'm');
   SleepMillis(40);
-  std::thread f = requester(IoPriority::kFlush, 100 * kKiB, 'F');
+  std::thread f = requester(IoPriority::kFlush, 50 * kKiB, 'F');
   m1.join();
   m2.join();
   f.join();
