@@ -160,12 +160,13 @@ def test_failing_point_is_recorded_and_campaign_goes_on(tmp_path, data_root, dri
     err = rec.data["error"]
     assert err["stage"] == "load" and err["exit_code"] == 2
     assert "memtable_bytes" in err["message"] and "1X" in err["message"]
-    # A testing phase with no whole interval after its warm-up has no maximum.
+    # A testing phase with no whole interval after its warm-up has no measured
+    # window: the driver refuses it before running anything (exit 2, naming it).
     rec = store.point("fail", "memtable_bytes=1M,duration=1s,rep=0")
     assert rec is not None and rec.state == "failed"
-    assert rec.data["error"]["stage"] == "max-throughput"
-    assert "too short for its warm-up" in rec.data["error"]["message"]
-    assert (rec.path / "testing" / "summary.json").is_file()  # what was measured is kept
+    err = rec.data["error"]
+    assert err["stage"] == "testing" and err["exit_code"] == 2
+    assert "warmup_s" in err["message"] and "no measured window" in err["message"]
     ok = store.point("fail", "memtable_bytes=1M,duration=2s,rep=0")
     assert ok is not None and ok.state == "complete"
     assert "FAILED memtable_bytes=1X,duration=2s,rep=0: load: lsm-driver:" in r.stderr
