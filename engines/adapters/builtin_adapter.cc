@@ -5,6 +5,7 @@
 #include "adapters/option_parser.h"
 #include "lsm/db.h"
 #include "policy/policy.h"
+#include "sched/scheduler.h"
 
 namespace lsmbench {
 
@@ -34,6 +35,14 @@ Status ParseMergePolicy(V name, V value, O* o) {
   return s;
 }
 
+Status ParseMergeScheduler(V name, V value, O* o) {
+  size_t i = 0;
+  const std::vector<std::string> names = lsm::sched::SchedulerNames();
+  Status s = ParseChoice(name, value, names, &i);
+  if (s.ok()) o->merge_scheduler = names[i];
+  return s;
+}
+
 Status ParseSizeRatio(V name, V value, O* o) {
   double v = 0;
   Status s = ParseReal(name, value, 0, 1e6, &v);
@@ -55,6 +64,7 @@ const std::vector<OptionSpec<O>>& BuiltinOptionTable() {
       {"error_if_exists", BoolField<&O::error_if_exists>},
       {"force_bytes", SizeField<0, 64 * kGiB, &O::force_bytes>},
       {"io_budget_bytes_per_sec", SizeField<0, 1024 * kGiB, &O::io_budget_bytes_per_sec>},
+      {"greedy_k", IntField<1, 64, &O::greedy_k>},
       {"io_budget_charge_reads", BoolField<&O::io_budget_charge_reads>},
       {"max_components", IntField<0, 1000000, &O::max_components>},
       {"max_merge_components", IntField<2, 1000, &O::max_merge_components>},
@@ -62,6 +72,7 @@ const std::vector<OptionSpec<O>>& BuiltinOptionTable() {
       {"memtable_bytes", SizeField<4 * kKiB, 64 * kGiB, &O::memtable_bytes>},
       {"merge_exact_min", BoolField<&O::merge_exact_min>},
       {"merge_policy", ParseMergePolicy},
+      {"merge_scheduler", ParseMergeScheduler},
       {"min_merge_components", IntField<2, 1000, &O::min_merge_components>},
       {"size_ratio", ParseSizeRatio},
       {"verify_checksums", BoolField<&O::verify_checksums>},

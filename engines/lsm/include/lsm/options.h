@@ -70,6 +70,16 @@ struct Options {
   // to measure a sustainable lower bound in Sec. 5.3).
   bool merge_exact_min = false;
 
+  // Merge scheduler by name: when each created merge runs and how merges
+  // share the I/O budget. "single": one at a time in creation order; "fair":
+  // all at once, the budget split evenly; "greedy": only the merge with the
+  // fewest remaining input bytes runs, the others pause at a block boundary
+  // (Luo & Carey's Fig. 7); "greedy_k": the greedy_k smallest run.
+  std::string merge_scheduler = "single";
+
+  // greedy_k: how many of the smallest merges run at once.
+  int greedy_k = 2;
+
   // Global component constraint: writers stall while more disk components
   // than this exist. 0 means the policy's default: 2*L for leveling, 2*T*L
   // for tiering (L = current number of levels), 50 for size-tiered.

@@ -53,7 +53,14 @@ Status DB::Open(const Options& options, const std::string& dir, std::unique_ptr<
   std::unique_ptr<policy::MergePolicy> merge_policy;
   s = policy::NewMergePolicy(po, &merge_policy);
   if (!s.ok()) return s;
-  auto impl = std::make_unique<DBImpl>(options, dir, std::move(merge_policy));
+  sched::SchedulerOptions so;
+  so.name = options.merge_scheduler;
+  so.greedy_k = options.greedy_k;
+  std::unique_ptr<sched::MergeScheduler> scheduler;
+  s = sched::NewMergeScheduler(so, &scheduler);
+  if (!s.ok()) return s;
+  auto impl =
+      std::make_unique<DBImpl>(options, dir, std::move(merge_policy), std::move(scheduler));
   s = impl->Recover();
   if (!s.ok()) return s;
   *db = std::move(impl);
@@ -61,11 +68,13 @@ Status DB::Open(const Options& options, const std::string& dir, std::unique_ptr<
 }
 
 DBImpl::DBImpl(const Options& options, std::string dir,
-               std::unique_ptr<policy::MergePolicy> policy)
+               std::unique_ptr<policy::MergePolicy> policy,
+               std::unique_ptr<sched::MergeScheduler> scheduler)
     : options_(options),
       env_(options.env != nullptr ? options.env : Env::Default()),
       dir_(std::move(dir)),
-      policy_(std::move(policy)) {
+      policy_(std::move(policy)),
+      scheduler_(std::move(scheduler)) {
   if (options.io_budget_bytes_per_sec > 0) {
     io_budget_ = std::make_shared<IoBudget>(options.io_budget_bytes_per_sec);
   }
@@ -86,13 +95,15 @@ DBImpl::~DBImpl() {
     std::unique_lock<std::mutex> lock(mu_);
     bg_cv_.wait(lock, [this] { return imms_.empty() || !bg_error_.ok(); });
     shutting_down_ = true;
-    for (auto& job : merge_queue_) job->Cancel();
-    if (running_merge_) running_merge_->Cancel();
+    // Merges stop at their next block boundary; their inputs stay.
+    for (auto& job : merges_) job->Cancel();
     flush_cv_.notify_all();
-    merge_cv_.notify_all();
+    std::vector<std::thread> threads = std::move(finished_merge_threads_);
+    for (auto& [id, thread] : merge_threads_) threads.push_back(std::move(thread));
+    merge_threads_.clear();
     lock.unlock();
     flush_thread_.join();
-    merge_thread_.join();
+    for (std::thread& t : threads) t.join();
   }
   if (wal_file_) {
     if (options_.wal == WalMode::kSync) wal_file_->Sync();
@@ -187,10 +198,6 @@ Status DBImpl::Recover() {
   flush_thread_ = std::thread([this] {
     SetThreadIoPriority(IoPriority::kFlush);
     FlushLoop();
-  });
-  merge_thread_ = std::thread([this] {
-    SetThreadIoPriority(IoPriority::kMerge);
-    MergeLoop();
   });
   return Status::OK();
 }
@@ -406,7 +413,7 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force) 
       break;
     }
     if (version_->stack.size() > max_components_ &&
-        (!merge_queue_.empty() || running_merge_ != nullptr || flushing_ || !imms_.empty())) {
+        (!merges_.empty() || flushing_ || !imms_.empty())) {
       // The component constraint: writes stop (not slow down: the paper's
       // Theorem 1) until merges bring the count back. With no merge to wait
       // for, waiting would never end: writes go on over the constraint.
@@ -744,42 +751,62 @@ void DBImpl::ScheduleMerges() {
     }
     std::vector<ComponentPtr> inputs(first, first + static_cast<std::ptrdiff_t>(op.inputs.size()));
     for (const ComponentPtr& c : inputs) c->being_merged = true;
-    merge_queue_.push_back(
-        std::make_shared<MergeJob>(next_merge_id_++, std::move(inputs), op.output_level));
+    StartMerge(std::make_shared<MergeJob>(next_merge_id_++, std::move(inputs), op.output_level));
   }
+  Reschedule();
+  JoinFinishedMergeThreads();
   UpdateComponentStats();
-  if (!merge_queue_.empty()) merge_cv_.notify_one();
 }
 
-void DBImpl::MergeLoop() {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (true) {
-    merge_cv_.wait(lock, [this] { return shutting_down_ || !merge_queue_.empty(); });
-    if (shutting_down_) return;
-    // The single scheduler: one merge at a time, in creation order.
-    std::shared_ptr<MergeJob> job = merge_queue_.front();
-    merge_queue_.pop_front();
-    running_merge_ = job;
-    {
-      std::lock_guard<std::mutex> stats_lock(stats_mu_);
-      stats_running_.push_back(job);
-    }
-    UpdateComponentStats();
-    lock.unlock();
-    Status s = RunMerge(job.get());
-    lock.lock();
-    running_merge_.reset();
-    {
-      std::lock_guard<std::mutex> stats_lock(stats_mu_);
-      stats_running_.erase(std::find(stats_running_.begin(), stats_running_.end(), job));
-    }
-    if (!s.ok()) {
-      for (const ComponentPtr& c : job->inputs()) c->being_merged = false;
-      if (!shutting_down_) SetBackgroundError(s);
-    }
-    UpdateComponentStats();
-    bg_cv_.notify_all();
+void DBImpl::StartMerge(std::shared_ptr<MergeJob> job) {
+  job->Pause();  // until the scheduler selects it
+  merges_.push_back(job);
+  merge_threads_.emplace(job->id(), std::thread([this, job] { MergeThread(job); }));
+}
+
+void DBImpl::Reschedule() {
+  std::vector<sched::MergeState> states;
+  states.reserve(merges_.size());
+  for (const auto& job : merges_) {
+    states.push_back({job->id(), job->RemainingInputBytes(), job->total_input_bytes(),
+                      job->output_level()});
   }
+  std::vector<uint64_t> running = scheduler_->SelectRunning(states);
+  for (const auto& job : merges_) {
+    if (std::find(running.begin(), running.end(), job->id()) != running.end()) {
+      job->Resume();
+    } else {
+      job->Pause();
+    }
+  }
+  std::lock_guard<std::mutex> stats_lock(stats_mu_);
+  stats_merges_ = merges_;
+}
+
+void DBImpl::JoinFinishedMergeThreads() {
+  // A finished thread only has to return: joining it cannot wait on mu_.
+  for (std::thread& t : finished_merge_threads_) t.join();
+  finished_merge_threads_.clear();
+}
+
+void DBImpl::MergeThread(const std::shared_ptr<MergeJob>& job) {
+  // The budget tells merges from flushes by the thread's I/O priority.
+  SetThreadIoPriority(IoPriority::kMerge);
+  Status s = job->WaitWhilePaused() ? RunMerge(job.get()) : Status::IOError("merge cancelled");
+  std::lock_guard<std::mutex> lock(mu_);
+  merges_.erase(std::find(merges_.begin(), merges_.end(), job));
+  if (!s.ok()) {
+    for (const ComponentPtr& c : job->inputs()) c->being_merged = false;
+    if (!shutting_down_) SetBackgroundError(s);
+  }
+  auto self = merge_threads_.find(job->id());
+  if (self != merge_threads_.end()) {  // else the destructor joins it
+    finished_merge_threads_.push_back(std::move(self->second));
+    merge_threads_.erase(self);
+  }
+  if (!shutting_down_) Reschedule();
+  UpdateComponentStats();
+  bg_cv_.notify_all();
 }
 
 Status DBImpl::RunMerge(MergeJob* job) {
@@ -844,8 +871,7 @@ Status DBImpl::RunMerge(MergeJob* job) {
 Status DBImpl::WaitForIdle() {
   std::unique_lock<std::mutex> lock(mu_);
   bg_cv_.wait(lock, [this] {
-    return !bg_error_.ok() ||
-           (imms_.empty() && !flushing_ && merge_queue_.empty() && running_merge_ == nullptr);
+    return !bg_error_.ok() || (imms_.empty() && !flushing_ && merges_.empty());
   });
   return bg_error_;
 }
@@ -868,7 +894,6 @@ void DBImpl::UpdateComponentStats() {
     st.disk_bytes += c->meta().file_size;
   }
   st.max_components = max_components_;
-  st.merges_pending = merge_queue_.size();
   st.memory_components_immutable = imms_.size();
 }
 
@@ -877,9 +902,13 @@ Stats DBImpl::GetStats() const {
   {
     std::lock_guard<std::mutex> stats_lock(stats_mu_);
     st = component_stats_;
-    st.merges_running = stats_running_.size();
-    for (const auto& job : stats_running_) {
-      st.merge_remaining_input_bytes.push_back(job->RemainingInputBytes());
+    for (const auto& job : stats_merges_) {
+      if (job->paused()) {
+        st.merges_pending++;
+      } else {
+        st.merges_running++;
+        st.merge_remaining_input_bytes.push_back(job->RemainingInputBytes());
+      }
     }
   }
   auto load = [](const std::atomic<uint64_t>& v) { return v.load(std::memory_order_relaxed); };

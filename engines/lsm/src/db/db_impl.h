@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -19,12 +20,14 @@
 #include "log/log_format.h"
 #include "lsm/db.h"
 #include "policy/policy.h"
+#include "sched/scheduler.h"
 
 namespace lsm {
 
 class DBImpl final : public DB {
  public:
-  DBImpl(const Options& options, std::string dir, std::unique_ptr<policy::MergePolicy> policy);
+  DBImpl(const Options& options, std::string dir, std::unique_ptr<policy::MergePolicy> policy,
+         std::unique_ptr<sched::MergeScheduler> scheduler);
   ~DBImpl() override;
 
   // Recovers the directory's state and starts the background threads.
@@ -72,7 +75,12 @@ class DBImpl final : public DB {
 
   void FlushLoop();
   Status FlushMemTable(const std::shared_ptr<MemTable>& imm);
-  void MergeLoop();
+  // Each created merge runs on its own thread, which starts paused; the
+  // scheduler decides which merges run (Reschedule).
+  void StartMerge(std::shared_ptr<MergeJob> job);  // REQUIRES: mu_
+  void MergeThread(const std::shared_ptr<MergeJob>& job);
+  void Reschedule();                // REQUIRES: mu_
+  void JoinFinishedMergeThreads();  // REQUIRES: mu_
   Status RunMerge(MergeJob* job);
   // Writes the entries of `input` to a new component file. meta->number stays
   // 0 when nothing survived (every entry was a dropped tombstone). job may be
@@ -107,6 +115,7 @@ class DBImpl final : public DB {
   Env* env_;  // options_.env (or the default), wrapped by budget_env_ when set
   const std::string dir_;
   const std::unique_ptr<policy::MergePolicy> policy_;
+  const std::unique_ptr<sched::MergeScheduler> scheduler_;
   std::unique_ptr<FileLock> dir_lock_;
   TableOptions table_options_;
 
@@ -117,7 +126,6 @@ class DBImpl final : public DB {
 
   mutable std::mutex mu_;
   std::condition_variable flush_cv_;  // flush thread: an immutable memtable waits
-  std::condition_variable merge_cv_;  // merge thread: a merge waits
   std::condition_variable bg_cv_;     // writers/waiters: background work finished
   std::deque<Writer*> writers_;       // guarded by mu_
   std::shared_ptr<MemTable> mem_;     // guarded by mu_ (switched only by the front writer)
@@ -126,8 +134,9 @@ class DBImpl final : public DB {
   std::shared_ptr<const SuperVersion> super_version_;  // guarded by mu_
   std::unique_ptr<WritableFile> wal_file_;      // owned by the front writer
   std::unique_ptr<log::Writer> wal_;            // owned by the front writer
-  std::deque<std::shared_ptr<MergeJob>> merge_queue_;  // guarded by mu_
-  std::shared_ptr<MergeJob> running_merge_;            // guarded by mu_
+  std::vector<std::shared_ptr<MergeJob>> merges_;      // guarded by mu_; created, not done
+  std::map<uint64_t, std::thread> merge_threads_;      // guarded by mu_; by merge id
+  std::vector<std::thread> finished_merge_threads_;    // guarded by mu_; to be joined
   uint64_t max_components_ = 0;                        // guarded by mu_
   uint64_t flushes_ = 0;                               // guarded by mu_
   uint64_t next_merge_id_ = 1;                         // guarded by mu_
@@ -151,10 +160,9 @@ class DBImpl final : public DB {
   Counters counters_;
   mutable std::mutex stats_mu_;
   Stats component_stats_;  // guarded by stats_mu_: the component/merge part of Stats
-  std::vector<std::shared_ptr<MergeJob>> stats_running_;  // guarded by stats_mu_
+  std::vector<std::shared_ptr<MergeJob>> stats_merges_;  // guarded by stats_mu_
 
   std::thread flush_thread_;
-  std::thread merge_thread_;
 };
 
 }  // namespace lsm

@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -12,7 +13,15 @@
 namespace lsm {
 namespace {
 
-class ModelTest : public ::testing::TestWithParam<std::string> {};
+// (policy, scheduler, operations): every policy with the single scheduler at
+// full length, and every other scheduler on a shorter run.
+struct ModelCase {
+  std::string policy;
+  std::string scheduler;
+  uint64_t ops;
+};
+
+class ModelTest : public ::testing::TestWithParam<ModelCase> {};
 
 std::string RandomKey(std::mt19937_64& rng, int key_space) {
   // Varied lengths and a shared prefix exercise prefix compression.
@@ -49,13 +58,14 @@ TEST_P(ModelTest, MatchesStdMap) {
   test::TempDir dir;
   Options options;
   options.memtable_bytes = 64 * 1024;
-  options.merge_policy = GetParam();
+  options.merge_policy = GetParam().policy;
+  options.merge_scheduler = GetParam().scheduler;
   options.wal = WalMode::kAsync;
   std::unique_ptr<DB> db;
   ASSERT_TRUE(DB::Open(options, dir.path(), &db).ok());
 
   std::map<std::string, std::string> model;
-  constexpr uint64_t kOps = 200000;
+  const uint64_t kOps = GetParam().ops;
   constexpr int kKeySpace = 20000;
   std::string value;
   for (uint64_t op = 1; op <= kOps; op++) {
@@ -113,19 +123,30 @@ TEST_P(ModelTest, MatchesStdMap) {
   ASSERT_TRUE(db->WaitForIdle().ok());
   ASSERT_NO_FATAL_FAILURE(CheckFullScan(db.get(), model, kOps));
   Stats st = db->GetStats();
-  EXPECT_GT(st.flushes_completed, 50u);
+  EXPECT_GT(st.flushes_completed, kOps / 4000);
   EXPECT_GT(st.merges_completed, 5u);
   EXPECT_GT(st.write_amplification, 0.0);
-  std::printf("%s: flushes %llu merges %llu components %llu wa %.2f\n", GetParam().c_str(),
+  std::printf("%s/%s: flushes %llu merges %llu components %llu wa %.2f\n",
+              GetParam().policy.c_str(), GetParam().scheduler.c_str(),
               static_cast<unsigned long long>(st.flushes_completed),
               static_cast<unsigned long long>(st.merges_completed),
               static_cast<unsigned long long>(st.disk_components), st.write_amplification);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllPolicies, ModelTest,
-                         ::testing::Values("leveling", "tiering", "size-tiered"),
+std::vector<ModelCase> ModelCases() {
+  std::vector<ModelCase> cases;
+  for (const char* policy : {"leveling", "tiering", "size-tiered"}) {
+    cases.push_back({policy, "single", 200000});
+    for (const char* scheduler : {"fair", "greedy", "greedy_k"}) {
+      cases.push_back({policy, scheduler, 60000});
+    }
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(PoliciesAndSchedulers, ModelTest, ::testing::ValuesIn(ModelCases()),
                          [](const auto& info) {
-                           std::string name = info.param;
+                           std::string name = info.param.policy + "_" + info.param.scheduler;
                            for (auto& c : name) {
                              if (c == '-') c = '_';
                            }

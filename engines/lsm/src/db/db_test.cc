@@ -337,3 +337,65 @@ TEST(IoBudgetDBTest, FlushesAndMergesKeepToTheBudget) {
 
 }  // namespace
 }  // namespace lsm
+
+namespace lsm {
+namespace {
+
+// How many merges a scheduler lets run at once, sampled while a throttled
+// tree keeps several merges alive: single and greedy one, greedy_k at most k.
+uint64_t MaxMergesRunning(const std::string& scheduler, uint64_t* max_created) {
+  test::TempDir dir;
+  Options options;
+  options.wal = WalMode::kOff;
+  options.memtable_bytes = 32 * 1024;
+  options.merge_policy = "tiering";
+  options.merge_scheduler = scheduler;
+  options.greedy_k = 2;
+  options.io_budget_bytes_per_sec = 2 << 20;  // merges last long enough to overlap
+  auto db = OpenOrDie(options, dir.path());
+  uint64_t max_running = 0;
+  *max_created = 0;
+  for (int i = 0; i < 30000; i++) {
+    EXPECT_TRUE(db->Put(Key(i % 7000), std::string(60, 'v')).ok());
+    if (i % 50 == 0) {
+      Stats st = db->GetStats();
+      max_running = std::max(max_running, st.merges_running);
+      *max_created = std::max(*max_created, st.merges_running + st.merges_pending);
+      EXPECT_EQ(st.merge_remaining_input_bytes.size(), st.merges_running);
+    }
+  }
+  EXPECT_TRUE(db->WaitForIdle().ok());
+  Stats st = db->GetStats();
+  EXPECT_EQ(st.merges_running + st.merges_pending, 0u);
+  EXPECT_GT(st.merges_completed, 10u);
+  std::printf("%s: at most %llu running of %llu created\n", scheduler.c_str(),
+              static_cast<unsigned long long>(max_running),
+              static_cast<unsigned long long>(*max_created));
+  return max_running;
+}
+
+TEST(SchedulerDBTest, SingleAndGreedyRunOneMergeAtATime) {
+  uint64_t created;
+  EXPECT_LE(MaxMergesRunning("single", &created), 1u);
+  EXPECT_LE(MaxMergesRunning("greedy", &created), 1u);
+  EXPECT_LE(MaxMergesRunning("greedy_k", &created), 2u);
+}
+
+TEST(SchedulerDBTest, FairRunsEveryCreatedMerge) {
+  uint64_t created;
+  uint64_t running = MaxMergesRunning("fair", &created);
+  EXPECT_EQ(running, created) << "fair pauses nothing";
+}
+
+TEST(SchedulerDBTest, UnknownSchedulerIsInvalidArgument) {
+  test::TempDir dir;
+  Options options;
+  options.merge_scheduler = "gredy";
+  std::unique_ptr<DB> db;
+  Status s = DB::Open(options, dir.path(), &db);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.ToString().find("single, fair, greedy"), std::string::npos) << s.ToString();
+}
+
+}  // namespace
+}  // namespace lsm
