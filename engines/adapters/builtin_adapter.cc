@@ -43,6 +43,22 @@ Status ParseMergeScheduler(V name, V value, O* o) {
   return s;
 }
 
+Status ParseConstraint(V name, V value, O* o) {
+  static const std::vector<std::string> kNames = {"global", "local"};
+  size_t i = 0;
+  Status s = ParseChoice(name, value, kNames, &i);
+  if (s.ok()) o->constraint = kNames[i];
+  return s;
+}
+
+Status ParseWriteControl(V name, V value, O* o) {
+  static const std::vector<std::string> kNames = {"stop", "slowdown"};
+  size_t i = 0;
+  Status s = ParseChoice(name, value, kNames, &i);
+  if (s.ok()) o->write_control = kNames[i];
+  return s;
+}
+
 Status ParseSizeRatio(V name, V value, O* o) {
   double v = 0;
   Status s = ParseReal(name, value, 0, 1e6, &v);
@@ -59,6 +75,7 @@ const std::vector<OptionSpec<O>>& BuiltinOptionTable() {
   static const std::vector<OptionSpec<O>> table = {
       {"block_bytes", SizeField<256, 256 << 20, &O::block_bytes>},
       {"bloom_bits_per_key", IntField<0, 100, &O::bloom_bits_per_key>},
+      {"constraint", ParseConstraint},
       {"create_if_missing", BoolField<&O::create_if_missing>},
       {"dynamic_level_sizes", BoolField<&O::dynamic_level_sizes>},
       {"error_if_exists", BoolField<&O::error_if_exists>},
@@ -67,6 +84,7 @@ const std::vector<OptionSpec<O>>& BuiltinOptionTable() {
       {"greedy_k", IntField<1, 64, &O::greedy_k>},
       {"io_budget_charge_reads", BoolField<&O::io_budget_charge_reads>},
       {"max_components", IntField<0, 1000000, &O::max_components>},
+      {"max_components_per_level", IntField<0, 1000000, &O::max_components_per_level>},
       {"max_merge_components", IntField<2, 1000, &O::max_merge_components>},
       {"memory_components", IntField<1, 1024, &O::memory_components>},
       {"memtable_bytes", SizeField<4 * kKiB, 64 * kGiB, &O::memtable_bytes>},
@@ -75,8 +93,10 @@ const std::vector<OptionSpec<O>>& BuiltinOptionTable() {
       {"merge_scheduler", ParseMergeScheduler},
       {"min_merge_components", IntField<2, 1000, &O::min_merge_components>},
       {"size_ratio", ParseSizeRatio},
+      {"slowdown_components", IntField<0, 1000000, &O::slowdown_components>},
       {"verify_checksums", BoolField<&O::verify_checksums>},
       {"wal", ParseWal},
+      {"write_control", ParseWriteControl},
   };
   return table;
 }
@@ -114,6 +134,8 @@ class BuiltinAdapter final : public KvAdapter {
     m["merge_stall_micros"] = d(st.merge_stall_micros);
     m["memory_stall_count"] = d(st.memory_stalls);
     m["memory_stall_micros"] = d(st.memory_stall_micros);
+    m["slowdown_count"] = d(st.slowdowns);
+    m["slowdown_micros"] = d(st.slowdown_micros);
     m["bytes_flushed"] = d(st.flush_bytes_written);
     m["bytes_merged"] = d(st.merge_bytes_written);
     m["bytes_merge_read"] = d(st.merge_bytes_read);

@@ -22,6 +22,7 @@ std::vector<FieldCase> FieldCases() {
   return {
       {"block_bytes", "8K", [](O o) { return o.block_bytes == 8192; }},
       {"bloom_bits_per_key", "0", [](O o) { return o.bloom_bits_per_key == 0; }},
+      {"constraint", "local", [](O o) { return o.constraint == "local"; }},
       {"create_if_missing", "false", [](O o) { return !o.create_if_missing; }},
       {"dynamic_level_sizes", "true", [](O o) { return o.dynamic_level_sizes; }},
       {"error_if_exists", "1", [](O o) { return o.error_if_exists; }},
@@ -31,6 +32,7 @@ std::vector<FieldCase> FieldCases() {
       {"greedy_k", "3", [](O o) { return o.greedy_k == 3; }},
       {"io_budget_charge_reads", "true", [](O o) { return o.io_budget_charge_reads; }},
       {"max_components", "77", [](O o) { return o.max_components == 77; }},
+      {"max_components_per_level", "5", [](O o) { return o.max_components_per_level == 5; }},
       {"max_merge_components", "12", [](O o) { return o.max_merge_components == 12; }},
       {"memory_components", "4", [](O o) { return o.memory_components == 4; }},
       {"memtable_bytes", "2M", [](O o) { return o.memtable_bytes == (2u << 20); }},
@@ -39,8 +41,10 @@ std::vector<FieldCase> FieldCases() {
       {"merge_scheduler", "greedy", [](O o) { return o.merge_scheduler == "greedy"; }},
       {"min_merge_components", "3", [](O o) { return o.min_merge_components == 3; }},
       {"size_ratio", "4.5", [](O o) { return o.size_ratio == 4.5; }},
+      {"slowdown_components", "9", [](O o) { return o.slowdown_components == 9; }},
       {"verify_checksums", "false", [](O o) { return !o.verify_checksums; }},
       {"wal", "sync", [](O o) { return o.wal == lsm::WalMode::kSync; }},
+      {"write_control", "slowdown", [](O o) { return o.write_control == "slowdown"; }},
   };
 }
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 # Merge policies of the bundled engine (lsm::Options::merge_policy).
 POLICIES: tuple[str, ...] = ("leveling", "tiering", "size-tiered")
 
-# Merge schedulers (the engine option `merge_scheduler`). `single` is the
-# engine's behaviour today; the others arrive with the scheduler issue. The
-# spec accepts all of them; the driver rejects what its engine lacks.
-SCHEDULERS: tuple[str, ...] = ("single", "fair", "greedy", "leveldb", "idle")
+# Merge schedulers: the engine option `merge_scheduler`, the same list as
+# lsm::sched::SchedulerNames() (engines/lsm/sched/scheduler.cc).
+SCHEDULERS: tuple[str, ...] = ("single", "fair", "greedy", "greedy_k")
 
 # Engines the driver can measure (its adapters).
 ENGINES: tuple[str, ...] = ("builtin", "rocksdb", "leveldb", "null")

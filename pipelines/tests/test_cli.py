@@ -46,7 +46,7 @@ def test_validate_lists_every_error_and_exits_2(capsys, tmp_path):
     assert code == 2 and out == ""
     assert f"{p}: 2 error(s)" in err
     assert ("  matrix.scheduler[2]: unknown scheduler 'gredy' (choose from: single, fair, "
-            "greedy, leveldb, idle)") in err.splitlines()
+            "greedy, greedy_k)") in err.splitlines()
     assert any(line.startswith("  phases.testing.duration: bad duration 'soon'")
                for line in err.splitlines())
     code, out, _ = cli(capsys, "validate", str(p), "--json")
@@ -59,7 +59,8 @@ def test_validate_lists_every_error_and_exits_2(capsys, tmp_path):
 def test_validate_with_set(capsys):
     code, _, err = cli(capsys, "validate", str(QUICKSTART), "--set", "matrix.policy=[tearing]")
     assert code == 2 and "matrix.policy[0]: unknown policy 'tearing'" in err
-    code, out, _ = cli(capsys, "validate", str(QUICKSTART), "--set", "matrix.size_ratio=[2,3,4]")
+    code, out, _ = cli(capsys, "validate", str(QUICKSTART), "--set",
+                       "matrix.scheduler=[single,fair,greedy]")
     assert code == 0 and "6 points" in out
 
 
@@ -73,12 +74,12 @@ def test_plan_text_and_json(capsys):
     code, out, _ = cli(capsys, "plan", str(QUICKSTART))
     assert code == 0
     assert "campaign quickstart: 4 points (0 excluded)" in out and "estimated" in out
-    assert "policy=leveling,size_ratio=6,rep=0" in out
+    assert "policy=leveling,scheduler=greedy,rep=0" in out
     assert "throttle: write_bps=24MB/s" in out
     code, out, _ = cli(capsys, "plan", str(QUICKSTART), "--json")
     doc = json.loads(out)
-    assert [p["id"] for p in doc["points"]][:2] == ["policy=tiering,size_ratio=3,rep=0",
-                                                    "policy=tiering,size_ratio=6,rep=0"]
+    assert [p["id"] for p in doc["points"]][:2] == ["policy=tiering,scheduler=single,rep=0",
+                                                    "policy=tiering,scheduler=greedy,rep=0"]
     assert [ph["name"] for ph in doc["phases"]] == ["load", "testing", "running"]
     assert doc["testbed"]["type"] == "local" and doc["estimate_s"] > 0
 

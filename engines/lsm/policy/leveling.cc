@@ -24,6 +24,9 @@ class LevelingPolicy final : public MergePolicy {
     return std::max(kLevelingMinMaxComponents, 2 * LevelCount(snapshot));
   }
 
+  // bLSM's local constraint: at most two components per level.
+  uint64_t DefaultMaxComponentsPerLevel() const override { return 2; }
+
  private:
   const LevelingParams params_;
 };

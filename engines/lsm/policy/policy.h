@@ -49,6 +49,9 @@ class MergePolicy {
   virtual std::vector<MergeOp> PickMerges(const Snapshot& snapshot) const = 0;
   // The global component constraint used when Options::max_components is 0.
   virtual uint64_t DefaultMaxComponents(const Snapshot& snapshot) const = 0;
+  // The local constraint (components per level) used when
+  // Options::max_components_per_level is 0 (Luo & Carey Sec. 5.1.1).
+  virtual uint64_t DefaultMaxComponentsPerLevel() const = 0;
 };
 
 struct PolicyOptions {

@@ -168,6 +168,10 @@ TEST(PolicyFactory, DefaultMaxComponents) {
   EXPECT_EQ(leveling->DefaultMaxComponents(four), 8u);
   EXPECT_EQ(tiering->DefaultMaxComponents(four), 24u);
   EXPECT_EQ(size_tiered->DefaultMaxComponents(four), 50u);
+  // Local constraints: 2 per level for leveling, 2T for tiering (T = 3).
+  EXPECT_EQ(leveling->DefaultMaxComponentsPerLevel(), 2u);
+  EXPECT_EQ(tiering->DefaultMaxComponentsPerLevel(), 6u);
+  EXPECT_EQ(size_tiered->DefaultMaxComponentsPerLevel(), 50u);
 
   // An empty intermediate level still counts: L is the depth, not the
   // number of non-empty levels, so the bound does not drop while level 1 is

@@ -32,6 +32,10 @@ class SizeTieredPolicy final : public MergePolicy {
     return kSizeTieredMaxComponents;
   }
 
+  // No levels: every component is at level 0, so the local bound is the
+  // global one.
+  uint64_t DefaultMaxComponentsPerLevel() const override { return kSizeTieredMaxComponents; }
+
  private:
   // The first qualifying window starting at or after `begin`, as
   // [*start, *end); false if none.

@@ -22,6 +22,9 @@ class TieringPolicy final : public MergePolicy {
     return 2 * static_cast<uint64_t>(t_) * LevelCount(snapshot);
   }
 
+  // Twice the T components a level holds before it is merged.
+  uint64_t DefaultMaxComponentsPerLevel() const override { return 2 * static_cast<uint64_t>(t_); }
+
  private:
   const size_t t_;
 };

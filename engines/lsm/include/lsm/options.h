@@ -85,6 +85,26 @@ struct Options {
   // for tiering (L = current number of levels), 50 for size-tiered.
   int max_components = 0;
 
+  // Component constraint: "global" (at most max_components disk components
+  // in total; the paper's recommendation) or "local" (at most
+  // max_components_per_level at any one level, as bLSM does).
+  std::string constraint = "global";
+
+  // The local constraint; 0 means the policy's default: 2 for leveling, 2*T
+  // for tiering, 50 for size-tiered (which has no levels).
+  int max_components_per_level = 0;
+
+  // What writes do as the constraint nears: "stop" processes writes as fast
+  // as possible and blocks them only while the constraint is exceeded (the
+  // paper's Theorem 1); "slowdown" (LevelDB's way) also delays each write by
+  // 1 ms once slowdown_components is passed.
+  std::string write_control = "stop";
+
+  // slowdown: the component count (total for the global constraint, per
+  // level for the local one) above which writes are delayed; 0 means two
+  // thirds of the constraint (LevelDB's 8 of 12).
+  int slowdown_components = 0;
+
   // Verify the crc32c of every block read (always on for merges).
   bool verify_checksums = true;
 

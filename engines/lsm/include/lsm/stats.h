@@ -39,6 +39,9 @@ struct Stats {
   uint64_t merge_stall_micros = 0;
   uint64_t memory_stalls = 0;
   uint64_t memory_stall_micros = 0;
+  // write_control = slowdown: writes delayed by 1 ms, and the time spent so.
+  uint64_t slowdowns = 0;
+  uint64_t slowdown_micros = 0;
 
   // (flush_bytes_written + merge_bytes_written) / user_bytes_written; 0 before
   // any write.

@@ -31,6 +31,21 @@ Status ValidateOptions(const Options& o) {
     return bad("bloom_bits_per_key", "in [0, 64]");
   }
   if (o.max_components < 0) return bad("max_components", ">= 0 (0 = the policy's default)");
+  if (o.max_components_per_level < 0) {
+    return bad("max_components_per_level", ">= 0 (0 = the policy's default)");
+  }
+  if (o.slowdown_components < 0) {
+    return bad("slowdown_components", ">= 0 (0 = two thirds of the constraint)");
+  }
+  if (o.constraint != "global" && o.constraint != "local") {
+    return Status::InvalidArgument("option constraint: unknown value '" + o.constraint + "'",
+                                   "choose from: global, local");
+  }
+  if (o.write_control != "stop" && o.write_control != "slowdown") {
+    return Status::InvalidArgument(
+        "option write_control: unknown value '" + o.write_control + "'",
+        "choose from: stop, slowdown");
+  }
   return Status::OK();
 }
 
@@ -407,18 +422,31 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force) 
   };
 
   Status s;
+  bool slowed_down = false;
   while (true) {
     if (!bg_error_.ok()) {
       s = bg_error_;
       break;
     }
-    if (version_->stack.size() > max_components_ &&
-        (!merges_.empty() || flushing_ || !imms_.empty())) {
+    if (constraint_exceeded_ && (!merges_.empty() || flushing_ || !imms_.empty())) {
       // The component constraint: writes stop (not slow down: the paper's
       // Theorem 1) until merges bring the count back. With no merge to wait
       // for, waiting would never end: writes go on over the constraint.
       begin_stall(true);
       bg_cv_.wait(lock);
+      continue;
+    }
+    if (slowdown_exceeded_ && !slowed_down && !force) {
+      // LevelDB's write control: delay this write by 1 ms, once, so that
+      // merges get ahead before writes must stop. The writer keeps its place
+      // at the front of the queue; the others wait behind it.
+      slowed_down = true;
+      lock.unlock();
+      const uint64_t begin = env_->NowMicros();
+      env_->SleepForMicroseconds(1000);
+      counters_.slowdowns.fetch_add(1, std::memory_order_relaxed);
+      counters_.slowdown_micros.fetch_add(env_->NowMicros() - begin, std::memory_order_relaxed);
+      lock.lock();
       continue;
     }
     bool full = mem_->ApproximateMemoryUsage() >= options_.memtable_bytes;
@@ -726,12 +754,33 @@ policy::Snapshot DBImpl::PolicySnapshot() const {
   return snap;
 }
 
-void DBImpl::ScheduleMerges() {
-  if (shutting_down_ || !bg_error_.ok()) return;
-  policy::Snapshot snap = PolicySnapshot();
+void DBImpl::UpdateConstraint(const policy::Snapshot& snap) {
   max_components_ = options_.max_components > 0
                         ? static_cast<uint64_t>(options_.max_components)
                         : policy_->DefaultMaxComponents(snap);
+  const bool local = options_.constraint == "local";
+  const uint64_t limit =
+      !local                                  ? max_components_
+      : options_.max_components_per_level > 0 ? static_cast<uint64_t>(options_.max_components_per_level)
+                                              : policy_->DefaultMaxComponentsPerLevel();
+  const uint64_t slowdown = options_.slowdown_components > 0
+                                ? static_cast<uint64_t>(options_.slowdown_components)
+                                : std::max<uint64_t>(1, limit * 2 / 3);
+  // The count the constraint applies to: all components, or the fullest level.
+  uint64_t count = snap.stack.size();
+  if (local) {
+    std::map<int, uint64_t> per_level;
+    count = 0;
+    for (const policy::Component& c : snap.stack) count = std::max(count, ++per_level[c.level]);
+  }
+  constraint_exceeded_ = count > limit;
+  slowdown_exceeded_ = options_.write_control == "slowdown" && count > slowdown;
+}
+
+void DBImpl::ScheduleMerges() {
+  policy::Snapshot snap = PolicySnapshot();
+  UpdateConstraint(snap);
+  if (shutting_down_ || !bg_error_.ok()) return;
   const auto& stack = version_->stack;
   for (const policy::MergeOp& op : policy_->PickMerges(snap)) {
     // A policy bug must not corrupt the tree: inputs must be a contiguous
@@ -925,6 +974,8 @@ Stats DBImpl::GetStats() const {
   st.merge_stall_micros = load(counters_.merge_stall_micros);
   st.memory_stalls = load(counters_.memory_stalls);
   st.memory_stall_micros = load(counters_.memory_stall_micros);
+  st.slowdowns = load(counters_.slowdowns);
+  st.slowdown_micros = load(counters_.slowdown_micros);
   if (st.user_bytes_written > 0) {
     st.write_amplification =
         static_cast<double>(st.flush_bytes_written + st.merge_bytes_written) /

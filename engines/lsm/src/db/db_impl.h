@@ -99,6 +99,9 @@ class DBImpl final : public DB {
                      std::vector<ComponentMeta> added, const std::shared_ptr<MemTable>& flushed);
   // Asks the policy for merges and queues them. REQUIRES: mu_
   void ScheduleMerges();
+  // Recomputes the component constraint and whether writes must stop or slow
+  // down. REQUIRES: mu_
+  void UpdateConstraint(const policy::Snapshot& snap);
   policy::Snapshot PolicySnapshot() const;  // REQUIRES: mu_
   void UpdateComponentStats();              // REQUIRES: mu_
   Status RecoverWal(uint64_t wal_number, std::vector<ComponentPtr>* stack);
@@ -138,6 +141,8 @@ class DBImpl final : public DB {
   std::map<uint64_t, std::thread> merge_threads_;      // guarded by mu_; by merge id
   std::vector<std::thread> finished_merge_threads_;    // guarded by mu_; to be joined
   uint64_t max_components_ = 0;                        // guarded by mu_
+  bool constraint_exceeded_ = false;                   // guarded by mu_: writes stop
+  bool slowdown_exceeded_ = false;                     // guarded by mu_: writes slow down
   uint64_t flushes_ = 0;                               // guarded by mu_
   uint64_t next_merge_id_ = 1;                         // guarded by mu_
   bool flushing_ = false;                              // guarded by mu_
@@ -156,6 +161,7 @@ class DBImpl final : public DB {
     std::atomic<uint64_t> merges{0}, merge_bytes_read{0}, merge_bytes_written{0};
     std::atomic<uint64_t> merge_stalls{0}, merge_stall_micros{0};
     std::atomic<uint64_t> memory_stalls{0}, memory_stall_micros{0};
+    std::atomic<uint64_t> slowdowns{0}, slowdown_micros{0};
   };
   Counters counters_;
   mutable std::mutex stats_mu_;

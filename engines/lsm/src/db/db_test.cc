@@ -399,3 +399,82 @@ TEST(SchedulerDBTest, UnknownSchedulerIsInvalidArgument) {
 
 }  // namespace
 }  // namespace lsm
+
+namespace lsm {
+namespace {
+
+struct ConstraintRun {
+  uint64_t max_over = 0;  // the most components seen above the bound in force
+  Stats final;
+};
+
+// Writes into a throttled tree and samples how far the component count gets
+// above the constraint in force.
+ConstraintRun RunUnderConstraint(const std::string& constraint, const std::string& write_control) {
+  test::TempDir dir;
+  Options options;
+  options.wal = WalMode::kOff;
+  options.memtable_bytes = 32 * 1024;
+  options.merge_policy = "tiering";
+  options.merge_scheduler = "greedy";
+  options.constraint = constraint;
+  options.write_control = write_control;
+  options.io_budget_bytes_per_sec = 2 << 20;
+  auto db = OpenOrDie(options, dir.path());
+  ConstraintRun run;
+  for (int i = 0; i < 20000; i++) {
+    EXPECT_TRUE(db->Put(Key(i % 5000), std::string(60, 'v')).ok());
+    if (i % 40 == 0) {
+      Stats st = db->GetStats();
+      uint64_t count = st.disk_components;
+      uint64_t bound = st.max_components;
+      if (constraint == "local") {
+        count = 0;
+        for (uint64_t n : st.disk_components_per_level) count = std::max(count, n);
+        bound = 6;  // 2T for tiering with T = 3
+      }
+      if (count > bound) run.max_over = std::max(run.max_over, count - bound);
+    }
+  }
+  EXPECT_TRUE(db->WaitForIdle().ok());
+  run.final = db->GetStats();
+  return run;
+}
+
+TEST(ConstraintTest, CountNeverExceedsTheBoundByMoreThanTheMemoryComponents) {
+  for (const char* constraint : {"global", "local"}) {
+    ConstraintRun run = RunUnderConstraint(constraint, "stop");
+    EXPECT_LE(run.max_over, 2u) << constraint;
+    EXPECT_EQ(run.final.slowdowns, 0u) << "stop never slows writes down";
+    std::printf("%s: at most %llu over the bound; %llu merge stalls\n", constraint,
+                static_cast<unsigned long long>(run.max_over),
+                static_cast<unsigned long long>(run.final.merge_stalls));
+  }
+}
+
+TEST(ConstraintTest, SlowdownDelaysWritesBeforeTheyStop) {
+  ConstraintRun run = RunUnderConstraint("global", "slowdown");
+  EXPECT_GT(run.final.slowdowns, 0u);
+  EXPECT_GE(run.final.slowdown_micros, run.final.slowdowns * 1000);
+  std::printf("slowdown: %llu writes delayed, %llu merge stalls\n",
+              static_cast<unsigned long long>(run.final.slowdowns),
+              static_cast<unsigned long long>(run.final.merge_stalls));
+}
+
+TEST(ConstraintTest, BadValuesAreInvalidArgumentListingTheChoices) {
+  test::TempDir dir;
+  std::unique_ptr<DB> db;
+  Options options;
+  options.constraint = "regional";
+  Status s = DB::Open(options, dir.path(), &db);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.ToString().find("global, local"), std::string::npos) << s.ToString();
+  options = Options();
+  options.write_control = "brake";
+  s = DB::Open(options, dir.path(), &db);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.ToString().find("stop, slowdown"), std::string::npos) << s.ToString();
+}
+
+}  // namespace
+}  // namespace lsm
