@@ -27,35 +27,16 @@ Status ParseWal(V name, V value, O* o) {
   return s;
 }
 
-Status ParseMergePolicy(V name, V value, O* o) {
+std::vector<std::string> ConstraintNames() { return {"global", "local"}; }
+std::vector<std::string> WriteControlNames() { return {"stop", "slowdown"}; }
+
+// A string option whose value must be one of Names().
+template <std::vector<std::string> (*Names)(), std::string O::*Field>
+Status NameField(V name, V value, O* o) {
+  const std::vector<std::string> names = Names();
   size_t i = 0;
-  const std::vector<std::string> names = lsm::policy::PolicyNames();
   Status s = ParseChoice(name, value, names, &i);
-  if (s.ok()) o->merge_policy = names[i];
-  return s;
-}
-
-Status ParseMergeScheduler(V name, V value, O* o) {
-  size_t i = 0;
-  const std::vector<std::string> names = lsm::sched::SchedulerNames();
-  Status s = ParseChoice(name, value, names, &i);
-  if (s.ok()) o->merge_scheduler = names[i];
-  return s;
-}
-
-Status ParseConstraint(V name, V value, O* o) {
-  static const std::vector<std::string> kNames = {"global", "local"};
-  size_t i = 0;
-  Status s = ParseChoice(name, value, kNames, &i);
-  if (s.ok()) o->constraint = kNames[i];
-  return s;
-}
-
-Status ParseWriteControl(V name, V value, O* o) {
-  static const std::vector<std::string> kNames = {"stop", "slowdown"};
-  size_t i = 0;
-  Status s = ParseChoice(name, value, kNames, &i);
-  if (s.ok()) o->write_control = kNames[i];
+  if (s.ok()) o->*Field = names[i];
   return s;
 }
 
@@ -75,7 +56,7 @@ const std::vector<OptionSpec<O>>& BuiltinOptionTable() {
   static const std::vector<OptionSpec<O>> table = {
       {"block_bytes", SizeField<256, 256 << 20, &O::block_bytes>},
       {"bloom_bits_per_key", IntField<0, 100, &O::bloom_bits_per_key>},
-      {"constraint", ParseConstraint},
+      {"constraint", NameField<ConstraintNames, &O::constraint>},
       {"create_if_missing", BoolField<&O::create_if_missing>},
       {"dynamic_level_sizes", BoolField<&O::dynamic_level_sizes>},
       {"error_if_exists", BoolField<&O::error_if_exists>},
@@ -89,14 +70,14 @@ const std::vector<OptionSpec<O>>& BuiltinOptionTable() {
       {"memory_components", IntField<1, 1024, &O::memory_components>},
       {"memtable_bytes", SizeField<4 * kKiB, 64 * kGiB, &O::memtable_bytes>},
       {"merge_exact_min", BoolField<&O::merge_exact_min>},
-      {"merge_policy", ParseMergePolicy},
-      {"merge_scheduler", ParseMergeScheduler},
+      {"merge_policy", NameField<lsm::policy::PolicyNames, &O::merge_policy>},
+      {"merge_scheduler", NameField<lsm::sched::SchedulerNames, &O::merge_scheduler>},
       {"min_merge_components", IntField<2, 1000, &O::min_merge_components>},
       {"size_ratio", ParseSizeRatio},
       {"slowdown_components", IntField<0, 1000000, &O::slowdown_components>},
       {"verify_checksums", BoolField<&O::verify_checksums>},
       {"wal", ParseWal},
-      {"write_control", ParseWriteControl},
+      {"write_control", NameField<WriteControlNames, &O::write_control>},
   };
   return table;
 }

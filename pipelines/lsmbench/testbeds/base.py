@@ -117,3 +117,28 @@ class Testbed(abc.ABC):
 
     def down(self, success: bool) -> None:  # noqa: B027 - optional step
         """Release what up() made (a no-op for kept or local testbeds)."""
+
+
+class PlannedTestbed(Testbed):
+    """A testbed whose spec is accepted and planned but which cannot run yet:
+    every operation raises TestbedNotImplemented with ``not_yet``."""
+
+    not_yet: str = "this testbed is not implemented yet"
+
+    def up(self) -> list[Node]:
+        raise TestbedNotImplemented(self.not_yet)
+
+    def prepare_data_dir(self, node: Node, key: str) -> str:
+        raise TestbedNotImplemented(self.not_yet)
+
+    def snapshot(self, node: Node, src: str, dst: str) -> None:
+        raise TestbedNotImplemented(self.not_yet)
+
+    def remove_dir(self, node: Node, path: str) -> None:
+        raise TestbedNotImplemented(self.not_yet)
+
+    def run_driver(self, node: Node, run_doc: dict[str, Any], out_dir: Any, **kw: Any) -> PhaseRun:
+        raise TestbedNotImplemented(self.not_yet)
+
+    def fingerprint(self, node: Node, data_dir: str, options_hash: str) -> dict[str, Any]:
+        raise TestbedNotImplemented(self.not_yet)

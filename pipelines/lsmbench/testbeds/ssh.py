@@ -16,9 +16,7 @@ Design (the spec accepts it today, so campaigns can be written and planned):
 
 from __future__ import annotations
 
-from typing import Any
-
-from .base import Node, PhaseRun, Testbed, TestbedNotImplemented
+from .base import PlannedTestbed
 
 _LATER = (
     "the ssh testbed is designed but not implemented in this version (it arrives with the "
@@ -26,27 +24,11 @@ _LATER = (
 )
 
 
-class SshTestbed(Testbed):
+class SshTestbed(PlannedTestbed):
+    not_yet = _LATER
     kind = "ssh"
 
     def describe(self) -> str:
         hosts = ", ".join(h.address for h in self.spec.hosts) or f"inventory {self.spec.inventory}"
         return f"ssh ({hosts})"
 
-    def up(self) -> list[Node]:
-        raise TestbedNotImplemented(_LATER)
-
-    def prepare_data_dir(self, node: Node, key: str) -> str:
-        raise TestbedNotImplemented(_LATER)
-
-    def snapshot(self, node: Node, src: str, dst: str) -> None:
-        raise TestbedNotImplemented(_LATER)
-
-    def remove_dir(self, node: Node, path: str) -> None:
-        raise TestbedNotImplemented(_LATER)
-
-    def run_driver(self, node: Node, run_doc: dict[str, Any], out_dir: Any, **kw: Any) -> PhaseRun:
-        raise TestbedNotImplemented(_LATER)
-
-    def fingerprint(self, node: Node, data_dir: str, options_hash: str) -> dict[str, Any]:
-        raise TestbedNotImplemented(_LATER)

@@ -15,9 +15,7 @@ Design (the spec accepts it today, so campaigns can be written and planned):
 
 from __future__ import annotations
 
-from typing import Any
-
-from .base import Node, PhaseRun, Testbed, TestbedNotImplemented
+from .base import PlannedTestbed
 
 _LATER = (
     "the terraform testbed is designed but not implemented in this version (it arrives with the "
@@ -25,26 +23,10 @@ _LATER = (
 )
 
 
-class TerraformTestbed(Testbed):
+class TerraformTestbed(PlannedTestbed):
+    not_yet = _LATER
     kind = "terraform"
 
     def describe(self) -> str:
         return f"terraform ({self.spec.module}, workspace {self.spec.workspace})"
 
-    def up(self) -> list[Node]:
-        raise TestbedNotImplemented(_LATER)
-
-    def prepare_data_dir(self, node: Node, key: str) -> str:
-        raise TestbedNotImplemented(_LATER)
-
-    def snapshot(self, node: Node, src: str, dst: str) -> None:
-        raise TestbedNotImplemented(_LATER)
-
-    def remove_dir(self, node: Node, path: str) -> None:
-        raise TestbedNotImplemented(_LATER)
-
-    def run_driver(self, node: Node, run_doc: dict[str, Any], out_dir: Any, **kw: Any) -> PhaseRun:
-        raise TestbedNotImplemented(_LATER)
-
-    def fingerprint(self, node: Node, data_dir: str, options_hash: str) -> dict[str, Any]:
-        raise TestbedNotImplemented(_LATER)
