@@ -12,7 +12,7 @@ POLICIES: tuple[str, ...] = ("leveling", "tiering", "size-tiered")
 
 # Merge schedulers: the engine option `merge_scheduler`, the same list as
 # lsm::sched::SchedulerNames() (engines/lsm/sched/scheduler.cc).
-SCHEDULERS: tuple[str, ...] = ("single", "fair", "greedy", "greedy_k")
+SCHEDULERS: tuple[str, ...] = ("single", "fair", "greedy", "greedy_k", "idle")
 
 # Engines the driver can measure (its adapters).
 ENGINES: tuple[str, ...] = ("builtin", "rocksdb", "leveldb", "null")

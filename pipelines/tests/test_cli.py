@@ -46,7 +46,7 @@ def test_validate_lists_every_error_and_exits_2(capsys, tmp_path):
     assert code == 2 and out == ""
     assert f"{p}: 2 error(s)" in err
     assert ("  matrix.scheduler[2]: unknown scheduler 'gredy' (choose from: single, fair, "
-            "greedy, greedy_k)") in err.splitlines()
+            "greedy, greedy_k, idle)") in err.splitlines()
     assert any(line.startswith("  phases.testing.duration: bad duration 'soon'")
                for line in err.splitlines())
     code, out, _ = cli(capsys, "validate", str(p), "--json")

@@ -103,7 +103,7 @@ BAD = [
     # (changes, expected line) -- each bad spec asserts its message
     ({"matrix": {"scheduler": ["single", "fair", "gredy"]}},
      "matrix.scheduler[2]: unknown scheduler 'gredy' (choose from: single, fair, greedy, "
-     "greedy_k)"),
+     "greedy_k, idle)"),
     ({"matrix": {"policy": ["tiering", "tearing"]}},
      "matrix.policy[1]: unknown policy 'tearing' (choose from: leveling, tiering, size-tiered)"),
     ({"engine": {"options": {"merge_policy": "levling"}}},
@@ -111,7 +111,7 @@ BAD = [
      "size-tiered)"),
     ({"phases": {"testing": {"engine_options": {"merge_scheduler": "fari"}}}},
      "phases.testing.engine_options.merge_scheduler: unknown scheduler 'fari' (choose from: "
-     "single, fair, greedy, greedy_k)"),
+     "single, fair, greedy, greedy_k, idle)"),
     ({"engine": {"name": "rocks"}},
      "engine.name: unknown engine 'rocks' (choose from: builtin, rocksdb, leveldb, null)"),
     ({"enigne": {}},

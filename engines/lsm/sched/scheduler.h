@@ -23,24 +23,63 @@ struct MergeState {
   int output_level = 0;
 };
 
+// What a scheduler sees of the client and the component constraint, for
+// schedulers that adapt to the workload (idle). The others ignore it.
+struct SchedulerContext {
+  // User bytes written per second over the last probe window (0 when the
+  // engine does not measure it: only for schedulers that ask, see
+  // RecheckIntervalMicros).
+  double client_write_bytes_per_sec = 0;
+  // Time since the last acknowledged write; UINT64_MAX when there was none.
+  uint64_t micros_since_last_write = UINT64_MAX;
+  // The component count is at or within one component of the constraint
+  // (or writes already stop): merges must run now, whatever the workload.
+  bool constraint_pressure = false;
+};
+
 class MergeScheduler {
  public:
   virtual ~MergeScheduler() = default;
   virtual const char* Name() const = 0;
   // The ids of the merges that run now; the others wait (paused at a block
   // boundary, or not started). Called whenever a merge is created or
-  // completes. Must select at least one merge when there are any, so that
-  // merges always make progress.
-  virtual std::vector<uint64_t> SelectRunning(const std::vector<MergeState>& merges) const = 0;
+  // completes, and every RecheckIntervalMicros() when that is nonzero.
+  // Must select at least one merge when there are any, so that merges always
+  // make progress -- except `idle`, which may select none while the client
+  // writes, but never under constraint_pressure (so writers cannot stall
+  // forever) and only while its RecheckIntervalMicros() > 0 guarantees a
+  // later re-decision without any merge event.
+  virtual std::vector<uint64_t> SelectRunning(const std::vector<MergeState>& merges,
+                                              const SchedulerContext& context) const = 0;
+  // Nonzero: the decision depends on time (the client's write rate), so the
+  // engine must measure the context and call SelectRunning again at least
+  // this often even without merge events. 0 (the default): merge events
+  // alone change the decision, and the engine pays nothing extra.
+  virtual uint64_t RecheckIntervalMicros() const { return 0; }
+  // The window over which client_write_bytes_per_sec is measured.
+  virtual uint64_t ProbeWindowMicros() const { return 0; }
 };
 
 struct SchedulerOptions {
-  std::string name = "single";  // single | fair | greedy | greedy_k
+  std::string name = "single";  // single | fair | greedy | greedy_k | idle
   int greedy_k = 2;              // greedy_k: how many of the smallest merges run
+  // idle: see lsm::Options for the meaning of each.
+  int idle_probe_ms = 500;
+  uint64_t idle_threshold_bytes_per_sec = 512 << 10;
+  std::string idle_mode = "rate";  // rate | after_burst
+  int idle_delay_ms = 1000;
 };
+
+// Ranges of the idle scheduler's parameters (shared with option parsers).
+inline constexpr int kMinIdleProbeMs = 10;
+inline constexpr int kMaxIdleProbeMs = 3600 * 1000;
+inline constexpr int kMaxIdleDelayMs = 3600 * 1000;
 
 // The valid scheduler names, for error messages.
 std::vector<std::string> SchedulerNames();
+
+// The valid values of SchedulerOptions::idle_mode.
+std::vector<std::string> IdleModeNames();
 
 // InvalidArgument listing the valid names for an unknown one, or naming a
 // bad parameter.

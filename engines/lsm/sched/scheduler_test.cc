@@ -24,32 +24,32 @@ std::vector<MergeState> Merges() {
 
 TEST(SchedulerTest, SingleRunsOnlyTheOldest) {
   auto s = Make("single");
-  EXPECT_EQ(s->SelectRunning(Merges()), std::vector<uint64_t>({1}));
-  EXPECT_TRUE(s->SelectRunning({}).empty());
+  EXPECT_EQ(s->SelectRunning(Merges(), {}), std::vector<uint64_t>({1}));
+  EXPECT_TRUE(s->SelectRunning({}, {}).empty());
 }
 
 TEST(SchedulerTest, FairRunsEveryMerge) {
   auto s = Make("fair");
-  EXPECT_EQ(s->SelectRunning(Merges()), std::vector<uint64_t>({1, 2, 3}));
+  EXPECT_EQ(s->SelectRunning(Merges(), {}), std::vector<uint64_t>({1, 2, 3}));
 }
 
 TEST(SchedulerTest, GreedyRunsTheSmallestRemaining) {
   auto s = Make("greedy");
-  EXPECT_EQ(s->SelectRunning(Merges()), std::vector<uint64_t>({3}));
+  EXPECT_EQ(s->SelectRunning(Merges(), {}), std::vector<uint64_t>({3}));
   // Remaining bytes, not totals, decide: merge 1 is nearly done.
   auto merges = Merges();
   merges[0].remaining_bytes = 10;
-  EXPECT_EQ(s->SelectRunning(merges), std::vector<uint64_t>({1}));
+  EXPECT_EQ(s->SelectRunning(merges, {}), std::vector<uint64_t>({1}));
   // Ties go to the older merge.
   merges[2].remaining_bytes = 10;
-  EXPECT_EQ(s->SelectRunning(merges), std::vector<uint64_t>({1}));
+  EXPECT_EQ(s->SelectRunning(merges, {}), std::vector<uint64_t>({1}));
 }
 
 TEST(SchedulerTest, GreedyKRunsTheKSmallest) {
   auto s = Make("greedy_k", 2);
-  EXPECT_EQ(s->SelectRunning(Merges()), std::vector<uint64_t>({3, 2}));
+  EXPECT_EQ(s->SelectRunning(Merges(), {}), std::vector<uint64_t>({3, 2}));
   auto all = Make("greedy_k", 5);
-  EXPECT_EQ(all->SelectRunning(Merges()).size(), 3u);
+  EXPECT_EQ(all->SelectRunning(Merges(), {}).size(), 3u);
 }
 
 TEST(SchedulerTest, UnknownNameListsTheValidOnes) {
@@ -59,11 +59,94 @@ TEST(SchedulerTest, UnknownNameListsTheValidOnes) {
   Status status = NewMergeScheduler(options, &s);
   EXPECT_TRUE(status.IsInvalidArgument());
   EXPECT_NE(status.ToString().find("gredy"), std::string::npos);
-  EXPECT_NE(status.ToString().find("single, fair, greedy, greedy_k"), std::string::npos)
+  EXPECT_NE(status.ToString().find("single, fair, greedy, greedy_k, idle"), std::string::npos)
       << status.ToString();
   options.name = "greedy_k";
   options.greedy_k = 0;
   EXPECT_TRUE(NewMergeScheduler(options, &s).IsInvalidArgument());
+}
+
+std::unique_ptr<MergeScheduler> MakeIdle(const std::string& mode) {
+  SchedulerOptions options;
+  options.name = "idle";
+  options.idle_mode = mode;
+  options.idle_probe_ms = 500;
+  options.idle_threshold_bytes_per_sec = 1000;
+  options.idle_delay_ms = 200;
+  std::unique_ptr<MergeScheduler> s;
+  Status status = NewMergeScheduler(options, &s);
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  return s;
+}
+
+SchedulerContext Context(double rate, uint64_t since_write, bool pressure = false) {
+  SchedulerContext c;
+  c.client_write_bytes_per_sec = rate;
+  c.micros_since_last_write = since_write;
+  c.constraint_pressure = pressure;
+  return c;
+}
+
+TEST(SchedulerTest, IdleRateDefersWhileTheClientWrites) {
+  auto s = MakeIdle("rate");
+  EXPECT_STREQ("idle", s->Name());
+  // Above the threshold: nothing runs, whatever the time since the last write.
+  EXPECT_TRUE(s->SelectRunning(Merges(), Context(1001, UINT64_MAX)).empty());
+  EXPECT_TRUE(s->SelectRunning(Merges(), Context(1e9, 0)).empty());
+  // At or below it: like single, the oldest only.
+  EXPECT_EQ(s->SelectRunning(Merges(), Context(1000, 0)), std::vector<uint64_t>({1}));
+  EXPECT_EQ(s->SelectRunning(Merges(), Context(0, 0)), std::vector<uint64_t>({1}));
+  EXPECT_TRUE(s->SelectRunning({}, Context(0, 0)).empty());
+  // The engine re-decides a few times per window; never more than every 10 ms.
+  EXPECT_EQ(500000u, s->ProbeWindowMicros());
+  EXPECT_EQ(100000u, s->RecheckIntervalMicros());
+}
+
+TEST(SchedulerTest, IdleAfterBurstWaitsForTheDelay) {
+  auto s = MakeIdle("after_burst");
+  // The rate does not matter in this mode, only the time since the last write.
+  EXPECT_TRUE(s->SelectRunning(Merges(), Context(0, 0)).empty());
+  EXPECT_TRUE(s->SelectRunning(Merges(), Context(0, 199999)).empty());
+  EXPECT_EQ(s->SelectRunning(Merges(), Context(1e9, 200000)), std::vector<uint64_t>({1}));
+  EXPECT_EQ(s->SelectRunning(Merges(), Context(0, UINT64_MAX)), std::vector<uint64_t>({1}));
+  // Probes at a fifth of the delay, the shorter of delay and window.
+  EXPECT_EQ(40000u, s->RecheckIntervalMicros());
+}
+
+TEST(SchedulerTest, IdleRunsUnderConstraintPressure) {
+  for (const char* mode : {"rate", "after_burst"}) {
+    auto s = MakeIdle(mode);
+    EXPECT_EQ(s->SelectRunning(Merges(), Context(1e9, 0, /*pressure=*/true)),
+              std::vector<uint64_t>({1}))
+        << mode;
+  }
+}
+
+TEST(SchedulerTest, OnlyIdleAsksForRechecks) {
+  for (const std::string& name : SchedulerNames()) {
+    EXPECT_EQ(name == "idle", Make(name)->RecheckIntervalMicros() > 0) << name;
+  }
+}
+
+TEST(SchedulerTest, IdleValidatesItsOptions) {
+  SchedulerOptions options;
+  options.name = "idle";
+  std::unique_ptr<MergeScheduler> s;
+  ASSERT_TRUE(NewMergeScheduler(options, &s).ok());  // the defaults are valid
+  options.idle_mode = "sometimes";
+  Status status = NewMergeScheduler(options, &s);
+  EXPECT_TRUE(status.IsInvalidArgument());
+  EXPECT_NE(status.ToString().find("idle_mode"), std::string::npos) << status.ToString();
+  EXPECT_NE(status.ToString().find("rate, after_burst"), std::string::npos) << status.ToString();
+  options = SchedulerOptions();
+  options.name = "idle";
+  options.idle_probe_ms = 9;
+  status = NewMergeScheduler(options, &s);
+  EXPECT_NE(status.ToString().find("idle_probe_ms"), std::string::npos) << status.ToString();
+  options.idle_probe_ms = 500;
+  options.idle_delay_ms = -1;
+  status = NewMergeScheduler(options, &s);
+  EXPECT_NE(status.ToString().find("idle_delay_ms"), std::string::npos) << status.ToString();
 }
 
 }  // namespace

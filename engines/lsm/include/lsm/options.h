@@ -74,11 +74,32 @@ struct Options {
   // share the I/O budget. "single": one at a time in creation order; "fair":
   // all at once, the budget split evenly; "greedy": only the merge with the
   // fewest remaining input bytes runs, the others pause at a block boundary
-  // (Luo & Carey's Fig. 7); "greedy_k": the greedy_k smallest run.
+  // (Luo & Carey's Fig. 7); "greedy_k": the greedy_k smallest run; "idle"
+  // (Pramanik & Venkatesh, Sec. 6.3.2): like "single", but merges wait while
+  // the client writes (see idle_mode) unless the component count is within
+  // one of the constraint; flushes always run. Only "idle" costs a timer
+  // thread; the write path is unchanged.
   std::string merge_scheduler = "single";
 
   // greedy_k: how many of the smallest merges run at once.
   int greedy_k = 2;
+
+  // idle: the window (ms, in [10, 3600000]) over which the client write rate
+  // is measured; the engine re-decides every fifth of it (at least 10 ms).
+  int idle_probe_ms = 500;
+
+  // idle, mode "rate": merges wait while the client writes more user bytes
+  // per second than this over the last idle_probe_ms (the paper's 0.5 MB/s).
+  size_t idle_threshold_bytes_per_sec = 512 << 10;
+
+  // idle: "rate" (defer while the write rate is above the threshold) or
+  // "after_burst" (defer until idle_delay_ms have passed since the last
+  // write, measured to the timer's precision; the paper's Fig. 24).
+  std::string idle_mode = "rate";
+
+  // idle, mode "after_burst": quiet time (ms, in [0, 3600000]) after the last
+  // write before merges start.
+  int idle_delay_ms = 1000;
 
   // Global component constraint: writers stall while more disk components
   // than this exist. 0 means the policy's default: 2*L for leveling, 2*T*L

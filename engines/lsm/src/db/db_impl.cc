@@ -1,6 +1,7 @@
 #include "db/db_impl.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <limits>
 #include <set>
@@ -71,6 +72,10 @@ Status DB::Open(const Options& options, const std::string& dir, std::unique_ptr<
   sched::SchedulerOptions so;
   so.name = options.merge_scheduler;
   so.greedy_k = options.greedy_k;
+  so.idle_probe_ms = options.idle_probe_ms;
+  so.idle_threshold_bytes_per_sec = options.idle_threshold_bytes_per_sec;
+  so.idle_mode = options.idle_mode;
+  so.idle_delay_ms = options.idle_delay_ms;
   std::unique_ptr<sched::MergeScheduler> scheduler;
   s = sched::NewMergeScheduler(so, &scheduler);
   if (!s.ok()) return s;
@@ -89,7 +94,8 @@ DBImpl::DBImpl(const Options& options, std::string dir,
       env_(options.env != nullptr ? options.env : Env::Default()),
       dir_(std::move(dir)),
       policy_(std::move(policy)),
-      scheduler_(std::move(scheduler)) {
+      scheduler_(std::move(scheduler)),
+      track_writes_(scheduler_->RecheckIntervalMicros() > 0) {
   if (options.io_budget_bytes_per_sec > 0) {
     io_budget_ = std::make_shared<IoBudget>(options.io_budget_bytes_per_sec);
   }
@@ -113,11 +119,13 @@ DBImpl::~DBImpl() {
     // Merges stop at their next block boundary; their inputs stay.
     for (auto& job : merges_) job->Cancel();
     flush_cv_.notify_all();
+    timer_cv_.notify_all();
     std::vector<std::thread> threads = std::move(finished_merge_threads_);
     for (auto& [id, thread] : merge_threads_) threads.push_back(std::move(thread));
     merge_threads_.clear();
     lock.unlock();
     flush_thread_.join();
+    if (timer_thread_.joinable()) timer_thread_.join();
     for (std::thread& t : threads) t.join();
   }
   if (wal_file_) {
@@ -207,6 +215,7 @@ Status DBImpl::Recover() {
   version_ = std::move(version);
   InstallSuperVersion();
   UpdateComponentStats();
+  if (track_writes_) SampleWrites();
   ScheduleMerges();
   lock.unlock();
   // The budget tells flushes from merges by the thread's I/O priority.
@@ -214,6 +223,7 @@ Status DBImpl::Recover() {
     SetThreadIoPriority(IoPriority::kFlush);
     FlushLoop();
   });
+  if (track_writes_) timer_thread_ = std::thread([this] { TimerLoop(); });
   return Status::OK();
 }
 
@@ -774,6 +784,7 @@ void DBImpl::UpdateConstraint(const policy::Snapshot& snap) {
     for (const policy::Component& c : snap.stack) count = std::max(count, ++per_level[c.level]);
   }
   constraint_exceeded_ = count > limit;
+  constraint_pressure_ = constraint_exceeded_ || count + 1 >= limit;
   slowdown_exceeded_ = options_.write_control == "slowdown" && count > slowdown;
 }
 
@@ -820,7 +831,7 @@ void DBImpl::Reschedule() {
     states.push_back({job->id(), job->RemainingInputBytes(), job->total_input_bytes(),
                       job->output_level()});
   }
-  std::vector<uint64_t> running = scheduler_->SelectRunning(states);
+  std::vector<uint64_t> running = scheduler_->SelectRunning(states, MakeSchedulerContext());
   for (const auto& job : merges_) {
     if (std::find(running.begin(), running.end(), job->id()) != running.end()) {
       job->Resume();
@@ -830,6 +841,56 @@ void DBImpl::Reschedule() {
   }
   std::lock_guard<std::mutex> stats_lock(stats_mu_);
   stats_merges_ = merges_;
+}
+
+sched::SchedulerContext DBImpl::MakeSchedulerContext() const {
+  sched::SchedulerContext context;
+  context.constraint_pressure = constraint_pressure_;
+  if (!track_writes_) return context;
+  const uint64_t now = env_->NowMicros();
+  // The rate since the window's start sample: the newest one at least a
+  // window old (or the oldest there is, shortly after Open).
+  const uint64_t bytes = counters_.user_bytes.load(std::memory_order_relaxed);
+  if (!write_samples_.empty()) {
+    const WriteSample& base = write_samples_.front();
+    if (now > base.micros) {
+      context.client_write_bytes_per_sec = static_cast<double>(bytes - base.user_bytes) * 1e6 /
+                                            static_cast<double>(now - base.micros);
+    }
+  }
+  // The last write is known to the timer's precision, from the counter
+  // moving between samples: a clock read per write measured 26 ns, 7 % of a
+  // WAL-less put. A write since the newest sample counts as just now.
+  if (!write_samples_.empty() && bytes != write_samples_.back().user_bytes) {
+    context.micros_since_last_write = 0;
+  } else if (last_write_micros_ != 0) {
+    context.micros_since_last_write = now > last_write_micros_ ? now - last_write_micros_ : 0;
+  }
+  return context;
+}
+
+void DBImpl::SampleWrites() {
+  const uint64_t now = env_->NowMicros();
+  const uint64_t bytes = counters_.user_bytes.load(std::memory_order_relaxed);
+  if (!write_samples_.empty() && bytes != write_samples_.back().user_bytes) {
+    last_write_micros_ = now;
+  }
+  write_samples_.push_back({now, bytes});
+  const uint64_t window = scheduler_->ProbeWindowMicros();
+  while (write_samples_.size() >= 2 && write_samples_[1].micros + window <= now) {
+    write_samples_.pop_front();
+  }
+}
+
+void DBImpl::TimerLoop() {
+  const std::chrono::microseconds interval(scheduler_->RecheckIntervalMicros());
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!shutting_down_) {
+    timer_cv_.wait_for(lock, interval);  // an early wakeup only re-decides sooner
+    if (shutting_down_) break;
+    SampleWrites();
+    if (!merges_.empty() && bg_error_.ok()) Reschedule();
+  }
 }
 
 void DBImpl::JoinFinishedMergeThreads() {

@@ -80,6 +80,13 @@ class DBImpl final : public DB {
   void StartMerge(std::shared_ptr<MergeJob> job);  // REQUIRES: mu_
   void MergeThread(const std::shared_ptr<MergeJob>& job);
   void Reschedule();                // REQUIRES: mu_
+  // What the scheduler sees of the client and the constraint. REQUIRES: mu_
+  sched::SchedulerContext MakeSchedulerContext() const;
+  // Only for a scheduler that asks to be rechecked (idle): records the write
+  // counter for the rate window and re-decides, every RecheckIntervalMicros,
+  // because deferral ends without any merge event.
+  void TimerLoop();
+  void SampleWrites();  // REQUIRES: mu_
   void JoinFinishedMergeThreads();  // REQUIRES: mu_
   Status RunMerge(MergeJob* job);
   // Writes the entries of `input` to a new component file. meta->number stays
@@ -143,6 +150,9 @@ class DBImpl final : public DB {
   uint64_t max_components_ = 0;                        // guarded by mu_
   bool constraint_exceeded_ = false;                   // guarded by mu_: writes stop
   bool slowdown_exceeded_ = false;                     // guarded by mu_: writes slow down
+  // At or within one component of the constraint: deferring merges could
+  // stall writers, so the scheduler must run them.
+  bool constraint_pressure_ = false;                   // guarded by mu_
   uint64_t flushes_ = 0;                               // guarded by mu_
   uint64_t next_merge_id_ = 1;                         // guarded by mu_
   bool flushing_ = false;                              // guarded by mu_
@@ -168,7 +178,21 @@ class DBImpl final : public DB {
   Stats component_stats_;  // guarded by stats_mu_: the component/merge part of Stats
   std::vector<std::shared_ptr<MergeJob>> stats_merges_;  // guarded by stats_mu_
 
+  // The idle scheduler's view of the client; unused (and not updated) for
+  // the other schedulers, which pay nothing for it.
+  struct WriteSample {
+    uint64_t micros;
+    uint64_t user_bytes;
+  };
+  const bool track_writes_;  // the scheduler asks for rechecks
+  std::deque<WriteSample> write_samples_;  // guarded by mu_; oldest first, ~6 entries
+  // When a sample first saw the counter move: the last write, to the
+  // timer's precision. 0: no write since Open.
+  uint64_t last_write_micros_ = 0;  // guarded by mu_
+  std::condition_variable timer_cv_;            // wakes TimerLoop for shutdown
+
   std::thread flush_thread_;
+  std::thread timer_thread_;  // only when track_writes_
 };
 
 }  // namespace lsm

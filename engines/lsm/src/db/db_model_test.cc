@@ -137,7 +137,7 @@ std::vector<ModelCase> ModelCases() {
   std::vector<ModelCase> cases;
   for (const char* policy : {"leveling", "tiering", "size-tiered"}) {
     cases.push_back({policy, "single", 200000});
-    for (const char* scheduler : {"fair", "greedy", "greedy_k"}) {
+    for (const char* scheduler : {"fair", "greedy", "greedy_k", "idle"}) {
       cases.push_back({policy, scheduler, 60000});
     }
   }

@@ -478,3 +478,95 @@ TEST(ConstraintTest, BadValuesAreInvalidArgumentListingTheChoices) {
 
 }  // namespace
 }  // namespace lsm
+
+namespace lsm {
+namespace {
+
+// A small tiered tree under the idle scheduler; the threshold is far below
+// any rate a writer loop reaches, so every merge is deferred while it writes.
+Options IdleOptions(const std::string& mode) {
+  Options options;
+  options.wal = WalMode::kOff;
+  options.memtable_bytes = 32 * 1024;
+  options.merge_policy = "tiering";
+  options.merge_scheduler = "idle";
+  options.idle_mode = mode;
+  options.idle_probe_ms = 500;
+  options.idle_threshold_bytes_per_sec = 16 * 1024;
+  options.idle_delay_ms = 300;
+  return options;
+}
+
+TEST(IdleSchedulerDBTest, MergesWaitForTheWritesToStop) {
+  for (const char* mode : {"rate", "after_burst"}) {
+    test::TempDir dir;
+    Options options = IdleOptions(mode);
+    options.max_components = 100000;  // the constraint never forces a merge
+    auto db = OpenOrDie(options, dir.path());
+    uint64_t max_created = 0;
+    for (int i = 0; i < 30000; i++) {
+      ASSERT_TRUE(db->Put(Key(i % 7000), std::string(60, 'v')).ok());
+      if (i % 50 == 0) {
+        Stats st = db->GetStats();
+        ASSERT_EQ(st.merges_running, 0u) << mode << " at write " << i;
+        max_created = std::max(max_created, st.merges_pending);
+      }
+    }
+    Stats st = db->GetStats();
+    EXPECT_EQ(st.merges_completed, 0u) << mode;
+    EXPECT_GT(st.flushes_completed, 10u) << mode << ": flushes always run";
+    EXPECT_GT(max_created, 0u) << mode << ": merges were created, and deferred";
+    // No more writes: the rate falls below the threshold (or the delay passes)
+    // and the timer lets the merges run without any other event.
+    ASSERT_TRUE(db->WaitForIdle().ok());
+    st = db->GetStats();
+    EXPECT_GT(st.merges_completed, 0u) << mode;
+    EXPECT_EQ(st.merges_running + st.merges_pending, 0u) << mode;
+    std::string value;
+    for (int i = 0; i < 7000; i += 101) ASSERT_TRUE(db->Get(Key(i), &value).ok()) << Key(i);
+    std::printf("idle %s: %llu merges deferred at most, %llu completed after the writes\n", mode,
+                static_cast<unsigned long long>(max_created),
+                static_cast<unsigned long long>(st.merges_completed));
+  }
+}
+
+TEST(IdleSchedulerDBTest, TheConstraintForcesMergesSoWritersNeverDeadlock) {
+  for (const char* mode : {"rate", "after_burst"}) {
+    test::TempDir dir;
+    Options options = IdleOptions(mode);
+    options.max_components = 6;
+    options.idle_delay_ms = 60 * 1000;  // deferral alone would outlast the test
+    options.idle_probe_ms = 60 * 1000;
+    auto db = OpenOrDie(options, dir.path());
+    uint64_t max_over = 0;
+    for (int i = 0; i < 20000; i++) {
+      ASSERT_TRUE(db->Put(Key(i % 5000), std::string(60, 'v')).ok());
+      if (i % 40 == 0) {
+        Stats st = db->GetStats();
+        if (st.disk_components > 6) max_over = std::max(max_over, st.disk_components - 6);
+      }
+    }
+    Stats st = db->GetStats();
+    EXPECT_GT(st.merges_completed, 0u) << mode << ": merges ran while the client wrote";
+    EXPECT_LE(max_over, 2u) << mode;
+    std::printf("idle %s under max_components=6: %llu merges, %llu merge stalls, %llu over\n",
+                mode, static_cast<unsigned long long>(st.merges_completed),
+                static_cast<unsigned long long>(st.merge_stalls),
+                static_cast<unsigned long long>(max_over));
+    std::string value;
+    ASSERT_TRUE(db->Get(Key(4999), &value).ok());
+  }
+}
+
+TEST(IdleSchedulerDBTest, BadIdleModeIsInvalidArgument) {
+  test::TempDir dir;
+  Options options = IdleOptions("sometimes");
+  std::unique_ptr<DB> db;
+  Status s = DB::Open(options, dir.path(), &db);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.ToString().find("idle_mode"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("rate, after_burst"), std::string::npos) << s.ToString();
+}
+
+}  // namespace
+}  // namespace lsm
