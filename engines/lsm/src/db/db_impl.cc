@@ -620,7 +620,6 @@ Status DBImpl::FlushMemTable(const std::shared_ptr<MemTable>& imm) {
   }
   s = LogAndApply(lock, std::move(stack), std::move(added), imm);
   if (!s.ok()) return s;
-  flushes_++;
   counters_.flushes.fetch_add(1, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> stats_lock(stats_mu_);
@@ -747,7 +746,7 @@ Status DBImpl::BuildComponent(InternalIterator* input, uint64_t expected_entries
 
 policy::Snapshot DBImpl::PolicySnapshot() const {
   policy::Snapshot snap;
-  snap.flushes = flushes_;
+  snap.flushes = counters_.flushes.load(std::memory_order_relaxed);
   snap.stack.reserve(version_->stack.size());
   for (const ComponentPtr& c : version_->stack) {
     const ComponentMeta& m = c->meta();

@@ -153,7 +153,6 @@ class DBImpl final : public DB {
   // At or within one component of the constraint: deferring merges could
   // stall writers, so the scheduler must run them.
   bool constraint_pressure_ = false;                   // guarded by mu_
-  uint64_t flushes_ = 0;                               // guarded by mu_
   uint64_t next_merge_id_ = 1;                         // guarded by mu_
   bool flushing_ = false;                              // guarded by mu_
   bool shutting_down_ = false;                         // guarded by mu_
