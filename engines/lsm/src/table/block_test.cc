@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "table/test_util.h"
+
 #include <cstdio>
 #include <map>
 #include <random>
@@ -13,17 +15,9 @@
 namespace lsm {
 namespace {
 
-struct Val {
-  ValueType type;
-  std::string value;
-};
-using Model = std::map<std::string, Val>;
-
-unsigned Seed() {
-  const unsigned seed = std::random_device{}();
-  std::printf("seed %u\n", seed);
-  return seed;
-}
+using test::Model;
+using test::Seed;
+using test::Val;
 
 // Keys over a tiny alphabet that includes \0 and \xff, so that prefixes are
 // shared often and the byte order edge cases show up.

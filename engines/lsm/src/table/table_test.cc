@@ -19,17 +19,9 @@ namespace {
 
 constexpr char kFname[] = "/db/000042.sst";
 
-struct Val {
-  ValueType type;
-  std::string value;
-};
-using Model = std::map<std::string, Val>;
-
-unsigned Seed() {
-  const unsigned seed = std::random_device{}();
-  std::printf("seed %u\n", seed);
-  return seed;
-}
+using test::Model;
+using test::Seed;
+using test::Val;
 
 // Binary keys of varied length (the empty key included), mostly short, some
 // long; ~10 % tombstones.

@@ -5,14 +5,35 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <map>
+#include <random>
 #include <string>
 #include <string_view>
 
 #include "lsm/env.h"
 #include "lsm/status.h"
+#include "table/internal_iterator.h"
 
 namespace lsm::test {
+
+// The expected contents of a table: key -> newest entry.
+struct Val {
+  ValueType type;
+  std::string value;
+};
+using Model = std::map<std::string, Val>;
+
+// A seed for randomized tests, always printed; $LSM_TEST_SEED replays one.
+inline unsigned Seed() {
+  const char* env = std::getenv("LSM_TEST_SEED");
+  const unsigned seed = env != nullptr ? static_cast<unsigned>(std::strtoul(env, nullptr, 10))
+                                       : std::random_device{}();
+  std::printf("seed %u (replay with LSM_TEST_SEED=%u)\n", seed, seed);
+  return seed;
+}
 
 class StringSink : public WritableFile {
  public:
