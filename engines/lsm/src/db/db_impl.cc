@@ -375,7 +375,7 @@ Status DBImpl::Write(Writer* w) {
     uint64_t seq = last_seq_.load(std::memory_order_relaxed);
     // The queue behind us does not move while we work unlocked: only the
     // front writer pops, and we are it.
-    std::vector<Writer*> group(writers_.begin(), writers_.begin() + count);
+    group_.assign(writers_.begin(), writers_.begin() + static_cast<std::ptrdiff_t>(count));
     lock.unlock();
     if (logging) {
       s = wal_->AddRecord(wal_record_);
@@ -384,13 +384,13 @@ Status DBImpl::Write(Writer* w) {
     if (s.ok()) {
       uint64_t user_bytes = 0;
       uint64_t puts = 0;
-      for (Writer* q : group) {
+      for (Writer* q : group_) {
         mem->Add(++seq, q->type, q->key, q->value);
         user_bytes += q->key.size() + q->value.size();
         puts += q->type == ValueType::kValue;
       }
       counters_.puts.fetch_add(puts, std::memory_order_relaxed);
-      counters_.deletes.fetch_add(group.size() - puts, std::memory_order_relaxed);
+      counters_.deletes.fetch_add(group_.size() - puts, std::memory_order_relaxed);
       counters_.user_bytes.fetch_add(user_bytes, std::memory_order_relaxed);
       last_seq_.store(seq, std::memory_order_release);
     }

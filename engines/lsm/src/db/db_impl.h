@@ -161,6 +161,7 @@ class DBImpl final : public DB {
   std::atomic<uint64_t> next_file_number_{1};
   std::atomic<uint64_t> last_seq_{0};  // the newest seq visible to readers
   std::string wal_record_;             // owned by the front writer
+  std::vector<Writer*> group_;         // owned by the front writer: the group it commits
 
   // Counters for GetStats: atomics or stats_mu_, never mu_, so that
   // GetStats never waits on the write path.

@@ -46,15 +46,33 @@ inline DecodedEntry Decode(const char* entry) {
   return d;
 }
 
-// A probe for Seek: the key with the largest visible seq sorts first.
-std::string MakeLookupKey(std::string_view key, uint64_t seq) {
-  std::string buf(VarintLength(static_cast<uint32_t>(key.size())) + key.size() + 8, '\0');
-  char* p = EncodeVarint32(buf.data(), static_cast<uint32_t>(key.size()));
-  if (!key.empty()) std::memcpy(p, key.data(), key.size());
-  uint64_t tag = (seq << 8) | 0xff;
-  std::memcpy(p + key.size(), &tag, sizeof(tag));
-  return buf;
-}
+// A probe for Seek, encoded like an entry: the key with the largest visible
+// seq sorts first. Short keys stay in the inline buffer (no allocation on a
+// Get).
+class LookupKey {
+ public:
+  LookupKey(std::string_view key, uint64_t seq) {
+    const size_t size = VarintLength(static_cast<uint32_t>(key.size())) + key.size() + 8;
+    char* dst = inline_;
+    if (size > sizeof(inline_)) {
+      heap_.resize(size);
+      dst = heap_.data();
+    }
+    data_ = dst;
+    char* p = EncodeVarint32(dst, static_cast<uint32_t>(key.size()));
+    if (!key.empty()) std::memcpy(p, key.data(), key.size());
+    const uint64_t tag = (seq << 8) | 0xff;
+    std::memcpy(p + key.size(), &tag, sizeof(tag));
+  }
+  LookupKey(const LookupKey&) = delete;
+  LookupKey& operator=(const LookupKey&) = delete;
+  const char* data() const { return data_; }
+
+ private:
+  char inline_[200];
+  std::string heap_;
+  const char* data_;
+};
 
 }  // namespace
 
@@ -95,7 +113,7 @@ void MemTable::Add(uint64_t seq, ValueType type, std::string_view key, std::stri
 }
 
 bool MemTable::Get(std::string_view key, ValueType* type, std::string* value) const {
-  std::string probe = MakeLookupKey(key, kMaxSeq);
+  LookupKey probe(key, kMaxSeq);
   Table::Iterator it(&table_);
   it.Seek(probe.data());
   if (!it.Valid()) return false;
@@ -117,7 +135,7 @@ class MemTableIterator final : public InternalIterator {
     SkipInvisible();
   }
   void Seek(std::string_view target) override {
-    std::string probe = MakeLookupKey(target, snapshot_seq_);
+    LookupKey probe(target, snapshot_seq_);
     it_.Seek(probe.data());
     SkipInvisible();
   }
