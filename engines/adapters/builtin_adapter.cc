@@ -4,6 +4,7 @@
 
 #include "adapters/option_parser.h"
 #include "lsm/db.h"
+#include "policy/policies.h"
 #include "policy/policy.h"
 #include "sched/scheduler.h"
 
@@ -60,6 +61,9 @@ const std::vector<OptionSpec<O>>& BuiltinOptionTable() {
       {"create_if_missing", BoolField<&O::create_if_missing>},
       {"dynamic_level_sizes", BoolField<&O::dynamic_level_sizes>},
       {"error_if_exists", BoolField<&O::error_if_exists>},
+      {"exploring_max", IntField<2, 1000, &O::exploring_max>},
+      {"exploring_min", IntField<2, 1000, &O::exploring_min>},
+      {"exploring_ratio", RealField<0, 1000, &O::exploring_ratio>},
       {"force_bytes", SizeField<0, 64 * kGiB, &O::force_bytes>},
       {"io_budget_bytes_per_sec", SizeField<0, 1024 * kGiB, &O::io_budget_bytes_per_sec>},
       {"greedy_k", IntField<1, 64, &O::greedy_k>},
@@ -70,17 +74,25 @@ const std::vector<OptionSpec<O>>& BuiltinOptionTable() {
       {"idle_threshold_bytes_per_sec",
        SizeField<0, 1024 * kGiB, &O::idle_threshold_bytes_per_sec>},
       {"io_budget_charge_reads", BoolField<&O::io_budget_charge_reads>},
+      {"l0_merge_exact", BoolField<&O::l0_merge_exact>},
+      {"l0_stop", IntField<1, lsm::policy::kMaxL0Files, &O::l0_stop>},
+      {"l0_trigger", IntField<1, lsm::policy::kMaxL0Files, &O::l0_trigger>},
+      {"level1_bytes", SizeField<0, 1024 * kGiB, &O::level1_bytes>},
       {"max_components", IntField<0, 1000000, &O::max_components>},
       {"max_components_per_level", IntField<0, 1000000, &O::max_components_per_level>},
       {"max_merge_components", IntField<2, 1000, &O::max_merge_components>},
-      {"memory_components", IntField<1, 1024, &O::memory_components>},
+      {"memory_components", IntField<2, 1024, &O::memory_components>},
       {"memtable_bytes", SizeField<4 * kKiB, 64 * kGiB, &O::memtable_bytes>},
       {"merge_exact_min", BoolField<&O::merge_exact_min>},
       {"merge_policy", NameField<lsm::policy::PolicyNames, &O::merge_policy>},
       {"merge_scheduler", NameField<lsm::sched::SchedulerNames, &O::merge_scheduler>},
       {"min_merge_components", IntField<2, 1000, &O::min_merge_components>},
+      {"partition_bytes",
+       SizeField<lsm::policy::kMinPartitionBytes, 64 * kGiB, &O::partition_bytes>},
+      {"partition_pick", NameField<lsm::policy::PartitionPickNames, &O::partition_pick>},
       {"size_ratio", ParseSizeRatio},
       {"slowdown_components", IntField<0, 1000000, &O::slowdown_components>},
+      {"sstable_bound", IntField<1, 1000, &O::sstable_bound>},
       {"verify_checksums", BoolField<&O::verify_checksums>},
       {"wal", ParseWal},
       {"write_control", NameField<WriteControlNames, &O::write_control>},
@@ -132,10 +144,12 @@ class BuiltinAdapter final : public KvAdapter {
     for (uint64_t r : st.merge_remaining_input_bytes) remaining += r;
     m["merge_remaining_bytes"] = d(remaining);
     m["write_amplification"] = st.write_amplification;
+    m["average_sstables"] = st.average_sstables;
     m["flushes"] = d(st.flushes_completed);
     m["merges"] = d(st.merges_completed);
     m["disk_bytes"] = d(st.disk_bytes);
     m["max_components"] = d(st.max_components);
+    m["constrained_components"] = d(st.constrained_components);
     m["memory_components_immutable"] = d(st.memory_components_immutable);
     m["user_bytes"] = d(st.user_bytes_written);
     m["puts"] = d(st.puts);

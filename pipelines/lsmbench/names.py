@@ -8,11 +8,24 @@ typo in a policy or scheduler is caught before anything runs.
 from __future__ import annotations
 
 # Merge policies of the bundled engine (lsm::Options::merge_policy).
-POLICIES: tuple[str, ...] = ("leveling", "tiering", "size-tiered")
+POLICIES: tuple[str, ...] = (
+    "leveling",
+    "tiering",
+    "size-tiered",
+    "partitioned",
+    "bigtable",
+    "exploring",
+    "constant",
+    "minlatency",
+    "binomial",
+)
 
 # Merge schedulers: the engine option `merge_scheduler`, the same list as
 # lsm::sched::SchedulerNames() (engines/lsm/sched/scheduler.cc).
-SCHEDULERS: tuple[str, ...] = ("single", "fair", "greedy", "greedy_k", "idle")
+SCHEDULERS: tuple[str, ...] = ("single", "fair", "greedy", "greedy_k", "idle", "leveldb")
+
+# partitioned leveling's file choice (lsm::policy::PartitionPickNames()).
+PARTITION_PICKS: tuple[str, ...] = ("round-robin", "choose-best")
 
 # Engines the driver can measure (its adapters).
 ENGINES: tuple[str, ...] = ("builtin", "rocksdb", "leveldb", "null")
@@ -30,6 +43,7 @@ DIMENSION_ALIASES: dict[str, str] = {
 CHECKED_ENGINE_OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "merge_policy": (POLICIES, "policy"),
     "merge_scheduler": (SCHEDULERS, "scheduler"),
+    "partition_pick": (PARTITION_PICKS, "partition pick"),
 }
 
 

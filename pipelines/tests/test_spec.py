@@ -103,15 +103,16 @@ BAD = [
     # (changes, expected line) -- each bad spec asserts its message
     ({"matrix": {"scheduler": ["single", "fair", "gredy"]}},
      "matrix.scheduler[2]: unknown scheduler 'gredy' (choose from: single, fair, greedy, "
-     "greedy_k, idle)"),
+     "greedy_k, idle, leveldb)"),
     ({"matrix": {"policy": ["tiering", "tearing"]}},
-     "matrix.policy[1]: unknown policy 'tearing' (choose from: leveling, tiering, size-tiered)"),
+     "matrix.policy[1]: unknown policy 'tearing' (choose from: leveling, tiering, size-tiered, "
+     "partitioned, bigtable, exploring, constant, minlatency, binomial)"),
     ({"engine": {"options": {"merge_policy": "levling"}}},
      "engine.options.merge_policy: unknown policy 'levling' (choose from: leveling, tiering, "
-     "size-tiered)"),
+     "size-tiered, partitioned, bigtable, exploring, constant, minlatency, binomial)"),
     ({"phases": {"testing": {"engine_options": {"merge_scheduler": "fari"}}}},
      "phases.testing.engine_options.merge_scheduler: unknown scheduler 'fari' (choose from: "
-     "single, fair, greedy, greedy_k, idle)"),
+     "single, fair, greedy, greedy_k, idle, leveldb)"),
     ({"engine": {"name": "rocks"}},
      "engine.name: unknown engine 'rocks' (choose from: builtin, rocksdb, leveldb, null)"),
     ({"enigne": {}},

@@ -45,7 +45,24 @@ struct SizeTieredParams {
   bool merge_exact_min = false;
 };
 
+// Defaults and ranges of partitioned leveling (LevelDB's 4 / 12).
+inline constexpr int kDefaultL0Trigger = 4;
+inline constexpr int kDefaultL0Stop = 12;
+inline constexpr int kMaxL0Files = 1000;
+inline constexpr uint64_t kMinPartitionBytes = 4096;
+
+struct PartitionedParams {
+  double size_ratio = kLevelingDefaultRatio;  // T >= 2 between levels >= 1
+  uint64_t partition_bytes = 8 << 20;         // >= kMinPartitionBytes
+  uint64_t level1_bytes = 128 << 20;          // >= 1 (resolved, never 0 here)
+  int l0_trigger = kDefaultL0Trigger;         // >= 1
+  int l0_stop = kDefaultL0Stop;               // >= l0_trigger
+  bool choose_best = false;                   // false: round-robin
+  bool l0_merge_exact = false;
+};
+
 std::unique_ptr<MergePolicy> NewLevelingPolicy(const LevelingParams& params);
+std::unique_ptr<MergePolicy> NewPartitionedPolicy(const PartitionedParams& params);
 std::unique_ptr<MergePolicy> NewTieringPolicy(int size_ratio);  // T >= 2
 std::unique_ptr<MergePolicy> NewSizeTieredPolicy(const SizeTieredParams& params);
 

@@ -31,13 +31,28 @@ struct Component {
 struct Snapshot {
   std::vector<Component> stack;
   uint64_t flushes = 0;  // flushes completed so far, this one included
+  // Partitioned policies only: per level (index = level), the largest key of
+  // the last file a merge took from that level ("" = none yet), so that the
+  // next merge takes the file after it (LevelDB's compact pointer). The
+  // engine keeps it; it is not persisted across Open.
+  std::vector<std::string> round_robin_cursor;
 };
 
-// One merge to create. inputs are ids of a contiguous run of the stack,
-// oldest first, none of them being_merged; the output replaces the run.
+// One merge to create, never two sharing an input.
+// - Stack policies (Partitioned() false): inputs are ids of a contiguous run
+//   of the stack, oldest first; the one output replaces the run.
+// - Partitioned policies: inputs are ids in stack order, not necessarily
+//   contiguous (the source files plus the overlapping files of the output
+//   level); the outputs, split every max_output_bytes, join the output
+//   level's block of the stack.
 struct MergeOp {
   std::vector<uint64_t> inputs;
   int output_level = 0;
+  uint64_t max_output_bytes = 0;  // 0: one output component
+  // How urgent the merge is (LevelDB's score: >= 1 means the source level is
+  // full); schedulers that order by urgency (leveldb) read it. 0 when the
+  // policy does not rank its merges.
+  double score = 0;
 };
 
 class MergePolicy {
@@ -52,6 +67,14 @@ class MergePolicy {
   // The local constraint (components per level) used when
   // Options::max_components_per_level is 0 (Luo & Carey Sec. 5.1.1).
   virtual uint64_t DefaultMaxComponentsPerLevel() const = 0;
+  // True when levels >= 1 are range-partitioned into many files (see
+  // MergeOp): the stack is then kept ordered by level block, deepest first,
+  // level 0 last and oldest first.
+  virtual bool Partitioned() const { return false; }
+  // The count the component constraint applies to: every disk component
+  // (global), or the most components in one level (local). A partitioned
+  // level is one sorted run and counts once.
+  virtual uint64_t ConstrainedCount(const Snapshot& snapshot, bool local) const;
 };
 
 struct PolicyOptions {
@@ -62,10 +85,27 @@ struct PolicyOptions {
   int min_merge_components = 2;
   int max_merge_components = 10;
   bool merge_exact_min = false;
+  // partitioned (leveling over range-partitioned files, LevelDB-style).
+  uint64_t partition_bytes = 8 << 20;  // output files split at this size
+  uint64_t level1_bytes = 0;           // 0: l0_trigger * memtable_bytes
+  int l0_trigger = 4;                  // level-0 files that make a merge
+  int l0_stop = 12;                    // the default level-0 constraint
+  std::string partition_pick = "round-robin";  // round-robin | choose-best
+  bool l0_merge_exact = false;  // merge exactly l0_trigger level-0 files, not all
+  // Bounded-depth policies (bigtable, exploring, constant, minlatency,
+  // binomial; bounded_depth.h): the SSTable bound k, and exploring's lambda,
+  // C and D.
+  int sstable_bound = 6;
+  double exploring_ratio = 1.2;
+  int exploring_min = 2;
+  int exploring_max = 10;
 };
 
 // The valid policy names, for error messages and --help.
 std::vector<std::string> PolicyNames();
+
+// The valid values of PolicyOptions::partition_pick.
+std::vector<std::string> PartitionPickNames();
 
 // InvalidArgument listing the valid names for an unknown name, or naming the
 // parameter and its allowed range for a bad value.

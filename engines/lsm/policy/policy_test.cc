@@ -22,8 +22,10 @@ PolicyOptions Named(const std::string& name) {
   return o;
 }
 
-TEST(PolicyFactory, NamesAreTheThreePolicies) {
-  EXPECT_EQ(PolicyNames(), (std::vector<std::string>{"leveling", "tiering", "size-tiered"}));
+TEST(PolicyFactory, NamesAreEveryPolicy) {
+  EXPECT_EQ(PolicyNames(),
+            (std::vector<std::string>{"leveling", "tiering", "size-tiered", "partitioned", "bigtable",
+                                      "exploring", "constant", "minlatency", "binomial"}));
 }
 
 TEST(PolicyFactory, CreatesEachPolicyByName) {
@@ -48,7 +50,7 @@ TEST(PolicyFactory, UnknownNameListsTheValidOnes) {
   ASSERT_TRUE(s.IsInvalidArgument());
   EXPECT_EQ(s.ToString(),
             "Invalid argument: unknown merge policy 'x' (choose from: leveling, tiering, "
-            "size-tiered)");
+            "size-tiered, partitioned, bigtable, exploring, constant, minlatency, binomial)");
   EXPECT_EQ(p, nullptr) << "a failed call leaves no policy behind";
   // Names are exact: no case folding, no aliases.
   EXPECT_TRUE(Make(Named("Leveling"), &p).IsInvalidArgument());

@@ -61,6 +61,35 @@ class IdleScheduler final : public MergeScheduler {
   const uint64_t probe_micros_;
 };
 
+// LevelDB's one background thread (Luo & Carey Sec. 6.1): one merge at a
+// time, never preempted; when it completes, the merge of the level with the
+// highest score goes next (ties: the older merge). Without scores (stack
+// policies) this is `single`.
+class LevelDbScheduler final : public MergeScheduler {
+ public:
+  const char* Name() const override { return "leveldb"; }
+  std::vector<uint64_t> SelectRunning(const std::vector<MergeState>& merges,
+                                      const SchedulerContext& /*context*/) const override {
+    const MergeState* pick = nullptr;
+    for (const MergeState& m : merges) {
+      if (pick == nullptr) {
+        pick = &m;
+        continue;
+      }
+      // A running merge beats any waiting one; among equals, score then age.
+      if (m.running != pick->running) {
+        if (m.running) pick = &m;
+      } else if (m.score != pick->score) {
+        if (m.score > pick->score) pick = &m;
+      } else if (m.id < pick->id) {
+        pick = &m;
+      }
+    }
+    if (pick == nullptr) return {};
+    return {pick->id};
+  }
+};
+
 // Every merge runs; the budget's first-come-first-served queue splits the
 // merge bandwidth evenly among them.
 class FairScheduler final : public MergeScheduler {
@@ -107,7 +136,7 @@ class GreedyScheduler final : public MergeScheduler {
 }  // namespace
 
 std::vector<std::string> SchedulerNames() {
-  return {"single", "fair", "greedy", "greedy_k", "idle"};
+  return {"single", "fair", "greedy", "greedy_k", "idle", "leveldb"};
 }
 
 std::vector<std::string> IdleModeNames() { return {"rate", "after_burst"}; }
@@ -126,6 +155,8 @@ Status NewMergeScheduler(const SchedulerOptions& options,
     }
     *scheduler =
         std::make_unique<GreedyScheduler>("greedy_k", static_cast<size_t>(options.greedy_k));
+  } else if (options.name == "leveldb") {
+    *scheduler = std::make_unique<LevelDbScheduler>();
   } else if (options.name == "idle") {
     if (options.idle_probe_ms < kMinIdleProbeMs || options.idle_probe_ms > kMaxIdleProbeMs) {
       return Status::InvalidArgument("option idle_probe_ms", "must be in [10, 3600000]");

@@ -21,6 +21,8 @@ struct MergeState {
   uint64_t remaining_bytes = 0;  // input bytes not yet consumed
   uint64_t total_bytes = 0;      // input bytes in total
   int output_level = 0;
+  double score = 0;      // the policy's urgency (policy::MergeOp::score)
+  bool running = false;  // selected by the previous decision
 };
 
 // What a scheduler sees of the client and the component constraint, for
@@ -61,7 +63,7 @@ class MergeScheduler {
 };
 
 struct SchedulerOptions {
-  std::string name = "single";  // single | fair | greedy | greedy_k | idle
+  std::string name = "single";  // single | fair | greedy | greedy_k | idle | leveldb
   int greedy_k = 2;              // greedy_k: how many of the smallest merges run
   // idle: see lsm::Options for the meaning of each.
   int idle_probe_ms = 500;

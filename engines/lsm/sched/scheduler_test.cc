@@ -52,6 +52,24 @@ TEST(SchedulerTest, GreedyKRunsTheKSmallest) {
   EXPECT_EQ(all->SelectRunning(Merges(), {}).size(), 3u);
 }
 
+TEST(SchedulerTest, LevelDbRunsOneByScoreAndNeverPreempts) {
+  auto s = Make("leveldb");
+  auto merges = Merges();
+  // Without scores: the oldest, like single.
+  EXPECT_EQ(s->SelectRunning(merges, {}), std::vector<uint64_t>({1}));
+  merges[1].score = 2.5;  // level 2 is the fullest
+  merges[2].score = 1.2;
+  EXPECT_EQ(s->SelectRunning(merges, {}), std::vector<uint64_t>({2}));
+  // Once running, a merge keeps the thread even if a more urgent one arrives.
+  merges[2].running = true;
+  EXPECT_EQ(s->SelectRunning(merges, {}), std::vector<uint64_t>({3}));
+  // Equal scores: the older one.
+  merges[2].running = false;
+  merges[0].score = 2.5;
+  EXPECT_EQ(s->SelectRunning(merges, {}), std::vector<uint64_t>({1}));
+  EXPECT_TRUE(s->SelectRunning({}, {}).empty());
+}
+
 TEST(SchedulerTest, UnknownNameListsTheValidOnes) {
   SchedulerOptions options;
   options.name = "gredy";

@@ -37,8 +37,9 @@ struct Options {
   size_t memtable_bytes = 32 << 20;
 
   // Memory components in total: one active plus (n-1) that may wait for or
-  // be in flush. Writers stall when all are full. At least 2 lets writes go
-  // on while a flush runs (the paper's setting).
+  // be in flush. Writers stall when all are full. At least 2 (1 would leave
+  // no memtable to switch to): writes go on while a flush runs (the paper's
+  // setting).
   int memory_components = 2;
 
   // Write-ahead log mode.
@@ -51,7 +52,9 @@ struct Options {
   // false positives). 0 disables the filter.
   int bloom_bits_per_key = 10;
 
-  // Merge policy by name: "leveling", "tiering" or "size-tiered".
+  // Merge policy by name: "leveling", "tiering", "size-tiered" or
+  // "partitioned", or one of the bounded-depth policies of Mao et al. 2019:
+  // "bigtable", "exploring", "constant", "minlatency", "binomial".
   std::string merge_policy = "tiering";
 
   // Size ratio T of the policy; 0 means the policy's default (leveling 10,
@@ -69,6 +72,38 @@ struct Options {
   // size-tiered: always merge exactly min_merge_components (the paper's way
   // to measure a sustainable lower bound in Sec. 5.3).
   bool merge_exact_min = false;
+
+  // partitioned (LevelDB-style leveling over range-partitioned files; Luo &
+  // Carey Sec. 6). Level 0 holds flushed components; each level i >= 1 is one
+  // sorted run split into files of about partition_bytes and holds up to
+  // level1_bytes * T^(i-1) (T = size_ratio, default 10). A merge takes the
+  // level-0 files once there are l0_trigger of them (all of them, or exactly
+  // l0_trigger with l0_merge_exact, the paper's Sec. 6.2 fix), or one file
+  // of a full level picked by partition_pick ("round-robin", LevelDB's
+  // compact pointer, or "choose-best": fewest overlapping bytes in the next
+  // level), plus the overlapping files of the next level. The default
+  // constraint stops writes above l0_stop level-0 files (each level >= 1
+  // counts as one component). level1_bytes 0: l0_trigger * memtable_bytes.
+  uint64_t partition_bytes = 8 << 20;
+  uint64_t level1_bytes = 0;
+  int l0_trigger = 4;
+  int l0_stop = 12;
+  std::string partition_pick = "round-robin";
+  bool l0_merge_exact = false;
+
+  // Bounded-depth policies (bigtable, exploring, constant, minlatency,
+  // binomial): the SSTable bound k, in [1, 1000]. Once a flush's merge
+  // completes at most k disk components exist; while it runs, k + 1 (the
+  // default constraint: writers stall beyond it).
+  int sstable_bound = 6;
+
+  // exploring (HBase's default policy as Mao et al. describe it): a run of
+  // exploring_min..exploring_max (C..D) components qualifies when its largest
+  // is at most exploring_ratio (lambda, in (0, 1000]) times the sum of the
+  // others. 2 <= C <= D <= 1000.
+  double exploring_ratio = 1.2;
+  int exploring_min = 2;
+  int exploring_max = 10;
 
   // Merge scheduler by name: when each created merge runs and how merges
   // share the I/O budget. "single": one at a time in creation order; "fair":

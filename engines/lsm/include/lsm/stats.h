@@ -26,7 +26,20 @@ struct Stats {
   uint64_t disk_components = 0;
   std::vector<uint64_t> disk_components_per_level;  // index = level
   uint64_t disk_bytes = 0;                           // sum of component file sizes
-  uint64_t max_components = 0;                       // the constraint in force now
+  // The constraint in force now: the global bound on all components, or
+  // with constraint = local the bound on each level.
+  uint64_t max_components = 0;
+  // The count that constraint applies to: disk_components, the fullest
+  // level's count (constraint = local), or for partitioned leveling the
+  // level-0 components plus one sorted run per level >= 1.
+  uint64_t constrained_components = 0;
+  // The average SSTable (disk component) count over the flushes since Open,
+  // each flush counted once its decision is applied: the count right after
+  // the policy was asked at that flush, less the components that the merges
+  // in flight then remove (inputs - 1 each). lsm-sim's avg_sstables is the
+  // same quantity. Meant for stack policies (a partitioned merge's outputs
+  // are not known in advance, so there it undercounts). 0 before any flush.
+  double average_sstables = 0;
 
   // Merges.
   uint64_t merges_pending = 0;                         // created, not running

@@ -8,6 +8,7 @@
 
 #include "db/db_iter.h"
 #include "db/filenames.h"
+#include "db/level_iterator.h"
 #include "db/merging_iterator.h"
 #include "env/io_budget_env.h"
 #include "util/coding.h"
@@ -24,7 +25,9 @@ Status ValidateOptions(const Options& o) {
     return Status::InvalidArgument(std::string("option ") + field, "must be " + allowed);
   };
   if (o.memtable_bytes < 4096) return bad("memtable_bytes", ">= 4096");
-  if (o.memory_components < 1) return bad("memory_components", ">= 1");
+  // One component could never be written while it flushes: writers would
+  // wait for a switch that cannot happen.
+  if (o.memory_components < 2) return bad("memory_components", ">= 2 (one active, one flushing)");
   if (o.block_bytes < 256 || o.block_bytes > (64u << 20)) {
     return bad("block_bytes", "in [256, 64 MiB]");
   }
@@ -66,6 +69,16 @@ Status DB::Open(const Options& options, const std::string& dir, std::unique_ptr<
   po.min_merge_components = options.min_merge_components;
   po.max_merge_components = options.max_merge_components;
   po.merge_exact_min = options.merge_exact_min;
+  po.partition_bytes = options.partition_bytes;
+  po.level1_bytes = options.level1_bytes;
+  po.l0_trigger = options.l0_trigger;
+  po.l0_stop = options.l0_stop;
+  po.partition_pick = options.partition_pick;
+  po.l0_merge_exact = options.l0_merge_exact;
+  po.sstable_bound = options.sstable_bound;
+  po.exploring_ratio = options.exploring_ratio;
+  po.exploring_min = options.exploring_min;
+  po.exploring_max = options.exploring_max;
   std::unique_ptr<policy::MergePolicy> merge_policy;
   s = policy::NewMergePolicy(po, &merge_policy);
   if (!s.ok()) return s;
@@ -166,6 +179,8 @@ Status DBImpl::Recover() {
     if (!s.ok()) return s;
     stack.push_back(std::move(c));
   }
+  s = CheckStackShape(stack);
+  if (!s.ok()) return s;
 
   // Replay the logs of memtables that were not flushed, oldest first.
   std::vector<std::string> children;
@@ -224,6 +239,39 @@ Status DBImpl::Recover() {
     FlushLoop();
   });
   if (track_writes_) timer_thread_ = std::thread([this] { TimerLoop(); });
+  return Status::OK();
+}
+
+Status DBImpl::CheckStackShape(const std::vector<ComponentPtr>& stack) const {
+  // A partitioned policy reads each level >= 1 as one sorted run; a stack
+  // policy's tree (overlapping components in a level, or levels out of
+  // order) would be merged wrongly, so switching is refused, not attempted.
+  if (!policy_->Partitioned()) return Status::OK();
+  std::map<int, std::vector<const ComponentMeta*>> levels;
+  int previous_level = std::numeric_limits<int>::max();
+  for (const ComponentPtr& c : stack) {
+    const ComponentMeta& m = c->meta();
+    if (m.level > previous_level) {
+      return Status::InvalidArgument("merge_policy partitioned cannot open " + dir_,
+                                     "its components were written by a stack policy "
+                                     "(levels out of order); use that policy");
+    }
+    previous_level = m.level;
+    if (m.level >= 1) levels[m.level].push_back(&m);
+  }
+  for (auto& [level, files] : levels) {
+    std::sort(files.begin(), files.end(), [](const ComponentMeta* a, const ComponentMeta* b) {
+      return a->smallest < b->smallest;
+    });
+    for (size_t i = 1; i < files.size(); i++) {
+      if (files[i]->smallest <= files[i - 1]->largest) {
+        return Status::InvalidArgument(
+            "merge_policy partitioned cannot open " + dir_,
+            "level " + std::to_string(level) +
+                " holds overlapping components, written by a stack policy; use that policy");
+      }
+    }
+  }
   return Status::OK();
 }
 
@@ -554,8 +602,18 @@ std::unique_ptr<Iterator> DBImpl::NewIterator() {
   children.push_back(sv->mem->NewIterator(seq));
   for (const auto& imm : sv->imms) children.push_back(imm->NewIterator(seq));
   const auto& stack = sv->version->stack;
-  for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
-    children.push_back((*it)->table().NewIterator());
+  // Newest first. A partitioned level (its stack block, deepest first) is
+  // one source; a stack policy's components are one source each.
+  auto it = stack.rbegin();
+  while (it != stack.rend()) {
+    const int level = (*it)->meta().level;
+    if (!policy_->Partitioned() || level == 0) {
+      children.push_back((*it++)->table().NewIterator());
+      continue;
+    }
+    std::vector<ComponentPtr> files;
+    for (; it != stack.rend() && (*it)->meta().level == level; ++it) files.push_back(*it);
+    children.push_back(NewLevelIterator(std::move(files)));
   }
   return NewDBIterator(NewMergingIterator(std::move(children)), std::move(sv));
 }
@@ -626,6 +684,14 @@ Status DBImpl::FlushMemTable(const std::shared_ptr<MemTable>& imm) {
     component_stats_.memory_components_immutable = imms_.size();
   }
   ScheduleMerges();
+  {
+    // Stats::average_sstables: the count this flush's decision leaves.
+    uint64_t settled = version_->stack.size();
+    for (const auto& job : merges_) {
+      settled -= std::min<uint64_t>(settled, job->inputs().size() - 1);
+    }
+    counters_.sstables_after_flush.fetch_add(settled, std::memory_order_relaxed);
+  }
   lock.unlock();
   if (imm->wal_number() != 0) env_->RemoveFile(WalFileName(dir_, imm->wal_number()));
   return Status::OK();
@@ -692,17 +758,67 @@ DBImpl::DropTombstone DBImpl::MakeDropTombstone(std::vector<ComponentPtr> older)
 Status DBImpl::BuildComponent(InternalIterator* input, uint64_t expected_entries, int level,
                               const DropTombstone& drop, MergeJob* job, ComponentPtr* result) {
   result->reset();
-  ComponentMeta meta;
-  meta.number = NewFileNumber();
-  meta.level = level;
-  const std::string fname = TableFileName(dir_, meta.number);
-  std::unique_ptr<WritableFile> file;
-  Status s = env_->NewWritableFile(fname, &file);
+  std::vector<ComponentPtr> outputs;
+  Status s = BuildComponents(input, expected_entries, level, 0, drop, job, &outputs);
+  if (s.ok() && !outputs.empty()) *result = std::move(outputs.front());
+  return s;
+}
+
+Status DBImpl::BuildComponents(InternalIterator* input, uint64_t expected_entries, int level,
+                               uint64_t max_file_bytes, const DropTombstone& drop, MergeJob* job,
+                               std::vector<ComponentPtr>* results) {
+  results->clear();
+  // The output being written; files already finished wait in `finished`
+  // until every one is synced, so a failure leaves no file behind.
+  struct Output {
+    ComponentMeta meta;
+    std::string fname;
+    std::unique_ptr<WritableFile> file;
+    std::unique_ptr<TableBuilder> builder;
+  };
+  std::vector<ComponentMeta> finished;
+  Output out;
+  auto remove_all = [&] {
+    for (const ComponentMeta& m : finished) env_->RemoveFile(TableFileName(dir_, m.number));
+    if (out.file) env_->RemoveFile(out.fname);
+  };
+  auto open_output = [&]() -> Status {
+    out.meta = ComponentMeta();
+    out.meta.number = NewFileNumber();
+    out.meta.level = level;
+    out.fname = TableFileName(dir_, out.meta.number);
+    Status st = env_->NewWritableFile(out.fname, &out.file);
+    if (!st.ok()) return st;
+    TableOptions table_options = table_options_;
+    // Sizes the Bloom filter up front, so the builder need not keep every
+    // key; a split output's share is unknown, so the builder counts exactly.
+    table_options.expected_entries = max_file_bytes == 0 ? expected_entries : 0;
+    out.builder = std::make_unique<TableBuilder>(table_options, out.file.get());
+    return Status::OK();
+  };
+  // Finishes, syncs and closes the current output; an empty one is removed.
+  auto close_output = [&]() -> Status {
+    Status st = out.builder->Finish();
+    if (st.ok()) st = out.builder->status();
+    if (st.ok()) st = out.file->Sync();
+    Status close = out.file->Close();
+    if (st.ok()) st = close;
+    if (st.ok() && out.builder->NumEntries() > 0) {
+      out.meta.file_size = out.builder->FileSize();
+      out.meta.entries = out.builder->NumEntries();
+      out.meta.smallest.assign(out.builder->smallest_key());
+      out.meta.largest.assign(out.builder->largest_key());
+      finished.push_back(out.meta);
+    } else {
+      env_->RemoveFile(out.fname);
+    }
+    out.builder.reset();
+    out.file.reset();
+    return st;
+  };
+
+  Status s = open_output();
   if (!s.ok()) return s;
-  TableOptions table_options = table_options_;
-  // Sizes the Bloom filter up front, so the builder need not keep every key.
-  table_options.expected_entries = expected_entries;
-  TableBuilder builder(table_options, file.get());
   uint64_t consumed = 0;
   bool cancelled = false;
   for (input->SeekToFirst(); input->Valid(); input->Next()) {
@@ -718,28 +834,35 @@ Status DBImpl::BuildComponent(InternalIterator* input, uint64_t expected_entries
       }
     }
     if (input->type() == ValueType::kDeletion && drop(input->key())) continue;
-    builder.Add(input->key(), input->type(), input->value());
+    // Merges keep one entry per key, so any key boundary may split files.
+    if (max_file_bytes > 0 && out.builder->NumEntries() > 0 &&
+        out.builder->FileSize() >= max_file_bytes) {
+      s = close_output();
+      if (s.ok()) s = open_output();
+      if (!s.ok()) break;
+    }
+    out.builder->Add(input->key(), input->type(), input->value());
   }
-  if (!input->status().ok()) s = input->status();
-  if (s.ok() && !cancelled) s = builder.Finish();
-  if (s.ok() && !cancelled) s = builder.status();
-  if (s.ok() && !cancelled) s = file->Sync();
-  Status close = file->Close();
-  if (s.ok()) s = close;
-  if (!s.ok() || cancelled || builder.NumEntries() == 0) {
-    env_->RemoveFile(fname);
-    if (cancelled) return Status::IOError("merge cancelled");
+  if (s.ok() && !input->status().ok()) s = input->status();
+  if (cancelled || !s.ok()) {
+    if (out.file) out.file->Close();
+    remove_all();
+    return cancelled ? Status::IOError("merge cancelled") : s;
+  }
+  s = close_output();
+  if (s.ok() && !finished.empty()) s = env_->SyncDir(dir_);
+  for (size_t i = 0; s.ok() && i < finished.size(); i++) {
+    ComponentPtr component;
+    s = OpenComponent(finished[i], &component);
+    if (s.ok()) results->push_back(std::move(component));
+  }
+  if (!s.ok()) {
+    results->clear();
+    remove_all();
     return s;
   }
   if (job != nullptr) job->SetConsumedBytes(job->total_input_bytes());
-  meta.file_size = builder.FileSize();
-  meta.entries = builder.NumEntries();
-  meta.smallest.assign(builder.smallest_key());
-  meta.largest.assign(builder.largest_key());
-  s = env_->SyncDir(dir_);
-  if (s.ok()) s = OpenComponent(meta, result);
-  if (!s.ok()) env_->RemoveFile(fname);
-  return s;
+  return Status::OK();
 }
 
 // ---------------------------------------------------------------- merges
@@ -760,28 +883,25 @@ policy::Snapshot DBImpl::PolicySnapshot() const {
     pc.being_merged = c->being_merged;
     snap.stack.push_back(std::move(pc));
   }
+  snap.round_robin_cursor = round_robin_cursor_;
   return snap;
 }
 
 void DBImpl::UpdateConstraint(const policy::Snapshot& snap) {
-  max_components_ = options_.max_components > 0
-                        ? static_cast<uint64_t>(options_.max_components)
-                        : policy_->DefaultMaxComponents(snap);
   const bool local = options_.constraint == "local";
   const uint64_t limit =
-      !local                                  ? max_components_
+      !local                                ? (options_.max_components > 0
+                                                   ? static_cast<uint64_t>(options_.max_components)
+                                                   : policy_->DefaultMaxComponents(snap))
       : options_.max_components_per_level > 0 ? static_cast<uint64_t>(options_.max_components_per_level)
                                               : policy_->DefaultMaxComponentsPerLevel();
+  max_components_ = limit;
   const uint64_t slowdown = options_.slowdown_components > 0
                                 ? static_cast<uint64_t>(options_.slowdown_components)
                                 : std::max<uint64_t>(1, limit * 2 / 3);
-  // The count the constraint applies to: all components, or the fullest level.
-  uint64_t count = snap.stack.size();
-  if (local) {
-    std::map<int, uint64_t> per_level;
-    count = 0;
-    for (const policy::Component& c : snap.stack) count = std::max(count, ++per_level[c.level]);
-  }
+  // All components, or the fullest level (a partitioned level counts once).
+  const uint64_t count = policy_->ConstrainedCount(snap, local);
+  constrained_count_ = count;
   constraint_exceeded_ = count > limit;
   constraint_pressure_ = constraint_exceeded_ || count + 1 >= limit;
   slowdown_exceeded_ = options_.write_control == "slowdown" && count > slowdown;
@@ -791,30 +911,48 @@ void DBImpl::ScheduleMerges() {
   policy::Snapshot snap = PolicySnapshot();
   UpdateConstraint(snap);
   if (shutting_down_ || !bg_error_.ok()) return;
-  const auto& stack = version_->stack;
   for (const policy::MergeOp& op : policy_->PickMerges(snap)) {
-    // A policy bug must not corrupt the tree: inputs must be a contiguous
-    // run of components that are not being merged.
-    auto first = std::find_if(stack.begin(), stack.end(), [&](const ComponentPtr& c) {
-      return !op.inputs.empty() && c->meta().number == op.inputs.front();
-    });
-    bool valid = first != stack.end() &&
-                 static_cast<size_t>(stack.end() - first) >= op.inputs.size();
-    for (size_t i = 0; valid && i < op.inputs.size(); i++) {
-      const ComponentPtr& c = *(first + static_cast<std::ptrdiff_t>(i));
-      valid = c->meta().number == op.inputs[i] && !c->being_merged;
-    }
-    if (!valid) {
+    std::vector<ComponentPtr> inputs;
+    // A policy bug must not corrupt the tree.
+    if (!ResolveMergeInputs(op, &inputs)) {
       std::fprintf(stderr, "lsm: policy %s proposed an invalid merge; ignored\n", policy_->Name());
       continue;
     }
-    std::vector<ComponentPtr> inputs(first, first + static_cast<std::ptrdiff_t>(op.inputs.size()));
     for (const ComponentPtr& c : inputs) c->being_merged = true;
-    StartMerge(std::make_shared<MergeJob>(next_merge_id_++, std::move(inputs), op.output_level));
+    // Round robin: the next merge from this level starts after this file.
+    const int source_level = op.output_level - 1;
+    if (policy_->Partitioned() && source_level >= 1) {
+      const size_t level = static_cast<size_t>(source_level);
+      if (round_robin_cursor_.size() <= level) round_robin_cursor_.resize(level + 1);
+      for (const ComponentPtr& c : inputs) {
+        if (c->meta().level == source_level) round_robin_cursor_[level] = c->meta().largest;
+      }
+    }
+    StartMerge(std::make_shared<MergeJob>(next_merge_id_++, std::move(inputs), op.output_level,
+                                          op.max_output_bytes, op.score));
   }
   Reschedule();
   JoinFinishedMergeThreads();
   UpdateComponentStats();
+}
+
+bool DBImpl::ResolveMergeInputs(const policy::MergeOp& op,
+                                std::vector<ComponentPtr>* inputs) const {
+  const auto& stack = version_->stack;
+  if (op.inputs.empty()) return false;
+  // Inputs are listed in stack order; stack policies need one contiguous
+  // run (its output takes the run's place), partitioned ones any subset.
+  size_t next = 0;
+  for (size_t pos = 0; pos < stack.size() && next < op.inputs.size(); pos++) {
+    if (stack[pos]->meta().number != op.inputs[next]) {
+      if (next > 0 && !policy_->Partitioned()) return false;
+      continue;
+    }
+    if (stack[pos]->being_merged) return false;
+    inputs->push_back(stack[pos]);
+    next++;
+  }
+  return next == op.inputs.size();
 }
 
 void DBImpl::StartMerge(std::shared_ptr<MergeJob> job) {
@@ -828,7 +966,7 @@ void DBImpl::Reschedule() {
   states.reserve(merges_.size());
   for (const auto& job : merges_) {
     states.push_back({job->id(), job->RemainingInputBytes(), job->total_input_bytes(),
-                      job->output_level()});
+                      job->output_level(), job->score(), !job->paused()});
   }
   std::vector<uint64_t> running = scheduler_->SelectRunning(states, MakeSchedulerContext());
   for (const auto& job : merges_) {
@@ -926,16 +1064,23 @@ Status DBImpl::RunMerge(MergeJob* job) {
   }
   const auto& inputs = job->inputs();
   const bool moved = inputs.size() == 1;
-  ComponentPtr output;
+  std::vector<ComponentPtr> outputs;
   Status s;
   if (moved) {
-    // A component moving down into an empty level: the data stays as it
-    // is, only its level changes (LevelDB's trivial move).
+    // A component moving down into an empty level (or, partitioned, into a
+    // key range of the next level that no file covers): the data stays as
+    // it is, only its level changes (LevelDB's trivial move).
     ComponentMeta meta = inputs.front()->meta();
     meta.level = job->output_level();
+    ComponentPtr output;
     s = OpenComponent(meta, &output);
+    if (s.ok()) outputs.push_back(std::move(output));
     job->SetConsumedBytes(job->total_input_bytes());
   } else {
+    // Everything older than the inputs could still hold a deleted key.
+    // Partitioned stacks keep each level's files together, deepest level
+    // first, so the older data is before the first input there as well
+    // (files of the inputs' own levels that sit before it hold other keys).
     auto first = std::find(base->stack.begin(), base->stack.end(), inputs.front());
     std::vector<ComponentPtr> older(base->stack.begin(), first);
     std::vector<std::unique_ptr<InternalIterator>> children;
@@ -945,8 +1090,8 @@ Status DBImpl::RunMerge(MergeJob* job) {
       entries += (*it)->meta().entries;
     }
     std::unique_ptr<InternalIterator> merged = NewMergingIterator(std::move(children));
-    s = BuildComponent(merged.get(), entries, job->output_level(),
-                       MakeDropTombstone(std::move(older)), job, &output);
+    s = BuildComponents(merged.get(), entries, job->output_level(), job->max_output_bytes(),
+                        MakeDropTombstone(std::move(older)), job, &outputs);
   }
   if (!s.ok()) return s;
 
@@ -955,26 +1100,40 @@ Status DBImpl::RunMerge(MergeJob* job) {
   std::vector<ComponentPtr> stack;
   std::vector<ComponentMeta> added;
   for (const ComponentPtr& c : version_->stack) {
-    if (c == inputs.front() && output) {
-      stack.push_back(output);
-      added.push_back(output->meta());
+    if (c == inputs.front()) {
+      for (const ComponentPtr& output : outputs) {
+        stack.push_back(output);
+        added.push_back(output->meta());
+      }
     }
     if (std::find(inputs.begin(), inputs.end(), c) == inputs.end()) stack.push_back(c);
   }
+  if (policy_->Partitioned()) SortByLevelBlock(&stack);
   s = LogAndApply(lock, std::move(stack), std::move(added), nullptr);
   if (!s.ok()) {
-    if (output && !moved) output->MarkObsolete();
+    if (!moved) {
+      for (const ComponentPtr& output : outputs) output->MarkObsolete();
+    }
     return s;
   }
   counters_.merges.fetch_add(1, std::memory_order_relaxed);
   if (!moved) {
     counters_.merge_bytes_read.fetch_add(job->total_input_bytes(), std::memory_order_relaxed);
-  }
-  if (output && !moved) {
-    counters_.merge_bytes_written.fetch_add(output->meta().file_size, std::memory_order_relaxed);
+    uint64_t written = 0;
+    for (const ComponentPtr& output : outputs) written += output->meta().file_size;
+    counters_.merge_bytes_written.fetch_add(written, std::memory_order_relaxed);
   }
   ScheduleMerges();
   return Status::OK();
+}
+
+void DBImpl::SortByLevelBlock(std::vector<ComponentPtr>* stack) {
+  // Deepest level first. Stable, so level 0 keeps its age order (only
+  // flushes make level-0 files); within a level >= 1 the files hold disjoint
+  // key ranges, so their order does not matter.
+  std::stable_sort(stack->begin(), stack->end(), [](const ComponentPtr& a, const ComponentPtr& b) {
+    return a->meta().level > b->meta().level;
+  });
 }
 
 Status DBImpl::WaitForIdle() {
@@ -1003,6 +1162,7 @@ void DBImpl::UpdateComponentStats() {
     st.disk_bytes += c->meta().file_size;
   }
   st.max_components = max_components_;
+  st.constrained_components = constrained_count_;
   st.memory_components_immutable = imms_.size();
 }
 
@@ -1040,6 +1200,10 @@ Stats DBImpl::GetStats() const {
     st.write_amplification =
         static_cast<double>(st.flush_bytes_written + st.merge_bytes_written) /
         static_cast<double>(st.user_bytes_written);
+  }
+  if (st.flushes_completed > 0) {
+    st.average_sstables = static_cast<double>(load(counters_.sstables_after_flush)) /
+                          static_cast<double>(st.flushes_completed);
   }
   return st;
 }

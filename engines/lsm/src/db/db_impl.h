@@ -95,6 +95,11 @@ class DBImpl final : public DB {
   // expected_entries sizes the Bloom filter (a guess is fine).
   Status BuildComponent(InternalIterator* input, uint64_t expected_entries, int level,
                         const DropTombstone& drop, MergeJob* job, ComponentPtr* result);
+  // The same, split into files of about max_file_bytes (0: one file); no
+  // file is left behind on failure.
+  Status BuildComponents(InternalIterator* input, uint64_t expected_entries, int level,
+                         uint64_t max_file_bytes, const DropTombstone& drop, MergeJob* job,
+                         std::vector<ComponentPtr>* results);
   Status OpenComponent(const ComponentMeta& meta, ComponentPtr* result);
   static DropTombstone MakeDropTombstone(std::vector<ComponentPtr> older);
 
@@ -106,12 +111,20 @@ class DBImpl final : public DB {
                      std::vector<ComponentMeta> added, const std::shared_ptr<MemTable>& flushed);
   // Asks the policy for merges and queues them. REQUIRES: mu_
   void ScheduleMerges();
+  // The components op names, in stack order; false when one is missing or
+  // being merged, or (stack policies) they are not one contiguous run.
+  // REQUIRES: mu_
+  bool ResolveMergeInputs(const policy::MergeOp& op, std::vector<ComponentPtr>* inputs) const;
+  // Partitioned policies: each level's files together, deepest level first.
+  static void SortByLevelBlock(std::vector<ComponentPtr>* stack);
   // Recomputes the component constraint and whether writes must stop or slow
   // down. REQUIRES: mu_
   void UpdateConstraint(const policy::Snapshot& snap);
   policy::Snapshot PolicySnapshot() const;  // REQUIRES: mu_
   void UpdateComponentStats();              // REQUIRES: mu_
   Status RecoverWal(uint64_t wal_number, std::vector<ComponentPtr>* stack);
+  // InvalidArgument when the policy cannot work on the recovered stack.
+  Status CheckStackShape(const std::vector<ComponentPtr>& stack) const;
   // Removes unreferenced components, WALs below min_wal, other manifests and
   // temporary files.
   void RemoveObsoleteFiles(const std::vector<ComponentPtr>& stack, uint64_t keep_manifest,
@@ -147,13 +160,17 @@ class DBImpl final : public DB {
   std::vector<std::shared_ptr<MergeJob>> merges_;      // guarded by mu_; created, not done
   std::map<uint64_t, std::thread> merge_threads_;      // guarded by mu_; by merge id
   std::vector<std::thread> finished_merge_threads_;    // guarded by mu_; to be joined
-  uint64_t max_components_ = 0;                        // guarded by mu_
+  uint64_t max_components_ = 0;                        // guarded by mu_: the bound in force
+  uint64_t constrained_count_ = 0;                     // guarded by mu_: what it bounds
   bool constraint_exceeded_ = false;                   // guarded by mu_: writes stop
   bool slowdown_exceeded_ = false;                     // guarded by mu_: writes slow down
   // At or within one component of the constraint: deferring merges could
   // stall writers, so the scheduler must run them.
   bool constraint_pressure_ = false;                   // guarded by mu_
   uint64_t next_merge_id_ = 1;                         // guarded by mu_
+  // Partitioned policies: per level, the largest key of the last file a
+  // merge took from it (policy::Snapshot::round_robin_cursor).
+  std::vector<std::string> round_robin_cursor_;        // guarded by mu_
   bool flushing_ = false;                              // guarded by mu_
   bool shutting_down_ = false;                         // guarded by mu_
   Status bg_error_;                                    // guarded by mu_
@@ -168,6 +185,7 @@ class DBImpl final : public DB {
   struct Counters {
     std::atomic<uint64_t> puts{0}, deletes{0}, gets{0}, user_bytes{0};
     std::atomic<uint64_t> flushes{0}, flush_bytes{0};
+    std::atomic<uint64_t> sstables_after_flush{0};  // sum over flushes, see Stats
     std::atomic<uint64_t> merges{0}, merge_bytes_read{0}, merge_bytes_written{0};
     std::atomic<uint64_t> merge_stalls{0}, merge_stall_micros{0};
     std::atomic<uint64_t> memory_stalls{0}, memory_stall_micros{0};

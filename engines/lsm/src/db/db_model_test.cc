@@ -9,12 +9,15 @@
 
 #include "db/test_util.h"
 #include "lsm/db.h"
+#include "policy/policy.h"
+#include "sched/scheduler.h"
 
 namespace lsm {
 namespace {
 
 // (policy, scheduler, operations): every policy with the single scheduler at
-// full length, and every other scheduler on a shorter run.
+// full length, and every other scheduler on a shorter run. The names come
+// from the registries, so a new policy or scheduler is tested here at once.
 struct ModelCase {
   std::string policy;
   std::string scheduler;
@@ -60,6 +63,7 @@ TEST_P(ModelTest, MatchesStdMap) {
   options.memtable_bytes = 64 * 1024;
   options.merge_policy = GetParam().policy;
   options.merge_scheduler = GetParam().scheduler;
+  options.partition_bytes = 16 * 1024;  // partitioned: several files per level
   options.wal = WalMode::kAsync;
   std::unique_ptr<DB> db;
   ASSERT_TRUE(DB::Open(options, dir.path(), &db).ok());
@@ -135,10 +139,9 @@ TEST_P(ModelTest, MatchesStdMap) {
 
 std::vector<ModelCase> ModelCases() {
   std::vector<ModelCase> cases;
-  for (const char* policy : {"leveling", "tiering", "size-tiered"}) {
-    cases.push_back({policy, "single", 200000});
-    for (const char* scheduler : {"fair", "greedy", "greedy_k", "idle"}) {
-      cases.push_back({policy, scheduler, 60000});
+  for (const std::string& policy : policy::PolicyNames()) {
+    for (const std::string& scheduler : sched::SchedulerNames()) {
+      cases.push_back({policy, scheduler, scheduler == "single" ? 200000u : 40000u});
     }
   }
   return cases;

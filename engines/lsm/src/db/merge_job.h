@@ -17,8 +17,16 @@ namespace lsm {
 
 class MergeJob {
  public:
-  MergeJob(uint64_t id, std::vector<ComponentPtr> inputs, int output_level)
-      : id_(id), inputs_(std::move(inputs)), output_level_(output_level) {
+  // inputs in stack order (oldest data first). max_output_bytes splits the
+  // output into files of about that size (0: one file); score is the
+  // policy's urgency, for schedulers that rank merges.
+  MergeJob(uint64_t id, std::vector<ComponentPtr> inputs, int output_level,
+           uint64_t max_output_bytes = 0, double score = 0)
+      : id_(id),
+        inputs_(std::move(inputs)),
+        output_level_(output_level),
+        max_output_bytes_(max_output_bytes),
+        score_(score) {
     for (const ComponentPtr& c : inputs_) total_input_bytes_ += c->meta().file_size;
   }
   MergeJob(const MergeJob&) = delete;
@@ -27,6 +35,8 @@ class MergeJob {
   uint64_t id() const { return id_; }
   const std::vector<ComponentPtr>& inputs() const { return inputs_; }
   int output_level() const { return output_level_; }
+  uint64_t max_output_bytes() const { return max_output_bytes_; }
+  double score() const { return score_; }
   uint64_t total_input_bytes() const { return total_input_bytes_; }
   uint64_t RemainingInputBytes() const {
     uint64_t consumed = consumed_bytes_.load(std::memory_order_relaxed);
@@ -71,6 +81,8 @@ class MergeJob {
   const uint64_t id_;
   const std::vector<ComponentPtr> inputs_;
   const int output_level_;
+  const uint64_t max_output_bytes_;
+  const double score_;
   uint64_t total_input_bytes_ = 0;
   std::atomic<uint64_t> consumed_bytes_{0};
 

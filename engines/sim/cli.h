@@ -1,0 +1,55 @@
+// lsm-sim's command line: parsing, the flush-size sources and the output
+// rows. The command line is a contract (issue 6):
+//   lsm-sim --policy NAME --k K --flushes N [--flush-bytes B]
+//           [--checkpoints 1000,3000,...] [--format csv|jsonl] ...
+// CSV columns policy,k,flushes,write_amp,avg_sstables,sstables (plus
+// time_s,stall_s,max_sstables in the timed model), one row per checkpoint
+// and one for the end.
+#ifndef LSM_SIM_CLI_H_
+#define LSM_SIM_CLI_H_
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "lsm/status.h"
+#include "sim/simulator.h"
+
+namespace lsm::sim {
+
+struct CliOptions {
+  SimOptions sim;
+  uint64_t flushes = 0;              // N; 0 with --flush-file: every size in it
+  uint64_t flush_bytes = 1 << 20;    // B, the mean with --flush-jitter
+  double flush_jitter = 0;           // sizes uniform in B * [1 - j, 1 + j]
+  uint64_t seed = 1;
+  std::string flush_file;            // one size per line, used in order
+  std::vector<uint64_t> checkpoints;  // ascending, each <= N
+  std::string format = "csv";        // csv | jsonl
+  std::string decisions_path;        // every merge as JSONL; "" = none
+};
+
+std::string Usage();
+
+// InvalidArgument naming the flag and what it allows. *help is set for
+// --help (nothing else is then checked).
+Status ParseArgs(const std::vector<std::string>& args, CliOptions* options, bool* help);
+
+// Sizes from a file: one positive integer per line (a K/M/G suffix allowed),
+// blank lines and lines starting with '#' skipped.
+Status ReadFlushSizes(const std::string& path, std::vector<uint64_t>* sizes);
+
+// A size such as 4096, 64K, 4M or 1G (binary multiples).
+Status ParseBytes(const std::string& flag, const std::string& text, uint64_t* bytes);
+
+std::string CsvHeader(bool timed);
+std::string FormatRow(const CliOptions& options, const Checkpoint& c, bool timed);
+
+// Runs the simulation and writes the rows to `out`; returns the exit code
+// (0, or 1 with a message on `err`).
+int RunSimulation(const CliOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace lsm::sim
+
+#endif  // LSM_SIM_CLI_H_

@@ -1,0 +1,121 @@
+// lsm-sim's command line: the contract's columns, checkpoints, formats, the
+// flush file, and clear errors for bad input (run through the real binary
+// where the exit code matters).
+#include "sim/cli.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace lsm::sim {
+namespace {
+
+CliOptions Parse(const std::vector<std::string>& args, Status* status = nullptr) {
+  CliOptions o;
+  bool help = false;
+  Status s = ParseArgs(args, &o, &help);
+  if (status != nullptr) *status = s;
+  return o;
+}
+
+std::string RunCli(const CliOptions& o, int* code = nullptr, std::string* error = nullptr) {
+  std::ostringstream out, err;
+  const int rc = RunSimulation(o, out, err);
+  if (code != nullptr) *code = rc;
+  if (error != nullptr) *error = err.str();
+  return out.str();
+}
+
+TEST(SimCli, CsvRowsPerCheckpointAndTheEnd) {
+  Status s;
+  CliOptions o = Parse({"--policy", "constant", "--k", "2", "--flushes", "6", "--flush-bytes",
+                        "1", "--checkpoints", "2,3"},
+                       &s);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  // Hand values as in simulator_test's ConstantByHand.
+  EXPECT_EQ(RunCli(o),
+            "policy,k,flushes,write_amp,avg_sstables,sstables\n"
+            "constant,2,2,1.0000,1.5000,2\n"
+            "constant,2,3,2.0000,1.3333,1\n"
+            "constant,2,6,2.3333,1.5000,2\n");
+}
+
+TEST(SimCli, JsonlCarriesTheBytes) {
+  CliOptions o = Parse({"--policy=constant", "--k=2", "--flushes=3", "--flush-bytes=1K",
+                        "--format=jsonl"});
+  EXPECT_EQ(RunCli(o),
+            "{\"policy\":\"constant\",\"k\":2,\"flushes\":3,\"write_amp\":2.0000,"
+            "\"avg_sstables\":1.3333,\"sstables\":1,\"bytes_flushed\":3072,"
+            "\"bytes_written\":6144,\"merges\":1}\n");
+}
+
+TEST(SimCli, TimedModelAddsColumns) {
+  CliOptions o = Parse({"--policy", "binomial", "--k", "4", "--flushes", "100", "--bandwidth",
+                        "100M", "--arrival-rate", "10M", "--scheduler", "greedy"});
+  const std::string out = RunCli(o);
+  EXPECT_EQ(out.substr(0, out.find('\n')),
+            "policy,k,flushes,write_amp,avg_sstables,sstables,time_s,stall_s,max_sstables");
+  const std::string row = out.substr(out.find('\n') + 1);
+  EXPECT_EQ(row.rfind("binomial,4,100,", 0), 0u) << out;
+  EXPECT_EQ(std::count(row.begin(), row.end(), ','), 8) << out;
+}
+
+TEST(SimCli, FlushFileSizesAreUsedInOrder) {
+  const std::string path = ::testing::TempDir() + "/sim_cli_sizes.txt";
+  {
+    std::ofstream f(path);
+    f << "# sizes\n1\n\n2\n3K\n";
+  }
+  CliOptions o = Parse({"--policy", "constant", "--k", "1", "--flush-file", path,
+                        "--format", "jsonl"});
+  // [1] ; [1,2] -> 3 ; [3,3072] -> 3075.
+  const std::string out = RunCli(o);
+  EXPECT_NE(out.find("\"flushes\":3,"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"bytes_written\":" + std::to_string(1 + 2 + 3072 + 3 + 3075)),
+            std::string::npos)
+      << out;
+  int code = 0;
+  std::string err;
+  o.flushes = 4;
+  EXPECT_EQ(RunCli(o, &code, &err), "");
+  EXPECT_EQ(code, 1);
+  EXPECT_NE(err.find("holds 3"), std::string::npos) << err;
+  std::remove(path.c_str());
+}
+
+TEST(SimCli, BadInputNamesTheFlag) {
+  Status s;
+  Parse({"--policy", "binomial", "--k", "0", "--flushes", "5"}, &s);
+  EXPECT_NE(s.ToString().find("--k '0'"), std::string::npos) << s.ToString();
+  Parse({"--policy", "binomial", "--flushes", "5", "--checkpoints", "3,2"}, &s);
+  EXPECT_NE(s.ToString().find("ascending"), std::string::npos) << s.ToString();
+  Parse({"--policy", "binomial", "--flushes", "5", "--checkpoints", "9"}, &s);
+  EXPECT_NE(s.ToString().find("exceeds --flushes 5"), std::string::npos) << s.ToString();
+  Parse({"--policy", "binomial", "--flushes", "5", "--format", "xml"}, &s);
+  EXPECT_NE(s.ToString().find("csv or jsonl"), std::string::npos) << s.ToString();
+  Parse({"--policy", "binomial", "--flushes", "5", "--bogus", "1"}, &s);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  Parse({"--k", "4", "--flushes", "5"}, &s);
+  EXPECT_NE(s.ToString().find("--policy is required"), std::string::npos);
+  Parse({"--policy", "x", "--flushes", "5", "--bandwidth", "1M"}, &s);
+  EXPECT_NE(s.ToString().find("go together"), std::string::npos);
+  // An unknown policy is reported by the registry with the valid names.
+  int code = 0;
+  std::string err;
+  EXPECT_EQ(RunCli(Parse({"--policy", "x", "--flushes", "5"}), &code, &err), "");
+  EXPECT_EQ(code, 1);
+  EXPECT_NE(err.find("binomial"), std::string::npos) << err;
+}
+
+TEST(SimCli, BinaryExitCodes) {
+  const std::string bin = LSM_SIM_BINARY;
+  EXPECT_EQ(std::system((bin + " --help > /dev/null").c_str()), 0);
+  EXPECT_NE(std::system((bin + " --policy binomial --k 0 --flushes 3 2> /dev/null").c_str()), 0);
+  EXPECT_EQ(std::system((bin + " --policy binomial --k 3 --flushes 3 > /dev/null").c_str()), 0);
+}
+
+}  // namespace
+}  // namespace lsm::sim

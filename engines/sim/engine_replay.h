@@ -1,0 +1,51 @@
+// The engine side of the validation (issue 6, "the paper's Fig. 6-7 done
+// right"): runs the bundled engine on an insert-only workload with a tiny
+// memtable, one flush at a time (after each flush the writer waits until
+// every merge has completed, the instant model of the simulator), records
+// the size of every flushed component, then runs the simulator on exactly
+// those sizes and compares write amplification and average SSTable count.
+#ifndef LSM_SIM_ENGINE_REPLAY_H_
+#define LSM_SIM_ENGINE_REPLAY_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lsm/status.h"
+
+namespace lsm::sim {
+
+struct ReplayOptions {
+  std::string policy;
+  int k = 6;
+  uint64_t flushes = 2000;
+  uint64_t memtable_bytes = 64 << 10;
+  uint64_t value_bytes = 1000;  // ~1 KB records, as in the paper
+  std::string dir;  // a fresh directory for the engine (removed afterwards)
+};
+
+struct ReplayResult {
+  std::vector<uint64_t> flush_sizes;  // bytes of each flushed component
+  // Engine: (flush + merge bytes written) / flush bytes, Stats::average_sstables.
+  double engine_write_amp = 0;
+  double engine_avg_sstables = 0;
+  uint64_t engine_max_sstables = 0;  // most components once a flush settled
+  // lsm-sim on flush_sizes.
+  double sim_write_amp = 0;
+  double sim_avg_sstables = 0;
+
+  double WriteAmpDiffPercent() const {
+    return sim_write_amp > 0 ? 100 * (engine_write_amp - sim_write_amp) / sim_write_amp : 0;
+  }
+  double AvgDiff() const { return engine_avg_sstables - sim_avg_sstables; }
+};
+
+// Agreement goals of the issue.
+inline constexpr double kMaxWriteAmpDiffPercent = 5;
+inline constexpr double kMaxAvgSstablesDiff = 0.2;
+
+Status RunReplay(const ReplayOptions& options, ReplayResult* result);
+
+}  // namespace lsm::sim
+
+#endif  // LSM_SIM_ENGINE_REPLAY_H_

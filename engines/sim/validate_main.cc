@@ -1,0 +1,143 @@
+// lsm-sim-validate: the engine-vs-simulator table of README.md. For each
+// policy and k it runs the engine (engine_replay.h), then lsm-sim's code on
+// the flush sizes the engine produced, and prints one row:
+//   policy,k,flushes,engine_write_amp,sim_write_amp,write_amp_diff_pct,
+//   engine_avg_sstables,sim_avg_sstables,avg_sstables_diff,agree
+// Exit 0 when every row agrees (|WA diff| <= 5 %, |avg diff| <= 0.2), 3 when
+// one does not, 1 on an error, 2 on bad flags.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sim/cli.h"
+#include "sim/engine_replay.h"
+
+namespace {
+
+std::vector<std::string> Split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ',')) out.push_back(item);
+  return out;
+}
+
+const char kUsage[] =
+    "usage: lsm-sim-validate [--policies bigtable,exploring,constant,minlatency,binomial]\n"
+    "         [--ks 4,6,8] [--flushes 2000] [--memtable-bytes 64K] [--value-bytes 1000]\n"
+    "         [--dir DIR] [--sizes-dir DIR] [--format csv|markdown]\n"
+    "Runs the engine (insert-only, one flush at a time, merges completed before the next\n"
+    "write) and the simulator on the engine's flush sizes; prints one row per policy x k.\n"
+    "--sizes-dir keeps each run's flush sizes as POLICY-kK.txt (input of lsm-sim --flush-file).\n";
+
+int Fail(const std::string& message) {
+  std::cerr << "lsm-sim-validate: " << message << "\n(see --help)\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> policies = {"bigtable", "exploring", "constant", "minlatency",
+                                       "binomial"};
+  std::vector<int> ks = {4, 6, 8};
+  lsm::sim::ReplayOptions base;
+  const char* tmp = std::getenv("TMPDIR");
+  std::string dir = std::string(tmp != nullptr ? tmp : "/tmp") + "/lsm-sim-validate." +
+                    std::to_string(getpid());
+  std::string sizes_dir, format = "csv";
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (i + 1 >= argc) return Fail(flag + " needs a value");
+    const std::string value = argv[++i];
+    lsm::Status s;
+    if (flag == "--policies") {
+      policies = Split(value);
+    } else if (flag == "--ks") {
+      ks.clear();
+      for (const std::string& k : Split(value)) {
+        char* end = nullptr;
+        const long v = std::strtol(k.c_str(), &end, 10);
+        if (k.empty() || *end != '\0' || v < 1 || v > 1000) {
+          return Fail("--ks '" + value + "': expected integers in [1, 1000] such as 4,6,8");
+        }
+        ks.push_back(static_cast<int>(v));
+      }
+    } else if (flag == "--flushes") {
+      char* end = nullptr;
+      base.flushes = std::strtoull(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || base.flushes < 1 || value[0] == '-') {
+        return Fail("--flushes '" + value + "': expected an integer >= 1");
+      }
+    } else if (flag == "--memtable-bytes") {
+      s = lsm::sim::ParseBytes(flag, value, &base.memtable_bytes);
+    } else if (flag == "--value-bytes") {
+      s = lsm::sim::ParseBytes(flag, value, &base.value_bytes);
+    } else if (flag == "--dir") {
+      dir = value;
+    } else if (flag == "--sizes-dir") {
+      sizes_dir = value;
+    } else if (flag == "--format") {
+      if (value != "csv" && value != "markdown") return Fail("--format: expected csv or markdown");
+      format = value;
+    } else {
+      return Fail("unknown flag " + flag);
+    }
+    if (!s.ok()) return Fail(s.ToString());
+  }
+  const bool md = format == "markdown";
+  std::cout << (md ? "| policy | k | flushes | engine WA | sim WA | WA diff % | "
+                     "engine avg SSTables | sim avg SSTables | avg diff | agree |\n"
+                     "|---|---|---|---|---|---|---|---|---|---|\n"
+                   : "policy,k,flushes,engine_write_amp,sim_write_amp,write_amp_diff_pct,"
+                     "engine_avg_sstables,sim_avg_sstables,avg_sstables_diff,agree\n");
+  bool all_agree = true;
+  int run = 0;
+  for (const std::string& policy : policies) {
+    for (int k : ks) {
+      lsm::sim::ReplayOptions o = base;
+      o.policy = policy;
+      o.k = k;
+      o.dir = dir + "-" + std::to_string(run++);
+      lsm::sim::ReplayResult r;
+      lsm::Status s = lsm::sim::RunReplay(o, &r);
+      if (!s.ok()) {
+        std::cerr << "lsm-sim-validate: " << policy << " k=" << k << ": " << s.ToString() << "\n";
+        return 1;
+      }
+      if (!sizes_dir.empty()) {
+        const std::string path = sizes_dir + "/" + policy + "-k" + std::to_string(k) + ".txt";
+        std::ofstream out(path);
+        for (uint64_t b : r.flush_sizes) out << b << "\n";
+        if (!out) {
+          std::cerr << "lsm-sim-validate: cannot write " << path << "\n";
+          return 1;
+        }
+      }
+      const bool agree =
+          std::fabs(r.WriteAmpDiffPercent()) <= lsm::sim::kMaxWriteAmpDiffPercent &&
+          std::fabs(r.AvgDiff()) <= lsm::sim::kMaxAvgSstablesDiff;
+      all_agree = all_agree && agree;
+      char row[512];
+      std::snprintf(row, sizeof(row),
+                    md ? "| %s | %d | %zu | %.3f | %.3f | %+.2f | %.3f | %.3f | %+.3f | %s |\n"
+                       : "%s,%d,%zu,%.4f,%.4f,%.3f,%.4f,%.4f,%.4f,%s\n",
+                    policy.c_str(), k, r.flush_sizes.size(), r.engine_write_amp, r.sim_write_amp,
+                    r.WriteAmpDiffPercent(), r.engine_avg_sstables, r.sim_avg_sstables,
+                    r.AvgDiff(), agree ? "yes" : "no");
+      std::cout << row << std::flush;
+    }
+  }
+  return all_agree ? 0 : 3;
+}
