@@ -76,7 +76,8 @@ bench: build
 # the whole job stays well under 10 minutes on 2 cores.
 quickstart: venv $(BUILD)/build.ninja
 	cmake --build $(BUILD) --target lsm-driver -j $(JOBS)
-	LSMBENCH_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/lsmbench run pipelines/campaigns/quickstart.yaml --force
+	LSMBENCH_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/lsmbench run pipelines/campaigns/quickstart.yaml --force; \
+	  status=$$?; $(VENV)/bin/lsmbench report quickstart && exit $$status
 
 format:
 	find engines -name '*.h' -o -name '*.cc' | xargs clang-format -i

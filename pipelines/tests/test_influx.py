@@ -235,9 +235,13 @@ def _parse(line: str) -> tuple[str, str, str, int]:
 def test_point_to_lines(point_dir):
     lines = point_to_lines(point_dir, {"campaign": "camp-1", "rep": 0, "size_ratio": "4"})
     parsed = [_parse(x) for x in lines]
-    assert [p[0] for p in parsed] == ["lsm_interval"] * 2 + ["lsm_summary"] + (
-        ["lsm_interval"] * 3 + ["lsm_summary"]
+    phase_events = ["lsm_phase"] * 2  # the phase's start and end (dashboard annotations)
+    assert [p[0] for p in parsed] == ["lsm_interval"] * 2 + ["lsm_summary"] + phase_events + (
+        ["lsm_interval"] * 3 + ["lsm_summary"] + phase_events
     )  # running/ sorts before testing/
+    assert parsed[3][2] == 'event="start"' and parsed[3][3] == START_NS
+    assert parsed[4][2] == 'event="end",status="ok",elapsed_s=2.001'
+    assert parsed[4][3] == START_NS + 2_001_000_000
     _, tags, fields, ts = parsed[0]
     assert tags == (
         "campaign=camp-1,engine=builtin,host=node-1,phase=running,"
@@ -247,6 +251,7 @@ def test_point_to_lines(point_dir):
     assert "queue.length=3.0" in fields and "throughput.writes=" in fields
     assert "measured=true" in fields
     assert "engine.weird" not in fields and "write_latency_us.p999" not in fields  # nulls
+    assert "engine.flushes=0.0" in fields and "engine.stall_us=0.0" in fields  # engine metrics
     assert "schema" not in fields and "phase=" not in fields  # tags are not repeated as fields
     # Every number is a float (InfluxDB refuses int-then-float for one field).
     assert "ops.writes=1100.0" in fields and "i," not in fields + ","
@@ -309,7 +314,7 @@ def _rows(data: dict) -> list[dict]:
 def test_publish_and_query_back(influxd, point_dir):
     sink = InfluxSink(_target(influxd, "lsmbench_test"))  # the database is created on demand
     n = sink.publish_point(point_dir, {"campaign": "camp-1", "rep": 0})
-    assert n == 7
+    assert n == 11  # 5 intervals, 2 summaries, 2 x 2 phase boundaries
 
     rows = _rows(
         influxd.query(

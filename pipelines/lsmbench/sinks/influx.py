@@ -14,6 +14,9 @@ running/, running@U/, ...):
 - `<prefix>_summary`: one point per phase from summary.json (stamped with the phase's end), with
   its numbers flattened the same way, its top-level strings (status, error, hostname, ...), the
   point's metadata from point.json (`point.<key>`, matrix values as `param.<name>`).
+- `<prefix>_phase`: the phase boundaries, for dashboard annotations: for every phase with a
+  summary.json, one point at its start (`event="start"`) and one at its end (`event="end"`,
+  with `status` and `elapsed_s`).
 Every number is sent as a float, because JSON does not keep 3 and 3.0 apart and InfluxDB refuses
 a field that is an integer in one point and a float in the next; metadata values are strings.
 
@@ -542,6 +545,7 @@ def point_to_lines(
 
     interval_m = f"{measurement_prefix}_interval"
     summary_m = f"{measurement_prefix}_summary"
+    phase_m = f"{measurement_prefix}_phase"
     lines: list[str] = []
     for phase_dir in sorted(p for p in point_dir.iterdir() if p.is_dir()):
         summary = _read_json(phase_dir / "summary.json")
@@ -558,7 +562,10 @@ def point_to_lines(
             raise ValueError(f"{phase_dir}: no start time to stamp the intervals with")
         interval_s = float((summary or {}).get("interval_s") or 1.0)
         for i, obj in enumerate(intervals):
-            fields = flatten_numbers({k: v for k, v in obj.items() if k not in ALLOWED_TAGS})
+            # A tag-named key is skipped only as a value: the driver's "engine" object holds the
+            # engine's metrics, sent as engine.<metric> fields, which no tag shadows.
+            fields = flatten_numbers({k: v for k, v in obj.items()
+                                      if k not in ALLOWED_TAGS or isinstance(v, Mapping)})
             ts = start_ns + round(_interval_end_s(obj, i, interval_s) * 1e9)
             line = to_line_protocol(interval_m, phase_tags, fields, ts)
             if line is not None:
@@ -581,4 +588,13 @@ def point_to_lines(
             line = to_line_protocol(summary_m, phase_tags, fields_s, start_ns + round(end_s * 1e9))
             if line is not None:
                 lines.append(line)
+            status = summary.get("status")
+            for event, ts, extra in (
+                ("start", start_ns, {}),
+                ("end", start_ns + round(end_s * 1e9),
+                 {"status": status if isinstance(status, str) else "", "elapsed_s": float(end_s)}),
+            ):
+                line = to_line_protocol(phase_m, phase_tags, {"event": event, **extra}, ts)
+                if line is not None:
+                    lines.append(line)
     return lines

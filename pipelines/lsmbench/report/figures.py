@@ -1,0 +1,490 @@
+"""The report's figures, one per question, in the style of the seed papers.
+
+Each builder takes the campaign's points and returns a :class:`Figure` (a PNG
+and the caption that says what window it covers), or None when the data has
+nothing for it (no queries ran, no sweep, an engine without flush metrics).
+Matplotlib's object API is used without pyplot, so no global state or display
+backend is involved. Colours are the Okabe-Ito palette (safe for the common
+colour-vision deficiencies), and points also differ by line style and marker
+so that the figures survive greyscale printing.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure as MplFigure
+
+from .load import Phase, Point
+
+OKABE_ITO: tuple[str, ...] = (
+    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000",
+)
+LINESTYLES: tuple[str, ...] = ("-", "--", "-.", ":")
+MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P", "X", "*")
+DEFAULT_WINDOW_S = 30.0
+_MIN_WINDOWS = 3  # fewer windows than this per phase says nothing about stability
+
+
+@dataclass
+class Figure:
+    id: str
+    title: str
+    caption: str
+    png: bytes
+
+
+@dataclass(frozen=True)
+class Style:
+    color: str
+    linestyle: str
+    marker: str
+
+
+def style(i: int) -> Style:
+    n = len(OKABE_ITO)
+    return Style(OKABE_ITO[i % n], LINESTYLES[(i // n + i) % len(LINESTYLES)],
+                 MARKERS[i % len(MARKERS)])
+
+
+def _render(fig: MplFigure) -> bytes:
+    FigureCanvasAgg(fig)
+    buf = io.BytesIO()
+    # No software/date metadata: the same data gives the same bytes.
+    fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def _new(ncols: int, height: float = 3.4) -> tuple[MplFigure, list[Axes]]:
+    fig = MplFigure(figsize=(4.8 * ncols if ncols > 1 else 7.2, height), layout="constrained")
+    axes = fig.subplots(1, ncols, squeeze=False)[0]
+    return fig, list(axes)
+
+
+def _legend(fig: MplFigure, axes: Sequence[Axes]) -> None:
+    handles, labels = [], []
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    if handles:
+        per_row = 3 if len(axes) > 1 else 2  # a single axis is narrower
+        fig.legend(handles, labels, loc="outside lower center", ncols=min(per_row, len(labels)),
+                   fontsize="small", frameon=False)
+
+
+def _num(v: Any) -> float | None:
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return None
+    return float(v) if math.isfinite(v) else None
+
+
+def _get(obj: Any, *path: str) -> Any:
+    for key in path:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def label(pt: Point) -> str:
+    """A point's legend entry: its matrix values, else its id."""
+    params = pt.params
+    if params:
+        text = ", ".join(f"{k}={v}" for k, v in params.items())
+        rep = pt.record.get("rep")
+        return f"{text} (rep {rep})" if isinstance(rep, int) and rep else text
+    return pt.id
+
+
+# ---------------------------------------------------------------- time series helpers
+
+
+def windowed(intervals: list[dict[str, Any]], window_s: float,
+             count: Callable[[dict[str, Any]], float | None]) -> tuple[list[float], list[float]]:
+    """(window end times, rate per second in each window): count summed over the intervals
+    whose end falls in [k*W, (k+1)*W), divided by the time they cover."""
+    buckets: dict[int, list[float]] = {}
+    for iv in intervals:
+        t0, t1, n = _num(iv.get("t_start_s")), _num(iv.get("t_end_s")), count(iv)
+        if t0 is None or t1 is None or n is None or t1 <= t0:
+            continue
+        k = max(0, math.ceil(t1 / window_s - 1e-9) - 1)
+        acc = buckets.setdefault(k, [0.0, 0.0, 0.0])
+        acc[0] += n
+        acc[1] += t1 - t0
+        acc[2] = max(acc[2], t1)
+    ks = sorted(buckets)
+    return [buckets[k][2] for k in ks], [buckets[k][0] / buckets[k][1] for k in ks]
+
+
+def _duration(ph: Phase) -> float:
+    ends = [_num(iv.get("t_end_s")) for iv in ph.intervals]
+    return max((e for e in ends if e is not None), default=0.0)
+
+
+def _interval_s(ph: Phase) -> float:
+    v = _num(ph.summary_get("interval_s"))
+    if v:
+        return v
+    spans = [(_num(iv.get("t_end_s")) or 0) - (_num(iv.get("t_start_s")) or 0)
+             for iv in ph.intervals]
+    return max(spans, default=1.0) or 1.0
+
+
+def effective_window(phases: Sequence[Phase], window_s: float) -> tuple[float, str]:
+    """The averaging window and how the caption describes it. Phases shorter than three
+    windows fall back to the driver's interval, and the caption says so."""
+    longest = max((_duration(p) for p in phases), default=0.0)
+    if longest >= _MIN_WINDOWS * window_s:
+        return window_s, f"each value is the mean over a {window_s:g} s window"
+    interval = max((_interval_s(p) for p in phases), default=1.0)
+    return interval, (f"each value is the mean over one {interval:g} s interval of the driver "
+                      f"(the phases, at most {longest:.3g} s long, are shorter than "
+                      f"{_MIN_WINDOWS} windows of {window_s:g} s)")
+
+
+def _time_unit(phases: Sequence[Phase]) -> tuple[float, str]:
+    longest = max((_duration(p) for p in phases), default=0.0)
+    return (60.0, "min") if longest > 1200 else (1.0, "s")
+
+
+def _writes(iv: dict[str, Any]) -> float | None:
+    return _num(_get(iv, "ops", "writes"))
+
+
+def _phase_pairs(points: Sequence[Point]) -> list[tuple[int, Point, Phase | None, Phase | None]]:
+    return [(i, p, p.testing, p.running) for i, p in enumerate(points) if p.ok]
+
+
+def _running_title(points: Sequence[Point], short: bool = False) -> str:
+    us = {p.verdict.get("utilization") for p in points if p.ok and p.verdict}
+    if len(us) == 1:
+        (u,) = us
+        if isinstance(u, int | float):
+            return f"running at {u:g} x max" if short else (
+                f"running phase (open loop at {u:g} x max)")
+    return "running phase" if short else "running phase (open loop)"
+
+
+# ---------------------------------------------------------------- figures
+
+
+def throughput_figure(points: Sequence[Point], window_s: float = DEFAULT_WINDOW_S
+                      ) -> Figure | None:
+    pairs = _phase_pairs(points)
+    phases = [ph for _, _, t, r in pairs for ph in (t, r) if ph is not None]
+    if not phases:
+        return None
+    w, wtext = effective_window(phases, window_s)
+    scale, unit = _time_unit(phases)
+    fig, (ax_t, ax_r) = _new(2)
+    drawn = False
+    for i, pt, testing, running in pairs:
+        st = style(i)
+        for ax, ph in ((ax_t, testing), (ax_r, running)):
+            if ph is None:
+                continue
+            xs, ys = windowed(ph.regular_intervals(), w, _writes)
+            if xs:
+                ax.plot([x / scale for x in xs], ys, color=st.color, linestyle=st.linestyle,
+                        marker=st.marker, markersize=3, label=label(pt))
+                drawn = True
+        mt = _num(_get(pt.record, "max_throughput", "writes_per_s"))
+        if mt is not None and testing is not None:
+            ax_t.axhline(mt, color=st.color, linewidth=0.8, alpha=0.6, linestyle=":")
+    if not drawn:
+        return None
+    ax_t.set_title("testing phase (closed loop)", fontsize="medium")
+    ax_r.set_title(_running_title(points), fontsize="medium")
+    for ax in (ax_t, ax_r):
+        ax.set_xlabel(f"time since phase start ({unit})")
+        ax.set_ylabel("write throughput (writes/s)")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+    _legend(fig, (ax_t, ax_r))
+    return Figure("throughput", "Instantaneous write throughput",
+                  f"Writes completed per second over time; {wtext}. Dotted lines: the maximum "
+                  "throughput measured in the testing phase (warm-up excluded).", _render(fig))
+
+
+def components_figure(points: Sequence[Point]) -> Figure | None:
+    pairs = _phase_pairs(points)
+    phases = [ph for _, _, t, r in pairs for ph in (t, r) if ph is not None]
+    scale, unit = _time_unit(phases)
+    fig, (ax_t, ax_r) = _new(2)
+    constraints: set[float] = set()
+    drawn = False
+    for i, pt, testing, running in pairs:
+        st = style(i)
+        for ax, ph in ((ax_t, testing), (ax_r, running)):
+            if ph is None:
+                continue
+            xs, ys, cx, cy = [], [], [], []
+            for iv in ph.regular_intervals():
+                t = _num(iv.get("t_end_s"))
+                if t is None:
+                    continue
+                c = _num(_get(iv, "engine", "disk_components"))
+                if c is not None:
+                    xs.append(t / scale)
+                    ys.append(c)
+                mc = _num(_get(iv, "engine", "max_components"))
+                if mc:  # 0 = no constraint
+                    cx.append(t / scale)
+                    cy.append(mc)
+                    constraints.add(mc)
+            if xs:
+                ax.step(xs, ys, where="post", color=st.color, linestyle=st.linestyle,
+                        label=label(pt))
+                drawn = True
+            if cx:
+                # The constraint in force can change over a run (it follows the levels).
+                ax.step(cx, cy, where="post", color=st.color, linewidth=2.2, alpha=0.45,
+                        linestyle=(0, (4, 2)), label="component constraint (wide dashed, "
+                        "in the point's colour)")
+    if not drawn:
+        return None
+    for ax in (ax_t, ax_r):
+        ax.set_xlabel(f"time since phase start ({unit})")
+        ax.set_ylabel("disk components (count)")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+    ax_t.set_title("testing phase (closed loop)", fontsize="medium")
+    ax_r.set_title(_running_title(points), fontsize="medium")
+    _legend(fig, (ax_t, ax_r))
+    cons = ", ".join(f"{c:g}" for c in sorted(constraints)) or "none reported"
+    return Figure("components", "Disk components over time",
+                  "The number of disk components at the end of each driver interval. Wide "
+                  "dashed lines: the engine's component constraint in force at that time "
+                  f"(values seen: {cons}); writes stall when it is reached.", _render(fig))
+
+
+def ccdf_from_buckets(buckets: list[list[float]]) -> tuple[list[float], list[float]]:
+    """(latency in ms, fraction of values above it) at each bucket's upper bound."""
+    total = sum(b[2] for b in buckets)
+    if total <= 0:
+        return [], []
+    xs, ys = [], []
+    seen = 0.0
+    for _low, high, count in sorted(buckets, key=lambda b: b[0]):
+        seen += count
+        frac = (total - seen) / total
+        if frac <= 0:
+            break
+        xs.append(high / 1e6)
+        ys.append(frac)
+    return xs, ys
+
+
+_PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p999", 0.999))
+
+
+def latency_figure(points: Sequence[Point]) -> Figure | None:
+    fig, axes = _new(2)
+    sources: set[str] = set()
+    drawn = False
+    for i, pt in enumerate(points):
+        run = pt.running if pt.ok else None
+        if run is None:
+            continue
+        st = style(i)
+        for ax, hist, summ in ((axes[0], "write_latency", "write_latency_us"),
+                               (axes[1], "write_processing_latency",
+                                "write_processing_latency_us")):
+            buckets = _get(run.histograms, "histograms", hist, "buckets")
+            if isinstance(buckets, list) and buckets:
+                xs, ys = ccdf_from_buckets(buckets)
+                ax.step(xs, ys, where="post", color=st.color, linestyle=st.linestyle,
+                        label=label(pt))
+                sources.add("histograms.json")
+                drawn = drawn or bool(xs)
+                continue
+            xs, ys = [], []
+            for key, q in _PERCENTILES:
+                v = _num(run.summary_get(summ, key))
+                if v is not None and v > 0:
+                    xs.append(v / 1000)
+                    ys.append(1 - q)
+            if xs:
+                ax.plot(xs, ys, color=st.color, linestyle=st.linestyle, marker=st.marker,
+                        label=label(pt))
+                sources.add("summary.json percentiles (no histogram stored)")
+                drawn = True
+    if not drawn:
+        return None
+    axes[0].set_title("write latency (from intended arrival)", fontsize="medium")
+    axes[1].set_title("processing latency (from start of processing)", fontsize="medium")
+    for ax in axes:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("latency (ms)")
+        ax.set_ylabel("fraction of writes slower")
+        for q in (0.01, 0.001):
+            ax.axhline(q, color="grey", linewidth=0.6, linestyle=":")
+        ax.grid(True, which="major", alpha=0.3)
+    _legend(fig, axes)
+    return Figure("latency", "Write and processing latency",
+                  "Complementary CDF of write latency over the running phase's measured window "
+                  "(the verdict's phase): the fraction of writes slower than x, log-log. Dotted "
+                  "lines mark p99 and p99.9. Write latency counts queueing from each write's "
+                  "intended arrival; processing latency only the engine's share. Source: "
+                  f"{', '.join(sorted(sources))}.", _render(fig))
+
+
+def _query_types(ph: Phase) -> list[str]:
+    types: list[str] = []
+    for iv in ph.intervals:
+        for name, q in (iv.get("queries") or {}).items():
+            if isinstance(q, dict) and (_num(q.get("ops")) or 0) > 0 and name not in types:
+                types.append(name)
+    return types
+
+
+def query_figure(points: Sequence[Point], window_s: float = DEFAULT_WINDOW_S
+                 ) -> Figure | None:
+    runs = [(i, p, p.running) for i, p in enumerate(points) if p.ok and p.running is not None]
+    types: list[str] = []
+    for _, _, ph in runs:
+        for t in _query_types(ph):  # type: ignore[arg-type]
+            if t not in types:
+                types.append(t)
+    if not types:
+        return None
+    phases = [ph for _, _, ph in runs if ph is not None]
+    w, wtext = effective_window(phases, window_s)
+    scale, unit = _time_unit(phases)
+    fig, axes = _new(len(types))
+    for i, pt, ph in runs:
+        assert ph is not None
+        st = style(i)
+        for ax, t in zip(axes, types, strict=True):
+            xs, ys = windowed(ph.regular_intervals(), w,
+                              lambda iv, t=t: _num(_get(iv, "queries", t, "ops")))
+            if xs:
+                ax.plot([x / scale for x in xs], ys, color=st.color, linestyle=st.linestyle,
+                        marker=st.marker, markersize=3, label=label(pt))
+    for ax, t in zip(axes, types, strict=True):
+        ax.set_title(f"{t} queries, {_running_title(points, short=True)}", fontsize="medium")
+        ax.set_xlabel(f"time since phase start ({unit})")
+        ax.set_ylabel(f"{t} throughput (queries/s)")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+    _legend(fig, axes)
+    return Figure("queries", "Query throughput under writes",
+                  f"Queries completed per second by the query threads during the running "
+                  f"phase; {wtext}.", _render(fig))
+
+
+def _flush_series(ph: Phase) -> tuple[list[float], list[float], list[float]]:
+    fl, wa, comps = [], [], []
+    for iv in ph.intervals:
+        e = iv.get("engine") or {}
+        f, a, c = _num(e.get("flushes")), _num(e.get("write_amplification")), _num(
+            e.get("disk_components"))
+        if f is None or a is None or f <= 0:
+            continue
+        if fl and f == fl[-1]:  # one value per flush count: the latest
+            wa[-1], comps[-1] = a, c if c is not None else math.nan
+            continue
+        fl.append(f)
+        wa.append(a)
+        comps.append(c if c is not None else math.nan)
+    return fl, wa, comps
+
+
+def flushes_figure(points: Sequence[Point]) -> Figure | None:
+    """Write amplification and SSTable count as functions of the number of flushes (the
+    bounded-depth paper's figures); drawn when the engine reports flushes and write
+    amplification, from the phase of each point with the most flushes."""
+    chosen = []
+    for i, pt in enumerate(points):
+        if not pt.ok:
+            continue
+        best: tuple[Phase, tuple[list[float], list[float], list[float]]] | None = None
+        for ph in pt.phases.values():
+            if ph.kind == "load":
+                continue
+            series = _flush_series(ph)
+            if len(series[0]) >= 2 and (best is None or len(series[0]) > len(best[1][0])):
+                best = (ph, series)
+        if best is not None:
+            chosen.append((i, pt, best[0], best[1]))
+    if not chosen:
+        return None
+    fig, (ax_wa, ax_c) = _new(2)
+    for i, pt, ph, (fl, wa, comps) in chosen:
+        st = style(i)
+        lab = f"{label(pt)} [{ph.name}]"
+        ax_wa.plot(fl, wa, color=st.color, linestyle=st.linestyle, marker=st.marker,
+                   markersize=3, label=lab)
+        ax_c.step(fl, comps, where="post", color=st.color, linestyle=st.linestyle)
+    ax_wa.set_ylabel("write amplification (x)")
+    ax_c.set_ylabel("disk components (SSTables)")
+    for ax in (ax_wa, ax_c):
+        ax.set_xlabel("flushes (count)")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+    ax_wa.set_title("write amplification over flushes", fontsize="medium")
+    ax_c.set_title("SSTable count over flushes", fontsize="medium")
+    _legend(fig, (ax_wa, ax_c))
+    return Figure("flushes", "Write amplification and SSTable count over flushes",
+                  "The engine's cumulative write amplification ((bytes flushed + bytes merged) / "
+                  "user bytes) and its number of disk "
+                  "components, sampled at each driver interval and plotted against the flushes "
+                  "completed so far in the phase named in the legend (the one with the most "
+                  "flushes).", _render(fig))
+
+
+def sweep_figure(points: Sequence[Point]) -> Figure | None:
+    swept = [(i, p) for i, p in enumerate(points) if p.ok and len(p.verdicts) >= 2]
+    if not swept:
+        return None
+    fig, (ax,) = _new(1)
+    limits: set[float] = set()
+    for i, pt in swept:
+        st = style(i)
+        vs = sorted((v for v in pt.verdicts if _num(v.get("p99_write_latency_s")) is not None
+                     and _num(v.get("utilization")) is not None),
+                    key=lambda v: v["utilization"])
+        us = [float(v["utilization"]) for v in vs]
+        p99 = [float(v["p99_write_latency_s"]) * 1000 for v in vs]
+        ax.plot(us, p99, color=st.color, linestyle=st.linestyle, label=label(pt))
+        for u, y, v in zip(us, p99, vs, strict=True):
+            ax.plot([u], [y], marker=st.marker, color=st.color, linestyle="none",
+                    markerfacecolor=st.color if v.get("sustainable") else "white")
+        lim = _num(vs[0].get("p99_limit_s")) if vs else None
+        if lim:
+            limits.add(lim * 1000)
+    for j, lim in enumerate(sorted(limits)):
+        ax.axhline(lim, color="black", linestyle=(0, (5, 2)), linewidth=1.2,
+                   label="p99 bound of the verdict" if j == 0 else None)
+    ax.set_yscale("log")
+    ax.set_xlabel("utilization (arrival rate / maximum throughput)")
+    ax.set_ylabel("p99 write latency (ms)")
+    ax.grid(True, which="major", alpha=0.3)
+    _legend(fig, (ax,))
+    return Figure("sweep", "p99 write latency vs utilization",
+                  "The running phase repeated at each utilization of the sweep; filled markers "
+                  "are sustainable runs, hollow ones are not.", _render(fig))
+
+
+def all_figures(points: Sequence[Point], window_s: float = DEFAULT_WINDOW_S) -> list[Figure]:
+    """Every figure the data supports, in the report's order."""
+    out = [
+        throughput_figure(points, window_s),
+        components_figure(points),
+        latency_figure(points),
+        query_figure(points, window_s),
+        flushes_figure(points),
+        sweep_figure(points),
+    ]
+    return [f for f in out if f is not None]
+

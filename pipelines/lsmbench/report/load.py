@@ -1,0 +1,303 @@
+"""Reading one campaign of the results store into what a report shows.
+
+Everything here is read-only and tolerant of partial points: a failed point may
+lack phases, a phase may lack histograms.json (the report then falls back to
+the summary's percentiles). The numbers of the summary table are defined in
+one place, :func:`point_row`, so the tests can state what each cell means.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..driverio import read_timeseries
+from ..store import CAMPAIGN_FILE, POINT_FILE, STATE_COMPLETE
+
+
+class ReportError(ValueError):
+    """The input cannot be reported on (not a campaign, unreadable files)."""
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        raise ReportError(f"{path}: unreadable JSON ({e})") from e
+    if not isinstance(data, dict):
+        raise ReportError(f"{path}: expected a JSON object")
+    return data
+
+
+@dataclass
+class Phase:
+    """One phase directory of a point: load, testing, running or running@U."""
+
+    name: str
+    intervals: list[dict[str, Any]]
+    summary: dict[str, Any] | None
+    histograms: dict[str, Any] | None
+
+    @property
+    def kind(self) -> str:
+        return self.name.split("@", 1)[0]
+
+    @property
+    def utilization(self) -> float | None:
+        if "@" in self.name:
+            try:
+                return float(self.name.split("@", 1)[1])
+            except ValueError:
+                return None
+        return None
+
+    def regular_intervals(self) -> list[dict[str, Any]]:
+        """The intervals without the drain after the arrivals ended."""
+        return [iv for iv in self.intervals if not iv.get("drain")]
+
+    def summary_get(self, *path: str) -> Any:
+        cur: Any = self.summary or {}
+        for key in path:
+            if not isinstance(cur, dict):
+                return None
+            cur = cur.get(key)
+        return cur
+
+
+@dataclass
+class Point:
+    id: str
+    path: Path
+    record: dict[str, Any]
+    spec: dict[str, Any] | None
+    fingerprint: dict[str, Any] | None
+    phases: dict[str, Phase] = field(default_factory=dict)
+
+    @property
+    def state(self) -> str:
+        return str(self.record.get("state") or "unknown")
+
+    @property
+    def ok(self) -> bool:
+        return self.state == STATE_COMPLETE
+
+    @property
+    def params(self) -> dict[str, Any]:
+        p = self.record.get("params")
+        return dict(p) if isinstance(p, dict) else {}
+
+    @property
+    def error(self) -> str | None:
+        err = self.record.get("error")
+        if isinstance(err, dict):
+            stage = err.get("stage")
+            msg = str(err.get("message") or "")
+            return f"{stage}: {msg}" if stage else msg
+        return str(err) if err else None
+
+    @property
+    def verdict(self) -> dict[str, Any] | None:
+        v = self.record.get("verdict")
+        return v if isinstance(v, dict) else None
+
+    @property
+    def verdicts(self) -> list[dict[str, Any]]:
+        return [v for v in self.record.get("verdicts") or [] if isinstance(v, dict)]
+
+    @property
+    def testing(self) -> Phase | None:
+        return self.phases.get("testing")
+
+    @property
+    def running(self) -> Phase | None:
+        """The running phase the point's verdict refers to (the headline of a sweep)."""
+        v = self.verdict
+        if v and isinstance(v.get("phase"), str) and v["phase"] in self.phases:
+            return self.phases[v["phase"]]
+        if "running" in self.phases:
+            return self.phases["running"]
+        runs = [p for p in self.phases.values() if p.kind == "running"]
+        return max(runs, key=lambda p: p.utilization or 0.0) if runs else None
+
+
+@dataclass
+class Campaign:
+    name: str
+    path: Path
+    meta: dict[str, Any]
+    points: list[Point]
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        s = self.meta.get("spec")
+        return s if isinstance(s, dict) else {}
+
+    @property
+    def description(self) -> str:
+        return str(self.spec.get("description") or "")
+
+    def point(self, point_id: str) -> Point | None:
+        for p in self.points:
+            if p.id == point_id:
+                return p
+        return None
+
+
+def _read_phase(d: Path) -> Phase | None:
+    summary = _read_json(d / "summary.json")
+    intervals = read_timeseries(d / "timeseries.jsonl")
+    if summary is None and not intervals:
+        return None
+    return Phase(d.name, intervals, summary, _read_json(d / "histograms.json"))
+
+
+def read_point(d: Path) -> Point:
+    record = _read_json(d / POINT_FILE)
+    if record is None:
+        raise ReportError(f"{d}: no {POINT_FILE}")
+    pt = Point(str(record.get("point") or d.name), d, record, _read_json(d / "spec.json"),
+               _read_json(d / "fingerprint.json"))
+    for sub in sorted(p for p in d.iterdir() if p.is_dir()):
+        ph = _read_phase(sub)
+        if ph is not None:
+            pt.phases[ph.name] = ph
+    return pt
+
+
+def resolve_campaign_dir(target: Path, results_root: Path) -> Path:
+    """RESULTS on the command line: a campaign directory, or a campaign's name in the store."""
+    if target.is_dir():
+        if (target / CAMPAIGN_FILE).is_file() or any(
+            (p / POINT_FILE).is_file() for p in target.iterdir() if p.is_dir()
+        ):
+            return target
+        names = sorted(p.name for p in target.iterdir()
+                       if p.is_dir() and (p / CAMPAIGN_FILE).is_file())
+        hint = f" (campaigns in it: {', '.join(names)})" if names else ""
+        raise ReportError(f"{target}: not a campaign directory: no {CAMPAIGN_FILE} and no point "
+                          f"directories{hint}")
+    named = results_root / str(target)
+    if "/" not in str(target) and named.is_dir():
+        return resolve_campaign_dir(named, results_root)
+    raise ReportError(f"{target}: no such campaign directory (nor a campaign named so in "
+                      f"{results_root})")
+
+
+def read_campaign(d: Path) -> Campaign:
+    meta = _read_json(d / CAMPAIGN_FILE) or {}
+    points = []
+    for p in sorted(d.iterdir()):
+        if p.is_dir() and not p.name.startswith(".") and (p / POINT_FILE).is_file():
+            try:
+                points.append(read_point(p))
+            except ReportError as e:  # one damaged point must not hide the others
+                points.append(Point(p.name, p, {"state": "unreadable", "error": {
+                    "stage": "report", "message": str(e)}}, None, None))
+    if not points and not meta:
+        raise ReportError(f"{d}: not a campaign directory (no {CAMPAIGN_FILE}, no points)")
+    points.sort(key=lambda p: (p.record.get("index", 1 << 30), p.id))
+    name = str(meta.get("campaign") or (meta.get("spec") or {}).get("name") or d.name)
+    return Campaign(name, d, meta, points)
+
+
+# ---------------------------------------------------------------- the summary table
+
+
+@dataclass
+class Row:
+    """One point's line of the summary table; None where the store has no number."""
+
+    point: str
+    params: dict[str, Any]
+    state: str
+    error: str | None
+    max_write_throughput: float | None  # writes/s, testing phase, warm-up excluded
+    write_p50_ms: float | None  # running phase (the verdict's), from intended arrival
+    write_p99_ms: float | None
+    write_p999_ms: float | None
+    proc_p50_ms: float | None  # running phase, processing only
+    proc_p99_ms: float | None
+    proc_p999_ms: float | None
+    stall_count: float | None  # engine stalls in the running window
+    stall_s: float | None
+    write_amplification: float | None  # engine's (flushed + merged) / user bytes at the end
+    avg_components: float | None  # disk components over the running phase's intervals
+    max_components: float | None
+    sustainable: bool | None
+    utilization: float | None
+    verdict_reasons: list[str]
+    running_phase: str | None
+
+    def values(self) -> dict[str, float | None]:
+        return {k: getattr(self, k) for k in NUMERIC_COLUMNS}
+
+
+NUMERIC_COLUMNS: tuple[str, ...] = (
+    "max_write_throughput", "write_p50_ms", "write_p99_ms", "write_p999_ms", "proc_p50_ms",
+    "proc_p99_ms", "proc_p999_ms", "stall_count", "stall_s", "write_amplification",
+    "avg_components", "max_components",
+)
+
+
+def _num(v: Any) -> float | None:
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return None
+    return float(v) if math.isfinite(v) else None
+
+
+def _ms(us: Any) -> float | None:
+    v = _num(us)
+    return v / 1000.0 if v is not None else None
+
+
+def component_counts(phase: Phase) -> list[float]:
+    """engine.disk_components of the phase's measured intervals (all regular ones if none is
+    marked measured)."""
+    ivs = phase.regular_intervals()
+    measured = [iv for iv in ivs if iv.get("measured")]
+    out = []
+    for iv in measured or ivs:
+        v = _num((iv.get("engine") or {}).get("disk_components"))
+        if v is not None:
+            out.append(v)
+    return out
+
+
+def point_row(pt: Point) -> Row:
+    mt = pt.record.get("max_throughput") or {}
+    run = pt.running
+    v = pt.verdict or {}
+
+    def lat(name: str, q: str) -> float | None:
+        return _ms(run.summary_get(name, q)) if run else None
+
+    comps = component_counts(run) if run else []
+    stall_us = _num(run.summary_get("stalls", "engine_stall_micros")) if run else None
+    return Row(
+        point=pt.id,
+        params=pt.params,
+        state=pt.state,
+        error=pt.error,
+        max_write_throughput=_num(mt.get("writes_per_s")),
+        write_p50_ms=lat("write_latency_us", "p50"),
+        write_p99_ms=lat("write_latency_us", "p99"),
+        write_p999_ms=lat("write_latency_us", "p999"),
+        proc_p50_ms=lat("write_processing_latency_us", "p50"),
+        proc_p99_ms=lat("write_processing_latency_us", "p99"),
+        proc_p999_ms=lat("write_processing_latency_us", "p999"),
+        stall_count=_num(run.summary_get("stalls", "engine_stall_count")) if run else None,
+        stall_s=stall_us / 1e6 if stall_us is not None else None,
+        write_amplification=_num(run.summary_get("engine_metrics", "end", "write_amplification"))
+        if run else None,
+        avg_components=sum(comps) / len(comps) if comps else None,
+        max_components=max(comps) if comps else None,
+        sustainable=v.get("sustainable") if isinstance(v.get("sustainable"), bool) else None,
+        utilization=_num(v.get("utilization")),
+        verdict_reasons=[str(r) for r in v.get("reasons") or []],
+        running_phase=run.name if run else None,
+    )

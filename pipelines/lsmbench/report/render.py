@@ -1,0 +1,231 @@
+"""Rendering a campaign (and optionally a comparison) through the Jinja2 templates.
+
+The HTML template runs with autoescape on: every value that comes from a spec,
+a point or a fingerprint is text, never markup. The Markdown template escapes
+through ``finalize`` (every ``{{ }}`` passes through :func:`md_escape`), so a
+value cannot open an HTML tag or break a table row of a CI comment either.
+Templates only format; they call no code that takes input.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from .. import __version__
+from ..paths import project_root
+from .compare import COMPARED, Comparison
+from .figures import DEFAULT_WINDOW_S, Figure, all_figures
+from .load import Campaign, Row, point_row
+
+HTML_TEMPLATE = "report.html.j2"
+MD_TEMPLATE = "summary.md.j2"
+HTML_FILE = "report.html"
+MD_FILE = "summary.md"
+FIGURES_DIR = "figures"
+NONE = "\u2013"  # an en dash where the store has no number
+
+
+def templates_dir() -> Path:
+    return project_root() / "reports" / "templates"
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    heading: str
+    unit: str
+    digits: int  # significant digits shown; the exact value is in data-value
+
+
+COLUMNS: tuple[Column, ...] = (
+    Column("max_write_throughput", "max throughput", "writes/s", 0),
+    Column("write_p50_ms", "write p50", "ms", 3),
+    Column("write_p99_ms", "write p99", "ms", 3),
+    Column("write_p999_ms", "write p99.9", "ms", 3),
+    Column("proc_p50_ms", "processing p50", "ms", 3),
+    Column("proc_p99_ms", "processing p99", "ms", 3),
+    Column("proc_p999_ms", "processing p99.9", "ms", 3),
+    Column("stall_count", "stalls", "count", 0),
+    Column("stall_s", "stall time", "s", 3),
+    Column("write_amplification", "write amp.", "x", 3),
+    Column("avg_components", "avg components", "count", 3),
+    Column("max_components", "max components", "count", 0),
+)
+
+
+def fmt(v: Any, digits: int = 3) -> str:
+    """A number for people: thousands separators for counts, significant digits otherwise."""
+    if v is None:
+        return NONE
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if not isinstance(v, int | float) or not math.isfinite(v):
+        return str(v)
+    if digits == 0 or abs(v) >= 1000:
+        return f"{v:,.0f}"
+    return f"{v:.{digits}g}"
+
+
+def raw(v: Any) -> str:
+    """The exact value of a cell, for sorting and for machines (repr round-trips floats)."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    return repr(float(v)) if isinstance(v, int | float) else str(v)
+
+
+def ratio_text(v: float | None) -> str:
+    return NONE if v is None else f"{v:.3g}x"
+
+
+def md_escape(value: Any) -> Any:
+    """Escapes a value for Markdown tables and CI comments (HTML is allowed there)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+                .replace("|", "\\|").replace("`", "\\`").replace("\r", " ").replace("\n", " "))
+    return value
+
+
+def _environment(markdown: bool) -> Environment:
+    loader = FileSystemLoader(str(templates_dir()))
+    if markdown:
+        env = Environment(loader=loader, autoescape=False, finalize=md_escape,
+                          undefined=StrictUndefined, keep_trailing_newline=True)
+    else:
+        env = Environment(loader=loader, autoescape=select_autoescape(
+            enabled_extensions=("html", "j2"), default_for_string=True, default=True),
+            undefined=StrictUndefined)
+    env.filters["fmt"] = fmt
+    env.filters["raw"] = raw
+    env.filters["ratio"] = ratio_text
+    return env
+
+
+def _flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out.update(_flatten(v, f"{prefix}{k}."))
+    else:
+        out[prefix[:-1]] = obj
+    return out
+
+
+def fingerprint_context(campaign: Campaign) -> dict[str, Any]:
+    """What all points share, and per point what differs (disk paths differ by design)."""
+    flat = {p.id: _flatten(p.fingerprint) for p in campaign.points if p.fingerprint}
+    if not flat:
+        return {"common": [], "differing": [], "varying": []}
+    keys = sorted({k for f in flat.values() for k in f})
+    common, varying = [], []
+    for k in keys:
+        values = {repr(f.get(k)) for f in flat.values()}
+        if len(values) == 1:
+            common.append((k, next(iter(flat.values())).get(k)))
+        else:
+            varying.append(k)
+    differing = [(pid, [f.get(k) for k in varying]) for pid, f in flat.items()]
+    return {"common": common, "differing": differing, "varying": varying}
+
+
+def _yaml(obj: Any) -> str:
+    return yaml.safe_dump(obj, sort_keys=False, default_flow_style=False, allow_unicode=True,
+                          width=100)
+
+
+def context(campaign: Campaign, figures: list[Figure], comparison: Comparison | None,
+            window_s: float, html_name: str = HTML_FILE) -> dict[str, Any]:
+    rows: list[Row] = [point_row(p) for p in campaign.points]
+    plan = campaign.meta.get("plan") if isinstance(campaign.meta.get("plan"), dict) else None
+    runs = campaign.meta.get("runs") or []
+    return {
+        "campaign": campaign,
+        "name": campaign.name,
+        "description": campaign.description,
+        "path": str(campaign.path),
+        "generated": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "version": __version__,
+        "rows": rows,
+        "columns": COLUMNS,
+        "param_keys": sorted({k for r in rows for k in r.params}),
+        "failed": [r for r in rows if r.state != "complete"],
+        "complete": sum(1 for r in rows if r.state == "complete"),
+        "figures": [
+            {"id": f.id, "title": f.title, "caption": f.caption,
+             "data_uri": "data:image/png;base64," + base64.b64encode(f.png).decode("ascii"),
+             "file": f"{FIGURES_DIR}/{f.id}.png"}
+            for f in figures
+        ],
+        "window_s": window_s,
+        "spec_yaml": _yaml(campaign.spec) if campaign.spec else "",
+        "plan_yaml": _yaml(plan) if plan else "",
+        "last_run": runs[-1] if runs and isinstance(runs[-1], dict) else None,
+        "point_specs": [(p.id, _yaml(p.spec)) for p in campaign.points if p.spec],
+        "fingerprint": fingerprint_context(campaign),
+        "comparison": comparison,
+        "compared": COMPARED,
+        "html_name": html_name,
+    }
+
+
+def render_html(ctx: dict[str, Any]) -> str:
+    return _environment(False).get_template(HTML_TEMPLATE).render(**ctx)
+
+
+def render_markdown(ctx: dict[str, Any]) -> str:
+    return _environment(True).get_template(MD_TEMPLATE).render(**ctx)
+
+
+@dataclass
+class ReportFiles:
+    dir: Path
+    html: Path
+    markdown: Path
+    figures: list[str]
+
+
+def write_report(campaign: Campaign, out_dir: Path, comparison: Comparison | None = None,
+                 window_s: float = DEFAULT_WINDOW_S) -> ReportFiles:
+    """Renders everything into a temporary sibling of out_dir, then renames it into place:
+    a report directory is either the old one or the new one, never half of one."""
+    if not window_s > 0:
+        raise ValueError(f"window must be > 0 seconds, got {window_s:g}")
+    figures = all_figures(campaign.points, window_s)
+    ctx = context(campaign, figures, comparison, window_s)
+    html = render_html(ctx)
+    md = render_markdown(ctx)
+    out_dir = out_dir.resolve()
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out_dir.with_name(f".{out_dir.name}.tmp.{os.getpid()}")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    (tmp / FIGURES_DIR).mkdir(parents=True)
+    try:
+        for f in figures:
+            (tmp / FIGURES_DIR / f"{f.id}.png").write_bytes(f.png)
+        (tmp / MD_FILE).write_text(md)
+        (tmp / HTML_FILE).write_text(html)
+        old = None
+        if out_dir.exists():
+            old = out_dir.with_name(f".{out_dir.name}.old.{os.getpid()}")
+            os.rename(out_dir, old)
+        os.rename(tmp, out_dir)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return ReportFiles(out_dir, out_dir / HTML_FILE, out_dir / MD_FILE, [f.id for f in figures])

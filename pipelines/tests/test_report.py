@@ -1,0 +1,432 @@
+"""`lsmbench report` on a recorded campaign (pipelines/tests/fixtures/report/results/, made by
+running fixtures/report/campaign.yaml with lsm-driver): every figure present, every table number
+equal to the store's, escaping of spec values, a failed point rendered failed, --compare ratios,
+and the HTML opened in a real headless Chromium (no console errors, figures of non-zero size,
+a screenshot)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import struct
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsmbench.report import build_report
+from lsmbench.report.figures import (
+    flushes_figure,
+    query_figure,
+    sweep_figure,
+    windowed,
+)
+from lsmbench.report.load import Phase, Point
+from lsmbench.report.render import md_escape
+
+FIXTURE = Path(__file__).parent / "fixtures" / "report" / "results" / "report-fixture"
+ALL_FIGURES = ["throughput", "components", "latency", "queries", "flushes", "sweep"]
+FAILED_POINT = "policy=tiering,memtable_bytes=1K,rep=0"
+GOOD_POINTS = ["policy=tiering,memtable_bytes=1M,rep=0", "policy=leveling,memtable_bytes=1M,rep=0"]
+CHROMIUM = "/usr/bin/chromium"
+
+
+def copy_fixture(dest: Path) -> Path:
+    shutil.copytree(FIXTURE, dest)
+    return dest
+
+
+# -- parsing the rendered HTML ------------------------------------------------------------------
+
+
+class Tables(HTMLParser):
+    """Rows of every table by id: a list of {"attrs": tr attributes, "cells": [(attrs, text)]}."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tables: dict[str, list[dict[str, Any]]] = {}
+        self.images: list[dict[str, str | None]] = []
+        self.body_attrs: dict[str, str | None] = {}
+        self._table: str | None = None
+        self._row: dict[str, Any] | None = None
+        self._cell: list[Any] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "table":
+            self._table = a.get("id") or f"table{len(self.tables)}"
+            self.tables[self._table] = []
+        elif tag == "tr" and self._table is not None:
+            self._row = {"attrs": a, "cells": []}
+        elif tag in ("td", "th") and self._row is not None:
+            self._cell = [a, ""]
+        elif tag == "img":
+            self.images.append(a)
+        elif tag == "body":
+            self.body_attrs = a
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell[1] += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None and self._row is not None:
+            self._row["cells"].append((self._cell[0], self._cell[1].strip()))
+            self._cell = None
+        elif tag == "tr" and self._row is not None and self._table is not None:
+            self.tables[self._table].append(self._row)
+            self._row = None
+        elif tag == "table":
+            self._table = None
+
+
+def parse(html: str) -> Tables:
+    p = Tables()
+    p.feed(html)
+    return p
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
+# -- the expected numbers, straight from the store's files ----------------------------------------
+
+
+def expected_row(point_dir: Path) -> dict[str, float | None]:
+    point = json.loads((point_dir / "point.json").read_text())
+    if point["state"] != "complete":
+        return {}
+    run_dir = point_dir / point["verdict"]["phase"]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    intervals = [json.loads(x) for x in (run_dir / "timeseries.jsonl").read_text().splitlines()]
+    comps = [iv["engine"]["disk_components"] for iv in intervals
+             if iv["measured"] and not iv.get("drain")]
+    wl, pl = summary["write_latency_us"], summary["write_processing_latency_us"]
+    return {
+        "max_write_throughput": point["max_throughput"]["writes_per_s"],
+        "write_p50_ms": wl["p50"] / 1000, "write_p99_ms": wl["p99"] / 1000,
+        "write_p999_ms": wl["p999"] / 1000,
+        "proc_p50_ms": pl["p50"] / 1000, "proc_p99_ms": pl["p99"] / 1000,
+        "proc_p999_ms": pl["p999"] / 1000,
+        "stall_count": summary["stalls"]["engine_stall_count"],
+        "stall_s": summary["stalls"]["engine_stall_micros"] / 1e6,
+        "write_amplification": summary["engine_metrics"]["end"]["write_amplification"],
+        "avg_components": sum(comps) / len(comps),
+        "max_components": max(comps),
+        "sustainable": 1.0 if point["verdict"]["sustainable"] else 0.0,
+    }
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    camp = copy_fixture(tmp_path_factory.mktemp("store") / "report-fixture")
+    files = build_report(camp, camp.parent)
+    return camp, files
+
+
+# -- the report's content -----------------------------------------------------------------------
+
+
+def test_every_figure_is_present_and_embedded(report):
+    camp, files = report
+    assert files.html == camp / "report" / "report.html"
+    assert files.figures == ALL_FIGURES
+    html = files.html.read_text()
+    page = parse(html)
+    figs = [img for img in page.images if (img.get("src") or "").startswith("data:image/png")]
+    assert len(figs) == len(ALL_FIGURES)
+    import base64
+
+    for img in figs:
+        w, h = png_size(base64.b64decode(img["src"].split(",", 1)[1]))
+        assert w > 300 and h > 200
+    for fid in ALL_FIGURES:
+        assert f'data-figure="{fid}"' in html
+        w, h = png_size((files.dir / "figures" / f"{fid}.png").read_bytes())
+        assert w > 0 and h > 0
+    # Self-contained: nothing is fetched, and the page forbids fetching anything.
+    assert "http://" not in html.split("<body>", 1)[1] and "https://" not in html
+    assert "default-src 'none'" in html
+    # Every figure says what it covers; the throughput window fell back to the interval and
+    # says so (the fixture's phases are shorter than 3 x 30 s).
+    assert "shorter than 3 windows of 30 s" in html
+
+
+def test_table_numbers_equal_the_store(report):
+    camp, files = report
+    rows = parse(files.html.read_text()).tables["summary-table"][1:]
+    assert [r["attrs"]["data-point"] for r in rows] == [GOOD_POINTS[0], FAILED_POINT,
+                                                       GOOD_POINTS[1]]
+    for row in rows:
+        expected = expected_row(camp / row["attrs"]["data-point"])
+        got = {a["data-key"]: a["data-value"] for a, _ in row["cells"] if "data-key" in a}
+        if not expected:
+            assert all(v == "" for v in got.values()), got  # a failed point has no numbers
+            continue
+        assert set(got) == set(expected)
+        for key, value in expected.items():
+            assert float(got[key]) == pytest.approx(value, rel=1e-12), key
+        shown = {a["data-key"]: text for a, text in row["cells"] if "data-key" in a}
+        assert shown["max_write_throughput"] == f"{expected['max_write_throughput']:,.0f}"
+        assert shown["stall_count"] == f"{expected['stall_count']:,.0f}"
+    md = files.markdown.read_text()
+    for pid in GOOD_POINTS:
+        exp = expected_row(camp / pid)
+        line = next(x for x in md.splitlines() if x.startswith(f"| {pid} |"))
+        assert f"| {exp['max_write_throughput']:,.0f} |" in line
+        assert f"| {exp['write_p99_ms']:.3g} |" in line
+
+
+def test_failed_point_is_rendered_failed_with_its_error(report):
+    camp, files = report
+    error = json.loads((camp / FAILED_POINT / "point.json").read_text())["error"]["message"]
+    tables = parse(files.html.read_text()).tables
+    row = next(r for r in tables["summary-table"] if r["attrs"].get("data-point") == FAILED_POINT)
+    assert "failed" in row["attrs"]["class"].split()
+    assert row["cells"][1][1] == "failed"
+    failed = tables["failed-table"][1:]
+    assert len(failed) == 1 and failed[0]["cells"][0][1] == FAILED_POINT
+    assert failed[0]["cells"][1][1] == f"load: {error}"
+    md = files.markdown.read_text()
+    assert f"| {FAILED_POINT} | failed |" in md
+    assert "memtable_bytes&#x27;" not in md and "bad value '1K'" in md
+
+
+def test_fingerprint_and_resolved_spec_at_the_end(report):
+    camp, files = report
+    html = files.html.read_text()
+    fp = json.loads((camp / GOOD_POINTS[0] / "fingerprint.json").read_text())
+    tables = parse(html).tables
+    common = {r["cells"][0][1]: r["cells"][1][1] for r in tables["fingerprint-table"][1:]}
+    assert common["kernel"] == fp["kernel"]
+    assert common["project.commit"] == fp["project"]["commit"]
+    assert html.index('id="fingerprint"') > html.index('id="fig-sweep"')
+    assert "utilizations:" in html and "- 0.5" in html  # the campaign spec, as YAML
+    assert html.count("resolved configuration (spec.json)") == 3
+
+
+def test_spec_values_are_escaped(tmp_path):
+    camp = copy_fixture(tmp_path / "evil")
+    bad_name = '<script>alert("name")</script>'
+    bad_value = '<img src=x onerror="document.title=1">'
+    meta = json.loads((camp / "campaign.json").read_text())
+    meta["campaign"] = bad_name
+    meta["spec"]["name"] = bad_name
+    meta["spec"]["description"] = "</pre><script>alert(2)</script>"
+    meta["spec"]["engine"]["options"]["wal"] = bad_value
+    (camp / "campaign.json").write_text(json.dumps(meta))
+    point_file = camp / GOOD_POINTS[0] / "point.json"
+    point = json.loads(point_file.read_text())
+    point["params"]["policy"] = bad_value
+    point_file.write_text(json.dumps(point))
+    failed_file = camp / FAILED_POINT / "point.json"
+    failed = json.loads(failed_file.read_text())
+    failed["error"]["message"] = "boom | <b>bold</b>\nsecond line"
+    failed_file.write_text(json.dumps(failed))
+
+    files = build_report(camp, tmp_path)
+    html = files.html.read_text()
+    for raw in (bad_name, bad_value, "<script>alert(2)", "<b>bold</b>"):
+        assert raw not in html
+    assert "&lt;script&gt;alert(&#34;name&#34;)&lt;/script&gt;" in html
+    assert html.count("<script>") == 1  # the report's own table sort, nothing else
+    page = parse(html)
+    assert page.tables["summary-table"][1:][0]["cells"][0][1] == GOOD_POINTS[0]
+    md = files.markdown.read_text()
+    assert "<script>" not in md and "<b>" not in md and "&lt;script&gt;" in md
+    assert "boom \\| &lt;b&gt;bold&lt;/b&gt; second line" in md  # one table-safe line
+    if Path(CHROMIUM).exists():
+        dom, console = chromium_dom(files.html, tmp_path / "chromium-evil")
+        assert console == []
+        # In the DOM: the name is the heading's text, and no element was injected.
+        body = parse(dom)
+        probe = body.body_attrs
+        assert probe["data-probe-name"] == bad_name
+        assert probe["data-probe-counts"] == f"2 scripts, {len(ALL_FIGURES)} images"
+
+
+def test_damaged_point_is_reported_not_fatal(tmp_path):
+    camp = copy_fixture(tmp_path / "damaged")
+    (camp / GOOD_POINTS[1] / "running@0.9" / "summary.json").write_text('{"torn": ')
+    files = build_report(camp, tmp_path)
+    rows = parse(files.html.read_text()).tables["failed-table"][1:]
+    assert [r["cells"][0][1] for r in rows] == [FAILED_POINT, GOOD_POINTS[1]]
+    assert "running@0.9/summary.json: unreadable JSON" in rows[1]["cells"][1][1]
+    assert files.figures == ALL_FIGURES  # the other point still has every figure
+
+
+def test_md_escape():
+    assert md_escape("a|b<c>&`d`\ne") == "a\\|b&lt;c&gt;&amp;\\`d\\` e"
+    assert md_escape(None) == "" and md_escape(3.5) == 3.5
+
+
+def test_compare_gives_ratios_per_matching_point(tmp_path):
+    this = copy_fixture(tmp_path / "this")
+    other = copy_fixture(tmp_path / "other")
+    pf = other / GOOD_POINTS[0] / "point.json"
+    point = json.loads(pf.read_text())
+    point["max_throughput"]["writes_per_s"] *= 2
+    pf.write_text(json.dumps(point))
+    shutil.rmtree(other / GOOD_POINTS[1])  # only in "this"
+    files = build_report(this, tmp_path, compare_with=other)
+    rows = parse(files.html.read_text()).tables["compare-table"][1:]
+    assert [r["attrs"]["data-point"] for r in rows] == [GOOD_POINTS[0], FAILED_POINT]
+    ratio = {a.get("data-key"): a.get("data-value") for a, _ in rows[0]["cells"]}
+    assert float(ratio["max_write_throughput-ratio"]) == pytest.approx(0.5, rel=1e-12)
+    assert float(ratio["write_p99_ms-ratio"]) == pytest.approx(1.0, rel=1e-12)
+    assert ratio["max_write_throughput-ratio"] != ""
+    html = files.html.read_text()
+    assert f"Only in {this}: {GOOD_POINTS[1]}" in html  # same campaign name: by directory
+    md = files.markdown.read_text()
+    assert "(0.5x)" in md and f"ratio = {this} / {other}" in md
+
+
+def test_cli_writes_atomically_and_prints_the_path(tmp_path, monkeypatch, capsys):
+    from lsmbench.cli import main
+
+    camp = copy_fixture(tmp_path / "store" / "report-fixture")
+    monkeypatch.setenv("LSMBENCH_RESULTS", str(tmp_path / "store"))
+
+    def run(*args: str) -> tuple[int, str, str]:
+        code = main(["report", *args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    code, out, err = run("report-fixture", "--window", "2")  # a campaign name in the store
+    assert code == 0, err
+    html = camp / "report" / "report.html"
+    assert out.splitlines()[-1] == f"report written to {html}"
+    assert "mean over a 2 s window" in html.read_text()
+    (camp / "report" / "stale.txt").write_text("from an older report")
+    code, out, _ = run(str(camp), "--json")
+    assert code == 0 and json.loads(out)["html"] == str(html)
+    assert not (camp / "report" / "stale.txt").exists()  # replaced as a whole
+    assert [p.name for p in camp.iterdir() if p.name.startswith(".report")] == []
+    for bad, msg in ((str(tmp_path / "nope"), "no such campaign directory"),
+                     (str(tmp_path / "store"), "campaigns in it: report-fixture")):
+        code, _, err = run(bad)
+        assert code == 2 and msg in err
+    code, _, err = run(str(camp), "--window", "0")
+    assert code == 2 and "window" in err
+    # The installed entry point runs the same command.
+    r = subprocess.run([sys.executable, "-m", "lsmbench", "report", "--help"],
+                       capture_output=True, text=True, timeout=60, check=False)
+    assert r.returncode == 0 and "--compare OTHER" in r.stdout
+
+
+# -- figures that appear only when the data has them --------------------------------------------
+
+
+def _point(pid: str, phases: dict[str, Phase], verdicts: list[dict[str, Any]] | None = None
+           ) -> Point:
+    record = {"state": "complete", "params": {"policy": pid}, "verdicts": verdicts or [],
+              "verdict": (verdicts or [None])[-1]}
+    return Point(pid, Path(pid), record, None, None, phases)
+
+
+def test_figures_are_skipped_without_their_data():
+    ivs = [{"t_start_s": i, "t_end_s": i + 1, "ops": {"writes": 10}, "engine": {}}
+           for i in range(4)]
+    pt = _point("a", {"running": Phase("running", ivs, {}, None)},
+                [{"utilization": 0.9, "p99_write_latency_s": 0.1, "sustainable": True}])
+    assert query_figure([pt]) is None
+    assert flushes_figure([pt]) is None
+    assert sweep_figure([pt]) is None
+    for i, iv in enumerate(ivs):
+        iv["queries"] = {"get": {"ops": 5}}
+        iv["engine"] = {"flushes": i + 1, "write_amplification": 1.5, "disk_components": 2}
+    pt.record["verdicts"].append({"utilization": 0.5, "p99_write_latency_s": 0.01,
+                                  "sustainable": True})
+    assert query_figure([pt]) is not None
+    assert flushes_figure([pt]) is not None
+    assert sweep_figure([pt]) is not None
+
+
+def test_windowed_throughput():
+    ivs = [{"t_start_s": i, "t_end_s": i + 1, "ops": {"writes": w}}
+           for i, w in enumerate([10, 20, 30, 40, 50])]
+    xs, ys = windowed(ivs, 2.0, lambda iv: iv["ops"]["writes"])
+    assert xs == [2, 4, 5]
+    assert ys == [15.0, 35.0, 50.0]  # the last window is short: its own length counts
+
+
+# -- headless Chromium --------------------------------------------------------------------------
+
+_PROBE = """<script>
+window.addEventListener("load", function () {
+  document.querySelectorAll("figure img").forEach(function (img) {
+    var r = img.getBoundingClientRect();
+    img.setAttribute("data-probe-size", [img.naturalWidth, img.naturalHeight,
+      Math.round(r.width), Math.round(r.height)].join("x"));
+  });
+  document.querySelector("#summary-table th:nth-child(3)").click();
+  document.body.setAttribute("data-probe-sorted",
+    document.querySelector("#summary-table th:nth-child(3)").getAttribute("aria-sort"));
+  document.body.setAttribute("data-probe-name",
+    document.getElementById("campaign-name").textContent);
+  document.body.setAttribute("data-probe-counts", document.scripts.length + " scripts, " +
+    document.images.length + " images");
+  console.log("lsmbench-probe-marker");
+});
+</script>"""
+
+_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+          "--disable-background-networking", "--disable-component-update", "--disable-sync",
+          "--hide-scrollbars"]
+
+
+def _chromium(args: list[str], profile: Path) -> subprocess.CompletedProcess[str]:
+    profile.mkdir(parents=True, exist_ok=True)
+    return subprocess.run([CHROMIUM, *_FLAGS, f"--user-data-dir={profile}", *args],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def chromium_dom(html_path: Path, workdir: Path) -> tuple[str, list[str]]:
+    """The DOM after load (with a probe script added to a copy of the page) and every console
+    message except the probe's own marker, which proves the console is being read at all."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    probed = workdir / "probed.html"
+    probed.write_text(html_path.read_text().replace("</body>", _PROBE + "</body>"))
+    r = _chromium(["--enable-logging=stderr", "--v=0", "--dump-dom", probed.as_uri()],
+                  workdir / "profile")
+    assert r.returncode == 0, r.stderr[-2000:]
+    console = [ln for ln in r.stderr.splitlines() if ":CONSOLE" in ln]
+    assert any("lsmbench-probe-marker" in ln for ln in console), (
+        "the console was not captured: " + r.stderr[-2000:])
+    return r.stdout, [ln for ln in console if "lsmbench-probe-marker" not in ln]
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium not installed "
+                    "(Debian package chromium: apt-get install chromium)")
+def test_report_in_headless_chromium(report, tmp_path):
+    _, files = report
+    dom, console = chromium_dom(files.html, tmp_path / "dom")
+    assert console == [], "\n".join(console)
+    sizes = [s for s in parse(dom).images if s.get("data-probe-size")]
+    assert len(sizes) == len(ALL_FIGURES)
+    for img in sizes:
+        nw, nh, w, h = (int(x) for x in img["data-probe-size"].split("x"))
+        assert nw > 0 and nh > 0 and w > 0 and h > 0, img["data-probe-size"]
+    assert 'data-probe-sorted="ascending"' in dom  # the inline sort ran without errors
+
+    shot = tmp_path / "report.png"
+    r = _chromium(["--window-size=1280,2400", f"--screenshot={shot}", files.html.as_uri()],
+                  tmp_path / "shot-profile")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert png_size(shot.read_bytes()) == (1280, 2400)
+    assert shot.stat().st_size > 50_000  # a rendered page, not a blank one
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium not installed")
+def test_chromium_check_sees_console_errors(report, tmp_path):
+    """The console check can fail: a page with a script error is caught."""
+    _, files = report
+    broken = tmp_path / "broken.html"
+    broken.write_text(files.html.read_text().replace(
+        "</body>", "<script>undefinedFunction();</script></body>"))
+    _, console = chromium_dom(broken, tmp_path / "broken")
+    assert any("undefinedFunction is not defined" in ln for ln in console)
