@@ -9,7 +9,7 @@ CMAKE_FLAGS ?=
 # Debian packages the build and the tests need (installed when run as root).
 DEB_PACKAGES := cmake ninja-build g++ pkg-config libgtest-dev nlohmann-json3-dev libyaml-cpp-dev \
 	libleveldb-dev librocksdb-dev rocksdb-tools fio influxdb python3-venv \
-	chromium openssh-server iproute2
+	chromium openssh-server openssh-client iproute2
 VENV ?= .venv
 PYTHON ?= python3
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import threading
 import time
 import traceback
 from dataclasses import dataclass
@@ -28,6 +29,9 @@ from .publish import publish_point
 from .stages import PointContext, PointFailed, PointPipeline, config_hash, resolved_config
 from .store import STATE_COMPLETE, STATE_FAILED, Store, StoreError, write_json_atomic
 from .testbeds import Testbed, TestbedError, open_testbed
+from .testbeds.distribute import Attempt, Job, distribute
+from .testbeds.remote import RemoteTestbed
+from .testbeds.sshconn import NodeUnreachable
 
 log = logging.getLogger("lsmbench")
 
@@ -52,8 +56,10 @@ def calibration_path(store: Store, host: str) -> Path:
     return store.root / ".calibration" / f"{host}.json"
 
 
-def resolve_limits(plan: Plan, store: Store, testbed: Testbed) -> Any:
-    """The ThrottleLimits of the campaign (None when throttling is off).
+def resolve_limits(plan: Plan, store: Store, testbed: Testbed, profile: Any = None,
+                   device: str | None = None) -> Any:
+    """The ThrottleLimits of the campaign (None when throttling is off); `profile` and
+    `device` are a remote node's (else this machine's calibration and the spec's device).
 
     Percentages are of the fio-calibrated disk (lsmbench calibrate); absolute
     values are bytes (or I/Os) per second: 100MB/s (10^6), 100MiB/s (2^20), 52428800.
@@ -66,9 +72,10 @@ def resolve_limits(plan: Plan, store: Store, testbed: Testbed) -> Any:
 
     values = {k: getattr(th, k) for k in ("write_bps", "read_bps", "write_iops", "read_iops")}
     relative = any(isinstance(v, str) and v.strip().endswith("%") for v in values.values())
-    profile = load_profile(plan, store) if relative else None
+    if relative and profile is None:
+        profile = load_profile(plan, store)
     out = {k: resolve_relative(v, profile, kind=k) for k, v in values.items() if v is not None}
-    device = None if th.device == "auto" else th.device
+    device = th.device if th.device != "auto" else (None if device in (None, "auto") else device)
     return ThrottleLimits(**out, device=device, cpus=th.cpus, cpu_quota=th.cpu_quota)
 
 
@@ -161,14 +168,23 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
 
     # The testbed.
     testbed = open_testbed(spec.testbed, campaign=spec.name, log=log)
+    if isinstance(testbed, RemoteTestbed):  # a redeploy shows its per-host progress
+        testbed.on_event = lambda host, status, task: (
+            reporter.message(f"[{host}] {status} {task}", "info")
+            if status in ("changed", "fatal", "unreachable") else None)
     try:
         nodes = testbed.up()
         testbed.deploy(nodes)
     except TestbedError as e:
         raise CampaignError(f"testbed {spec.testbed.type}: {e}") from e
-    node = nodes[0]
-    limits = check_throttle(resolve_limits(plan, store, testbed), node.data_root,
-                            spec.throttle.required, reporter)
+    remote = isinstance(testbed, RemoteTestbed)
+    if remote:
+        node_limits = remote_limits(plan, store, testbed, nodes, reporter)
+        limits = None
+    else:
+        node = nodes[0]
+        limits = check_throttle(resolve_limits(plan, store, testbed), node.data_root,
+                                spec.throttle.required, reporter)
 
     campaign_doc = store.read_campaign(spec.name) or {"runs": []}
     campaign_doc.update({
@@ -196,6 +212,11 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
     complete = failed = 0
     driver_s = 0.0
     points_wall = 0.0
+    if remote:
+        dist = _run_distributed(plan, store, testbed, nodes, node_limits, todo, hashes,
+                                reporter, options)
+        complete, failed, driver_s = dist["complete"], dist["failed"], dist["driver_s"]
+        todo = []
     for n, point in enumerate(todo, 1):
         reporter.point_start(point, n, len(todo))
         record = _run_point(plan, store, testbed, node, limits, point, hashes[point.id],
@@ -232,14 +253,32 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
         "overhead_pct": round(100.0 * overhead / wall, 2) if wall > 0 else 0.0,
         "unpublished": sum(1 for r in store.points(spec.name) if r.published is False),
     }
+    if remote:
+        summary["nodes"] = [n.name for n in nodes]
+        summary["node_failures"] = dist["node_failures"]
     run_entry.update({"finished": time.time(), **summary})
     store.write_campaign(spec.name, campaign_doc)
     reporter.campaign_end(summary)
     return summary
 
 
+def _node_failure(e: BaseException | None, exit_code: int | None) -> tuple[bool, bool]:
+    """(the node failed, the node is unreachable) for a point's failure."""
+    while e is not None:
+        if isinstance(e, NodeUnreachable):
+            return True, True
+        e = e.__cause__ or e.__context__
+    # Killed by a signal (negative status, or a shell's 128+N): a crash, not the point's input.
+    return exit_code is not None and (exit_code < 0 or exit_code >= 128), False
+
+
 def _run_point(plan: Plan, store: Store, testbed: Testbed, node: Any, limits: Any,
-               point: Any, chash: str, reporter: Reporter) -> dict[str, Any]:
+               point: Any, chash: str, reporter: Reporter, *,
+               attempts: list[dict[str, Any]] | None = None,
+               may_retry: bool = False) -> dict[str, Any]:
+    """Runs and commits one point. With `attempts` (a distributed run) the record names its
+    node (`host`) and earlier attempts; with `may_retry` a failure caused by the node is not
+    committed but returned with state "retry" (the caller runs it on another node)."""
     spec = plan.spec
     writer = store.begin_point(spec.name, point.id)
     started = time.time()
@@ -264,11 +303,16 @@ def _run_point(plan: Plan, store: Store, testbed: Testbed, node: Any, limits: An
     pipeline = PointPipeline(PointContext(plan=plan, point=point, testbed=testbed, node=node,
                                           out_dir=writer.path, limits=limits, reporter=reporter,
                                           log=logger))
+    if attempts is not None:
+        record["host"] = node.name
+        record["disk"] = node.facts.get("disk")
+    failure: BaseException | None = None
     try:
         try:
             pipeline.run()
             record["state"] = STATE_COMPLETE
         except PointFailed as e:
+            failure = e
             record["state"] = STATE_FAILED
             record["error"] = {"stage": e.stage, "message": e.message, "exit_code": e.exit_code}
             logger.error("failed in %s: %s", e.stage, e.message)
@@ -276,10 +320,23 @@ def _run_point(plan: Plan, store: Store, testbed: Testbed, node: Any, limits: An
             writer.discard()
             raise
         except Exception as e:
+            failure = e
             record["state"] = STATE_FAILED
             record["error"] = {"stage": "internal", "message": f"{type(e).__name__}: {e}",
                                "exit_code": None}
             logger.error("internal error:\n%s", traceback.format_exc())
+        if attempts is not None and record["error"] is not None:
+            node_failed, unreachable = _node_failure(failure, record["error"]["exit_code"])
+            record["error"].update({"node": node.name, "node_failed": node_failed,
+                                    "unreachable": unreachable})
+            if node_failed and may_retry:
+                handler.close()
+                logger.removeHandler(handler)
+                writer.discard()
+                record["state"] = "retry"
+                return record
+        if attempts is not None:
+            record["attempts"] = attempts
         result = pipeline.result
         if result.fingerprint is not None:
             write_json_atomic(writer.path / "fingerprint.json", result.fingerprint)
@@ -306,3 +363,136 @@ def _run_point(plan: Plan, store: Store, testbed: Testbed, node: Any, limits: An
         logger.removeHandler(handler)
         raise
     return record
+
+
+# ---------------------------------------------------------------- distributed runs
+
+
+class _LockedReporter:
+    """The reporter, one call at a time (points run in parallel on the nodes)."""
+
+    def __init__(self, inner: Reporter) -> None:
+        self._inner = inner
+        self._lock = threading.RLock()
+
+    def __getattr__(self, name: str) -> Any:
+        fn = getattr(self._inner, name)
+        if not callable(fn):
+            return fn
+
+        def locked(*args: Any, **kwargs: Any) -> Any:
+            with self._lock:
+                return fn(*args, **kwargs)
+
+        return locked
+
+
+def remote_limits(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: list[Any],
+                  reporter: Reporter) -> dict[str, Any]:
+    """Each node's ThrottleLimits (its own calibration for percentages), checked on the node."""
+    th = plan.spec.throttle
+    out: dict[str, Any] = {n.name: None for n in nodes}
+    if not th.enabled:
+        return out
+    relative = any(isinstance(getattr(th, k), str) and getattr(th, k).strip().endswith("%")
+                   for k in ("write_bps", "read_bps", "write_iops", "read_iops"))
+    for n in nodes:
+        profile = None
+        if relative:
+            from .calibrate import DiskProfile
+
+            path = testbed.state.calibration_path(n.name)
+            if not path.is_file():
+                raise CampaignError(
+                    f"the throttle is given relative to the calibrated disk, but node {n.name} "
+                    f"has no calibration at {path}: run `lsmbench testbed calibrate "
+                    f"{testbed.state.name}` first (or give absolute rates such as 100MB/s)")
+            profile = DiskProfile.load(path)
+        limits = resolve_limits(plan, store, testbed, profile=profile, device=n.device)
+        try:
+            check = testbed.check_throttle(n, limits) or {}
+        except TestbedError as e:
+            raise CampaignError(f"throttle on node {n.name}: {e}") from e
+        if not check.get("ok"):
+            if th.required:
+                raise CampaignError(f"throttle on node {n.name}: {check.get('error')}")
+            reporter.message(f"node {n.name}: throttle unavailable, running unthrottled: "
+                             f"{check.get('error')}", "warning")
+            limits = None
+        out[n.name] = limits
+    return out
+
+
+def _run_distributed(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: list[Any],
+                     node_limits: dict[str, Any], todo: list[Any], hashes: dict[str, str],
+                     reporter: Reporter, options: RunOptions) -> dict[str, Any]:
+    """The points over the nodes (testbeds.distribute): complete, failed, driver_s and the
+    node failures (node, point, error) that were retried or recorded."""
+    from .plan import point_spec
+
+    spec = plan.spec
+    rep = _LockedReporter(reporter)
+    lock = threading.Lock()
+    totals: dict[str, Any] = {"complete": 0, "failed": 0, "driver_s": 0.0, "n": 0,
+                              "node_failures": []}
+    retries = int(getattr(testbed.spec, "retries", 1))
+    jobs = [Job(point=p, disk=str(getattr(point_spec(plan.loaded, p).testbed, "disk", "any")))
+            for p in todo]
+
+    def finish(point: Any, record: dict[str, Any]) -> None:
+        with lock:
+            totals["driver_s"] += record.get("driver_s", 0.0)
+            totals["complete" if record["state"] == STATE_COMPLETE else "failed"] += 1
+        rep.point_end(point, record)
+        if options.publish and spec.sinks.influx:
+            rec = store.point(spec.name, point.id)
+            if rec is not None:
+                sink = spec.sinks.influx.model_copy(
+                    update={"tags": {**spec.sinks.influx.tags, "host": record.get("host")}})
+                out = publish_point(store, rec, sink)
+                rep.published(point.id, out.ok, out.error)
+
+    def runner(job: Job, node: Any, last: bool) -> Attempt:
+        with lock:
+            totals["n"] += 1
+            n = totals["n"]
+        rep.point_start(job.point, n, len(todo))
+        if job.attempts:
+            rep.message(f"{job.point.id}: retrying on node {node.name} (attempt "
+                        f"{len(job.attempts) + 1}; {job.attempts[-1].node} failed: "
+                        f"{job.attempts[-1].error})", "warning")
+        record = _run_point(plan, store, testbed, node, node_limits.get(node.name), job.point,
+                            hashes[job.point.id], rep,
+                            attempts=[a.to_json() for a in job.attempts], may_retry=not last)
+        err = record.get("error") or {}
+        attempt = Attempt(node=node.name, error=err.get("message"), stage=err.get("stage"),
+                          node_failed=bool(err.get("node_failed")),
+                          unreachable=bool(err.get("unreachable")))
+        if attempt.node_failed:
+            with lock:
+                totals["node_failures"].append({"node": node.name, "point": job.point.id,
+                                                "error": attempt.error})
+        if attempt.unreachable:
+            rep.message(f"node {node.name} failed during {job.point.id} ({err.get('message')});"
+                        " it gets no more points", "warning")
+        if record["state"] != "retry":
+            finish(job.point, record)
+        return attempt
+
+    def no_node(job: Job, reason: str) -> None:
+        writer = store.begin_point(spec.name, job.point.id)
+        record = {
+            "schema": POINT_SCHEMA, "campaign": spec.name, "point": job.point.id,
+            "index": job.point.index, "params": job.point.params, "rep": job.point.rep,
+            "seed": job.point.seed, "engine": spec.engine.name,
+            "config_hash": hashes[job.point.id], "state": STATE_FAILED,
+            "error": {"stage": "schedule", "message": reason, "exit_code": None},
+            "attempts": [a.to_json() for a in job.attempts], "host": None,
+            "started": time.time(), "finished": time.time(),
+            "published": False if spec.sinks.influx else None, "publish_error": None,
+        }
+        writer.commit(record)
+        finish(job.point, record)
+
+    distribute(jobs, nodes, retries, runner, no_node)
+    return totals

@@ -6,6 +6,8 @@
     lsmbench calibrate [--testbed local|SPEC] [--runtime S]
     lsmbench publish RESULTS --to URL
     lsmbench ls [CAMPAIGN]
+    lsmbench testbed up|status|down|calibrate NAME [--file F] [--yes] [--dry-run]
+    lsmbench report RESULTS [--compare OTHER] [--out DIR] [--window S]
 
 Exit codes: 0 success; 1 a point failed (run) or a point could not be
 published (publish); 2 bad spec or usage; 3 the environment cannot run it
@@ -377,6 +379,27 @@ def cmd_ls(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import ReportError, build_report
+
+    try:
+        files = build_report(Path(args.target), Path(args.results),
+                             compare_with=Path(args.compare) if args.compare else None,
+                             out_dir=Path(args.out) if args.out else None,
+                             window_s=args.window)
+    except (ReportError, ValueError, OSError) as e:
+        print(f"lsmbench report: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        _print_json({"html": str(files.html), "markdown": str(files.markdown),
+                     "figures": files.figures})
+    else:
+        if not args.quiet:
+            print(f"figures: {', '.join(files.figures) or 'none'}; summary {files.markdown}")
+        print(f"report written to {files.html}")
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------- parser
 
 
@@ -452,9 +475,25 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--token-file", default=None, help="file holding the token")
     s.set_defaults(func=cmd_publish)
 
+    from .testbeds.cli import add_parser as add_testbed_parser
+
+    add_testbed_parser(sub, common)
+
     s = sub.add_parser("ls", parents=[common], help="campaigns and points in the results store")
     s.add_argument("campaign", nargs="?", default=None)
     s.set_defaults(func=cmd_ls)
+
+    s = sub.add_parser("report", parents=[common],
+                       help="a campaign as one self-contained HTML report + Markdown summary")
+    s.add_argument("target", metavar="RESULTS",
+                   help="a campaign directory (results/NAME) or a campaign name in --results")
+    s.add_argument("--compare", default=None, metavar="OTHER",
+                   help="a second campaign (directory or name): side by side, with ratios")
+    s.add_argument("--out", default=None, metavar="DIR",
+                   help="output directory (default: RESULTS/report/)")
+    s.add_argument("--window", type=float, default=30.0, metavar="S",
+                   help="throughput averaging window in seconds (default 30, as in the paper)")
+    s.set_defaults(func=cmd_report)
     return p
 
 

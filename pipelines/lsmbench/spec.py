@@ -43,7 +43,8 @@ from .units import parse_duration
 PHASE_NAMES: tuple[str, ...] = ("load", "testing", "running")
 MATRIX_RESERVED: tuple[str, ...] = ("zip", "exclude", "repetitions", "seeds")
 # Dotted matrix dimensions may set any of these parts of the spec per point.
-DOTTED_DIMENSION_ROOTS: tuple[str, ...] = ("engine", "phases", "workload", "verdict", "throttle")
+DOTTED_DIMENSION_ROOTS: tuple[str, ...] = ("engine", "phases", "workload", "verdict", "throttle",
+                                           "testbed")
 CREDENTIAL_KEYS = frozenset({"token", "password", "api_key", "apikey", "secret", "auth"})
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
@@ -311,7 +312,13 @@ class LocalTestbed(_NodeDefaults):
     calibration: str | None = None
 
 
+DiskKind = Literal["ssd", "hdd"]
+
+
 class SshHost(Strict):
+    """One data disk of a node (a node with two data disks is listed twice, one entry per
+    disk, each with its own data_dir and name). The key file is a path: never the key."""
+
     address: str
     name: str | None = None
     user: str | None = None
@@ -319,14 +326,27 @@ class SshHost(Strict):
     key_file: str | None = None
     data_dir: str | None = None
     device: str = "auto"
+    disk: DiskKind = "ssd"
+    remote_root: str | None = None  # this node's, when not the testbed's
 
 
 class SshTestbed(_NodeDefaults):
     type: Literal["ssh"]
     hosts: list[SshHost] = Field(default_factory=list)
     inventory: str | None = None
-    playbook: str = "ansible/site.yml"
-    remote_root: str = "~/lsmbench"
+    playbook: str = "ansible/playbooks/deploy.yml"
+    remote_root: str = "/var/lib/lsmbench"
+    python: str = "/usr/bin/python3"
+    # Run the node helper and Ansible with sudo (non-root users; the throttle needs root).
+    become: bool = False
+    # A point whose node fails (unreachable, driver killed) runs again on another node
+    # this many times before it is recorded as failed.
+    retries: int = Field(default=1, ge=0, le=10)
+    # Which disk kind the points ask for ("any": every node); a matrix dimension
+    # `testbed.disk: [ssd, hdd]` spreads the points over both kinds.
+    disk: Literal["any", "ssd", "hdd"] = "any"
+    # Extra variables for the deploy playbook (no secrets: those go by path or env).
+    ansible_vars: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _some_hosts(self) -> SshTestbed:
@@ -344,10 +364,40 @@ class TerraformTestbed(_NodeDefaults):
     destroy: Literal["never", "on-success", "always"] = "never"
     ssh_user: str | None = None
     key_file: str | None = None
-    playbook: str = "ansible/site.yml"
+    playbook: str = "ansible/playbooks/deploy.yml"
+    remote_root: str = "/var/lib/lsmbench"
+    python: str = "/usr/bin/python3"
+    become: bool = False
+    retries: int = Field(default=1, ge=0, le=10)
+    disk: Literal["any", "ssd", "hdd"] = "any"
+    ansible_vars: dict[str, Any] = Field(default_factory=dict)
 
 
-Testbed = Annotated[LocalTestbed | SshTestbed | TerraformTestbed, Field(discriminator="type")]
+class NamedTestbed(Strict):
+    """`testbed: NAME`: a testbed brought up with `lsmbench testbed up NAME` (its definition and
+    state are under testbeds/NAME/); the campaign reuses it without reprovisioning."""
+
+    type: Literal["named"]
+    name: str
+    disk: Literal["any", "ssd", "hdd"] = "any"
+    keep_data: bool = False
+
+    @field_validator("name")
+    @classmethod
+    def _slug(cls, v: str) -> str:
+        if not _NAME_RE.match(v):
+            raise ValueError(f"bad testbed name {v!r} (letters, digits, '.', '_', '-')")
+        return v
+
+    @property
+    def data_dir(self) -> str:
+        """Each node's own (testbeds/NAME/testbed.yml); shown by `lsmbench plan`."""
+        return f"on each node of testbed {self.name}"
+
+
+Testbed = Annotated[LocalTestbed | SshTestbed | TerraformTestbed | NamedTestbed,
+                    Field(discriminator="type")]
+TESTBED_TYPES: tuple[str, ...] = names.TESTBEDS
 
 
 def _throttle_shorthand(v: Any) -> Any:
@@ -357,7 +407,10 @@ def _throttle_shorthand(v: Any) -> Any:
 
 
 def _testbed_shorthand(v: Any) -> Any:
-    return {"type": v} if isinstance(v, str) else v
+    """`testbed: local` is the local testbed; `testbed: NAME` a testbed named NAME."""
+    if isinstance(v, str):
+        return {"type": v} if v in TESTBED_TYPES else {"type": "named", "name": v}
+    return v
 
 
 # ---------------------------------------------------------------- campaign
@@ -518,9 +571,8 @@ def apply_set(raw: dict[str, Any], assignment: str) -> None:
             if not isinstance(node, dict):
                 raise ValueError(f"{key}: {part!r} is not inside a mapping")
             if part in ("workload", "testbed") and isinstance(node.get(part), str):
-                node[part] = _workload_shorthand(node[part]) if part == "workload" else {
-                    "type": node[part]
-                }
+                node[part] = (_workload_shorthand(node[part]) if part == "workload"
+                              else _testbed_shorthand(node[part]))
             if not isinstance(node.get(part), dict | list):
                 node[part] = [] if isinstance(nxt, int) else {}
             node = node[part]
@@ -541,7 +593,8 @@ def set_dotted(raw: dict[str, Any], path: str, value: Any) -> None:
     parts = path.split(".")
     for part in parts[:-1]:
         if part in ("workload", "testbed") and isinstance(node.get(part), str):
-            node[part] = {"file": node[part]} if part == "workload" else {"type": node[part]}
+            node[part] = ({"file": node[part]} if part == "workload"
+                          else _testbed_shorthand(node[part]))
         if not isinstance(node.get(part), dict):
             node[part] = {}
         node = node[part]
@@ -661,6 +714,8 @@ def _pydantic_errors(exc: ValidationError) -> list[tuple[str, str]]:
             msg = f"unknown value {value!r} (choose from: {expected})"
         elif kind == "union_tag_invalid":
             tags = re.sub(r"'([^']*)'", r"\1", str(ctx.get("expected_tags", "")))
+            # `named` is written as `testbed: NAME`, never as a type.
+            tags = ", ".join(t for t in tags.split(", ") if t != "named")
             msg = f"unknown {path} type {ctx.get('tag')!r} (choose from: {tags})"
         elif kind == "union_tag_not_found":
             msg = f"missing 'type' (choose from: {names.choices(names.TESTBEDS)})"

@@ -46,7 +46,7 @@ def test_validate_lists_every_error_and_exits_2(capsys, tmp_path):
     assert code == 2 and out == ""
     assert f"{p}: 2 error(s)" in err
     assert ("  matrix.scheduler[2]: unknown scheduler 'gredy' (choose from: single, fair, "
-            "greedy, greedy_k, idle)") in err.splitlines()
+            "greedy, greedy_k, idle, leveldb)") in err.splitlines()
     assert any(line.startswith("  phases.testing.duration: bad duration 'soon'")
                for line in err.splitlines())
     code, out, _ = cli(capsys, "validate", str(p), "--json")
@@ -103,15 +103,14 @@ def test_plan_of_1000_points_as_a_command(tmp_path):
     assert best < 2.0
 
 
-def test_run_on_a_later_testbed_says_so(capsys, tmp_path):
-    p = spec(tmp_path, testbed={"type": "ssh", "hosts": [{"address": "10.0.0.1"}]})
+def test_run_on_an_unreachable_testbed_says_so(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("LSMBENCH_TESTBEDS", str(tmp_path / "testbeds"))
+    p = spec(tmp_path, testbed={"type": "ssh", "hosts": [{"address": "127.0.0.1", "port": 1}]})
     code, _, err = cli(capsys, "run", str(p), "--results", str(tmp_path / "r"))
-    assert code == 3
-    assert "testbed ssh: the ssh testbed is designed but not implemented" in err
-    assert "testbed: local" in err
+    assert code == 3 and "no node is reachable" in err
     p = spec(tmp_path, testbed={"type": "terraform", "module": "terraform/modules/x"})
     code, _, err = cli(capsys, "run", str(p), "--results", str(tmp_path / "r"))
-    assert code == 3 and "terraform testbed is designed but not implemented" in err
+    assert code == 3 and "is not a Terraform module directory" in err
 
 
 def test_run_without_a_driver_says_how_to_build_it(capsys, tmp_path):

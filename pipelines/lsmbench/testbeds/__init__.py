@@ -1,4 +1,5 @@
-"""Testbed backends, chosen by the spec's ``testbed.type`` short name."""
+"""Testbed backends, chosen by the spec's ``testbed.type`` short name; ``testbed: NAME`` is a
+kept testbed whose definition and state are under testbeds/NAME/ (state.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from .base import Node, PhaseRun, Testbed, TestbedError, TestbedNotImplemented
 from .local import LocalTestbed
 from .ssh import SshTestbed
+from .state import TestbedState
 from .terraform import TerraformTestbed
 
 BACKENDS: dict[str, type[Testbed]] = {
@@ -17,8 +19,44 @@ BACKENDS: dict[str, type[Testbed]] = {
 }
 
 
+def definition_spec(doc: Any, where: str) -> Any:
+    """A testbed definition (a spec's ``testbed`` section) validated like one."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from ..spec import Testbed as TestbedModel
+    from ..spec import _testbed_shorthand
+
+    try:
+        spec = TypeAdapter(TestbedModel).validate_python(_testbed_shorthand(doc))
+    except ValidationError as e:
+        lines = [f"{where}: {'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+                 for err in e.errors()]
+        raise TestbedError("\n".join(lines)) from None
+    if spec.type == "named":
+        raise TestbedError(f"{where}: a testbed definition cannot name another testbed")
+    return spec
+
+
+def open_named(name: str, *, campaign: str = "", log: logging.Logger | None = None,
+               definition: dict[str, Any] | None = None, overrides: dict[str, Any] | None = None,
+               ) -> Testbed:
+    """The kept testbed NAME (its definition from testbeds/NAME/testbed.yml unless given)."""
+    state = TestbedState(name)
+    doc = definition if definition is not None else state.read_definition()
+    spec = definition_spec(doc, str(state.definition_path))
+    if overrides:
+        spec = spec.model_copy(update=overrides)
+    cls = BACKENDS[spec.type]
+    if spec.type == "local":
+        return cls(spec, campaign=campaign or name, log=log)
+    return cls(spec, campaign=campaign or name, log=log, state=state)  # type: ignore[call-arg]
+
+
 def open_testbed(spec: Any, *, campaign: str, log: logging.Logger | None = None) -> Testbed:
     """The backend for a validated ``testbed`` section."""
+    if spec.type == "named":
+        return open_named(spec.name, campaign=campaign, log=log,
+                          overrides={"disk": spec.disk, "keep_data": spec.keep_data})
     try:
         cls = BACKENDS[spec.type]
     except KeyError:
@@ -38,5 +76,7 @@ __all__ = [
     "Testbed",
     "TestbedError",
     "TestbedNotImplemented",
+    "TestbedState",
+    "open_named",
     "open_testbed",
 ]

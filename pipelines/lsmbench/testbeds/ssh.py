@@ -1,34 +1,26 @@
-"""The ssh testbed: bare-metal nodes reached over SSH (arrives in a later issue).
+"""The ssh testbed: existing bare-metal nodes reached over SSH (see remote.py for how).
 
-Design (the spec accepts it today, so campaigns can be written and planned):
-
-* nodes come from ``testbed.hosts`` ({address, user, port, key_file,
-  data_dir, device}) or an Ansible ``inventory`` file;
-* ``up`` checks each node over SSH (reachable, data_dir writable, cgroup
-  I/O controller present) and gathers its facts;
-* ``deploy`` runs ``testbed.playbook`` (ansible/) to build the engine and
-  lsm-driver on each node under ``remote_root`` and to calibrate its disk;
-* ``run_driver`` copies run.json to the node, starts the driver there
-  inside the node's cgroup throttle, and copies the outputs back into the
-  point's directory in the local store (the source of truth);
-* points run one at a time per data disk; several nodes run in parallel.
+Nodes come from ``testbed.hosts`` (one entry per data disk: address, name, port, user,
+key_file by path, data_dir, device, disk ssd/hdd) or a YAML ``inventory`` file with the same
+``hosts:`` list. Nothing is provisioned or destroyed: ``down`` leaves the nodes as they are.
 """
 
 from __future__ import annotations
 
-from .base import PlannedTestbed
+from pathlib import Path
 
-_LATER = (
-    "the ssh testbed is designed but not implemented in this version (it arrives with the "
-    "multi-node issue); run this campaign with `testbed: local` (e.g. `--set testbed.type=local`)"
-)
+from ..paths import project_root
+from .inventory import HostEntry, entries, load_inventory_file
+from .remote import RemoteTestbed
 
 
-class SshTestbed(PlannedTestbed):
-    not_yet = _LATER
+class SshTestbed(RemoteTestbed):
     kind = "ssh"
 
-    def describe(self) -> str:
-        hosts = ", ".join(h.address for h in self.spec.hosts) or f"inventory {self.spec.inventory}"
-        return f"ssh ({hosts})"
-
+    def hosts(self) -> list[HostEntry]:
+        if self.spec.hosts:
+            return entries(self.spec.hosts, "testbed.hosts", self.spec.data_dir)
+        path = Path(self.spec.inventory).expanduser()
+        if not path.is_absolute():
+            path = project_root() / path
+        return load_inventory_file(path, self.spec.data_dir)

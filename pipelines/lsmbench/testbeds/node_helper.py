@@ -1,0 +1,265 @@
+"""The node side of a remote testbed: one small program the controller calls over SSH.
+
+Shipped by the Ansible role ``cgroup_throttle`` to ``REMOTE_ROOT/lib/lsmbench_node.py`` next to
+a copy of lsmbench's stdlib-only modules (``lsmbench/throttle``, ``fingerprint``,
+``calibrate``, ``paths``), so the node throttles a phase with exactly the code the local
+testbed uses. It needs nothing but Python 3 on the node.
+
+    lsmbench_node.py check --data-dir D [--limits JSON]      facts + throttle check, as JSON
+    lsmbench_node.py prepare --root R --campaign C --key K [--drop-caches] [--fstrim]
+    lsmbench_node.py snapshot SRC DST | remove PATH
+    lsmbench_node.py run --out O --driver D [--limits JSON] [--cgroup N] [--timeout S]
+        run.json on stdin; prints "tick <seconds>" about once a second while the driver runs,
+        then "result <json>". The ticks double as a liveness check: when the controller goes
+        away, the next tick cannot be written and the driver is stopped (SIGTERM, then SIGKILL),
+        so a lost controller leaves no orphan writing to the disk.
+    lsmbench_node.py fingerprint --data-dir D --hash H --driver P
+    lsmbench_node.py calibrate --dir D --runtime S --size-mb N
+
+Every answer is one JSON document (or tick lines then one ``result`` line) on stdout; errors
+go to stderr with exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+TERM_GRACE_S = 15.0
+EXIT_ERROR = 2
+
+
+class _ControllerGone(Exception):
+    pass
+
+
+def _emit(line: str) -> None:
+    try:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+    except (BrokenPipeError, OSError) as e:
+        raise _ControllerGone() from e
+
+
+def _limits(text: str | None) -> Any:
+    if not text:
+        return None
+    from lsmbench.throttle import ThrottleLimits
+
+    return ThrottleLimits(**json.loads(text))
+
+
+def _safe(key: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._=,@-]+", "_", key)[:200]
+
+
+def cmd_check(a: argparse.Namespace) -> dict[str, Any]:
+    root = Path(a.data_dir)
+    root.mkdir(parents=True, exist_ok=True)
+    if not os.access(root, os.W_OK):
+        raise RuntimeError(f"data directory {root} is not writable")
+    out: dict[str, Any] = {"hostname": os.uname().nodename, "python": sys.version.split()[0],
+                           "data_dir": str(root), "throttle": None}
+    limits = _limits(a.limits)
+    if limits is not None:
+        from lsmbench.throttle import ThrottleError, check_throttle_available
+
+        try:
+            layout = check_throttle_available(limits, data_dir=str(root))
+            out["throttle"] = {"ok": True, "backend": layout.backend}
+        except ThrottleError as e:
+            out["throttle"] = {"ok": False, "error": str(e)}
+    return out
+
+
+def cmd_prepare(a: argparse.Namespace) -> dict[str, Any]:
+    d = Path(a.root) / a.campaign / _safe(a.key)
+    if d.exists():
+        shutil.rmtree(d)
+    d.mkdir(parents=True)
+    warnings = []
+    if a.drop_caches:
+        os.sync()
+        try:
+            Path("/proc/sys/vm/drop_caches").write_text("3\n")
+        except OSError as e:
+            warnings.append(f"could not drop the page cache ({e})")
+    if a.fstrim:
+        mount = d.resolve()
+        while not os.path.ismount(mount) and mount != mount.parent:
+            mount = mount.parent
+        r = subprocess.run(["fstrim", "-v", str(mount)], capture_output=True, text=True,
+                           check=False)
+        if r.returncode != 0:
+            warnings.append(f"fstrim {mount} failed: {(r.stderr or r.stdout).strip()}")
+    return {"path": str(d), "warnings": warnings}
+
+
+def cmd_snapshot(a: argparse.Namespace) -> dict[str, Any]:
+    if os.path.exists(a.dst):
+        shutil.rmtree(a.dst)
+    r = subprocess.run(["cp", "-a", "--reflink=auto", a.src, a.dst], capture_output=True,
+                       text=True, check=False)
+    if r.returncode != 0:
+        raise RuntimeError(f"could not copy {a.src} to {a.dst}: {r.stderr.strip()}")
+    return {"path": a.dst}
+
+
+def cmd_remove(a: argparse.Namespace) -> dict[str, Any]:
+    if os.path.exists(a.path):
+        shutil.rmtree(a.path)
+    return {"removed": a.path}
+
+
+def _terminate(proc: subprocess.Popen[Any]) -> int | None:
+    if proc.poll() is not None:
+        return proc.returncode
+    with contextlib.suppress(ProcessLookupError):
+        proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.wait(timeout=TERM_GRACE_S)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        return proc.wait()
+
+
+def _wait(proc: subprocess.Popen[Any], timeout_s: float | None) -> dict[str, Any]:
+    start = time.monotonic()
+    timed_out = False
+    try:
+        while True:
+            try:
+                code = proc.wait(timeout=1.0)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            elapsed = time.monotonic() - start
+            _emit(f"tick {elapsed:.1f}")
+            if timeout_s is not None and elapsed > timeout_s:
+                timed_out = True
+                code = _terminate(proc)
+                break
+    except BaseException:
+        _terminate(proc)
+        raise
+    return {"exit_code": code, "wall_s": time.monotonic() - start, "timed_out": timed_out}
+
+
+def cmd_run(a: argparse.Namespace) -> None:
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    run_path = out / "run.json"
+    run_doc = sys.stdin.read()
+    run_path.write_text(run_doc)
+    data_dir = json.loads(run_doc).get("dir")
+    argv = [a.driver, "--config", str(run_path), "--out", str(out)]
+    limits = _limits(a.limits)
+    # A closed stdout (controller gone) must not kill us before the driver is stopped.
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    with open(out / "driver.log", "wb") as log:
+        try:
+            if limits is not None:
+                from lsmbench.throttle import RunCgroup
+
+                with RunCgroup(a.cgroup, limits, data_dir=data_dir) as cg:
+                    proc = cg.popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL)
+                    res = _wait(proc, a.timeout)
+                    with contextlib.suppress(Exception):
+                        res["io_counters"] = cg.io_counters()
+                    res["throttled"] = limits.has_io_limits
+                    res["cgroup_backend"] = cg.backend
+            else:
+                proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL)
+                res = _wait(proc, a.timeout)
+        except _ControllerGone:
+            return
+    _emit("result " + json.dumps(res))
+
+
+def cmd_fingerprint(a: argparse.Namespace) -> dict[str, Any]:
+    from lsmbench import fingerprint as fp
+
+    driver = Path(a.driver) if a.driver else None
+    out = fp.fingerprint(a.data_dir, a.hash, driver)
+    out.pop("project", None)  # the controller records the project's commit
+    return out
+
+
+def cmd_calibrate(a: argparse.Namespace) -> dict[str, Any]:
+    from lsmbench.calibrate import run_calibration
+
+    d = Path(a.dir)
+    d.mkdir(parents=True, exist_ok=True)
+    try:
+        profile = run_calibration(str(d), a.runtime, a.size_mb)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    return json.loads(profile.to_json())
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="lsmbench_node.py")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("check")
+    s.add_argument("--data-dir", required=True)
+    s.add_argument("--limits")
+    s = sub.add_parser("prepare")
+    s.add_argument("--root", required=True)
+    s.add_argument("--campaign", required=True)
+    s.add_argument("--key", required=True)
+    s.add_argument("--drop-caches", action="store_true")
+    s.add_argument("--fstrim", action="store_true")
+    s = sub.add_parser("snapshot")
+    s.add_argument("src")
+    s.add_argument("dst")
+    s = sub.add_parser("remove")
+    s.add_argument("path")
+    s = sub.add_parser("run")
+    s.add_argument("--out", required=True)
+    s.add_argument("--driver", required=True)
+    s.add_argument("--limits")
+    s.add_argument("--cgroup", default="lsmbench")
+    s.add_argument("--timeout", type=float)
+    s = sub.add_parser("fingerprint")
+    s.add_argument("--data-dir", required=True)
+    s.add_argument("--hash", required=True)
+    s.add_argument("--driver")
+    s = sub.add_parser("calibrate")
+    s.add_argument("--dir", required=True)
+    s.add_argument("--runtime", type=float, default=5.0)
+    s.add_argument("--size-mb", type=int, default=1024)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = parser().parse_args(argv)
+    try:
+        if a.cmd == "run":
+            cmd_run(a)
+            return 0
+        fn = {"check": cmd_check, "prepare": cmd_prepare, "snapshot": cmd_snapshot,
+              "remove": cmd_remove, "fingerprint": cmd_fingerprint,
+              "calibrate": cmd_calibrate}[a.cmd]
+        print(json.dumps(fn(a)))
+        return 0
+    except Exception as e:
+        print(f"lsmbench_node {a.cmd}: {type(e).__name__}: {e}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

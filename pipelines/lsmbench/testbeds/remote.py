@@ -1,0 +1,267 @@
+"""What the ssh and terraform testbeds share: nodes reached over SSH, deployed by Ansible,
+driven through the node helper (node_helper.py, shipped to REMOTE_ROOT/lib/lsmbench_node.py).
+
+* ``up``: the inventory (from the spec, a file or Terraform outputs) becomes nodes; each is
+  contacted once (its host key is recorded in the testbed's known_hosts on first contact, a
+  changed key is an error); unreachable nodes are dropped with a warning while one is left.
+* ``deploy``: ansible-playbook (ansible/playbooks/deploy.yml: roles common, lsm_engine,
+  cgroup_throttle) when what was deployed (content hash of engines/ and the helper, recorded
+  in deployed.json) differs from what is here; otherwise nothing (a kept testbed is reused).
+* ``run_driver``: run.json goes to the node on stdin, the helper runs lsm-driver inside the
+  node's cgroup throttle, the outputs come back with tar over ssh into the point's directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from .. import fingerprint as fp
+from ..paths import project_root
+from .ansible_runner import Event, PlaybookResult, run_playbook
+from .base import Node, PhaseRun, Testbed, TestbedError, Tick
+from .inventory import HostEntry, ansible_inventory, write_yaml
+from .sshconn import HostKeyChanged, NodeUnreachable, SshTarget
+from .state import TestbedState, content_hash, helper_archive, source_archive
+
+
+class RemoteTestbed(Testbed):
+    """A testbed of SSH nodes; subclasses say where the inventory comes from."""
+
+    def __init__(self, spec: Any, *, campaign: str, log: Any = None,
+                 state: TestbedState | None = None) -> None:
+        super().__init__(spec, campaign=campaign, log=log)
+        self.state = state or TestbedState(f"campaign.{campaign}")
+        self.remote_root = str(spec.remote_root).rstrip("/")
+        if not self.remote_root.startswith("/"):
+            raise TestbedError(f"testbed.remote_root must be an absolute path on the nodes, "
+                               f"got {spec.remote_root!r}")
+        self.targets: dict[str, SshTarget] = {}
+        self.entries: dict[str, HostEntry] = {}
+        self.on_event: Event | None = None  # per-host Ansible progress (set by the CLI)
+        self.last_playbook: PlaybookResult | None = None
+
+    # -- the inventory ----------------------------------------------------------------------
+
+    def hosts(self) -> list[HostEntry]:
+        raise NotImplementedError
+
+    def root_of(self, h: HostEntry) -> str:
+        root = (h.remote_root or self.remote_root).rstrip("/")
+        if not root.startswith("/"):
+            raise TestbedError(f"node {h.name}: remote_root must be an absolute path, got {root!r}")
+        return root
+
+    def _helper(self, node: Node | HostEntry, *args: str) -> list[str]:
+        root = node.facts["remote_root"] if isinstance(node, Node) else self.root_of(node)
+        return [*self.sudo, self.spec.python, f"{root}/lib/lsmbench_node.py", *args]
+
+    @property
+    def sudo(self) -> list[str]:
+        return ["sudo", "-n"] if getattr(self.spec, "become", False) else []
+
+    def _node(self, h: HostEntry) -> Node:
+        root = self.root_of(h)
+        return Node(name=h.name, data_root=h.data_dir, address=h.address,
+                    driver=f"{root}/bin/lsm-driver", device=h.device,
+                    facts={"disk": h.disk, "address": h.address, "port": h.port,
+                           "remote_root": root})
+
+    def target(self, node: Node) -> SshTarget:
+        return self.targets[node.name]
+
+    def write_inventory(self, hosts: list[HostEntry]) -> Path:
+        self.state.ensure()
+        inv = ansible_inventory(hosts, known_hosts=self.state.known_hosts,
+                                python=self.spec.python, remote_root=self.remote_root,
+                                become=bool(getattr(self.spec, "become", False)))
+        write_yaml(self.state.inventory_path, inv, mode=0o600)
+        return self.state.inventory_path
+
+    def up(self) -> list[Node]:
+        hosts = self.hosts()
+        self.write_inventory(hosts)
+        self.entries = {h.name: h for h in hosts}
+        self.targets = {h.name: SshTarget(h, self.state.known_hosts) for h in hosts}
+
+        def contact(h: HostEntry) -> NodeUnreachable | None:
+            try:
+                self.targets[h.name].wait_reachable()
+                return None
+            except NodeUnreachable as e:
+                return e
+
+        with ThreadPoolExecutor(max_workers=min(16, len(hosts))) as pool:
+            errors = dict(zip([h.name for h in hosts], pool.map(contact, hosts), strict=True))
+        bad = {n: e for n, e in errors.items() if e is not None}
+        changed = [str(e) for e in bad.values() if isinstance(e, HostKeyChanged)]
+        if changed:  # never run on a node that may not be ours
+            raise TestbedError("; ".join(changed))
+        if len(bad) == len(hosts):
+            raise TestbedError("no node is reachable: " + "; ".join(map(str, bad.values())))
+        for e in bad.values():
+            self.log.warning("%s; running without it", e)
+        return [self._node(h) for h in hosts if h.name not in bad]
+
+    # -- deployment -------------------------------------------------------------------------
+
+    def needs_deploy(self, nodes: list[Node]) -> list[Node]:
+        want = content_hash()
+        done = self.state.deployed()
+        return [n for n in nodes if done.get(n.name, {}).get("content_hash") != want]
+
+    def deploy(self, nodes: list[Node], *, force: bool = False, check: bool = False) -> None:
+        todo = nodes if force else self.needs_deploy(nodes)
+        if not todo:
+            self.log.info("testbed %s: deployed content unchanged; not redeploying",
+                          self.state.name)
+            return
+        chash = content_hash()
+        archive = source_archive(self.state.dir / "sources", chash)
+        playbook = Path(self.spec.playbook)
+        if not playbook.is_absolute():
+            playbook = project_root() / playbook
+        extra = {
+            "lsmbench_content_hash": chash,
+            "lsm_engine_source_archive": str(archive),
+            "lsm_engine_source_hash": chash,
+            "cgroup_throttle_helper_archive": str(helper_archive(self.state.dir / "sources",
+                                                                  chash)),
+            "cgroup_throttle_helper_hash": chash,
+            **self.spec.ansible_vars,
+        }
+        result = run_playbook(playbook, self.state.inventory_path, extra,
+                              limit=[n.name for n in todo], check=check,
+                              on_event=self.on_event, log_path=self.state.dir / "ansible.log")
+        self.last_playbook = result
+        if result.rc != 0:
+            raise TestbedError(
+                f"ansible-playbook {playbook.name} failed (exit {result.rc}; hosts: "
+                f"{', '.join(result.failed_hosts()) or 'see log'}); full log: "
+                f"{self.state.dir / 'ansible.log'}\n{result.output_tail[-2000:]}")
+        if not check:
+            self.state.record_deployed([n.name for n in todo], chash)
+
+    # -- data directories -------------------------------------------------------------------
+
+    def prepare_data_dir(self, node: Node, key: str) -> str:
+        args = self._helper(node, "prepare", "--root", node.data_root, "--campaign", self.campaign,
+                            "--key", key)
+        if self.spec.drop_caches:
+            args.append("--drop-caches")
+        if self.spec.fstrim:
+            args.append("--fstrim")
+        doc = json.loads(self.target(node).run(args).stdout)
+        for w in doc.get("warnings", []):
+            self.log.warning("%s: %s", node.name, w)
+        return str(doc["path"])
+
+    def snapshot(self, node: Node, src: str, dst: str) -> None:
+        self.target(node).run(self._helper(node, "snapshot", src, dst), timeout=3600)
+
+    def remove_dir(self, node: Node, path: str) -> None:
+        self.target(node).run(self._helper(node, "remove", path), timeout=600)
+
+    # -- the driver -------------------------------------------------------------------------
+
+    def run_driver(self, node: Node, run_doc: dict[str, Any], out_dir: Path, *,
+                   limits: Any = None, cgroup_name: str = "lsmbench",
+                   timeout_s: float | None = None, tick: Tick | None = None) -> PhaseRun:
+        if node.driver is None:
+            raise TestbedError("the testbed is not deployed (no driver)")
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "run.json").write_text(json.dumps(run_doc, indent=2) + "\n")
+        remote_out = f"{node.facts['remote_root']}/out/{self.campaign}/{uuid.uuid4().hex}"
+        args = self._helper(node, "run", "--out", remote_out, "--driver", node.driver,
+                            "--cgroup", cgroup_name)
+        if limits is not None:
+            args += ["--limits", json.dumps(dataclasses.asdict(limits))]
+        if timeout_s is not None:
+            args += ["--timeout", f"{timeout_s:.0f}"]
+        result: dict[str, Any] = {}
+
+        def on_line(line: str) -> None:
+            if line.startswith("tick ") and tick is not None:
+                with contextlib.suppress(ValueError):
+                    tick(float(line[5:]))
+            elif line.startswith("result "):
+                result.update(json.loads(line[7:]))
+
+        t = self.target(node)
+        code, err, _ = t.stream(args, input=(json.dumps(run_doc, indent=2) + "\n").encode(),
+                                on_line=on_line)
+        if code != 0 or not result:
+            raise TestbedError(f"node {node.name}: the node helper failed (exit {code}): "
+                               f"{err.strip()[-800:]}")
+        t.fetch_dir(remote_out, out_dir, sudo=self.sudo)
+        log_tail = ""
+        with contextlib.suppress(OSError):
+            log_tail = (out_dir / "driver.log").read_text(errors="replace")[-4000:]
+        return PhaseRun(exit_code=result.get("exit_code"), wall_s=float(result["wall_s"]),
+                        timed_out=bool(result.get("timed_out")),
+                        io_counters=result.get("io_counters"),
+                        throttled=bool(result.get("throttled")),
+                        cgroup_backend=result.get("cgroup_backend"), log_tail=log_tail)
+
+    # -- environment ------------------------------------------------------------------------
+
+    def fingerprint(self, node: Node, data_dir: str, options_hash: str) -> dict[str, Any]:
+        out = json.loads(self.target(node).run(self._helper(
+            node, "fingerprint", "--data-dir", data_dir, "--hash", options_hash,
+            "--driver", node.driver or "")).stdout)
+        out["project"] = fp.git_commit()
+        out["node"] = {"name": node.name, **node.facts, "testbed": self.state.name}
+        return out
+
+    def check_throttle(self, node: Node, limits: Any) -> dict[str, Any] | None:
+        doc = json.loads(self.target(node).run(self._helper(
+            node, "check", "--data-dir", node.data_root,
+            "--limits", json.dumps(dataclasses.asdict(limits)))).stdout)
+        return doc.get("throttle")
+
+    def calibrate(self, node: Node, runtime_s: float, size_mb: int = 1024) -> Any:
+        from ..calibrate import DiskProfile
+
+        r = self.target(node).run(self._helper(
+            node, "calibrate", "--dir", f"{node.data_root}/.calibration", "--runtime",
+            str(runtime_s), "--size-mb", str(size_mb)), timeout=runtime_s * 8 + 600)
+        return DiskProfile.from_json(r.stdout.decode())
+
+    def status(self) -> list[dict[str, Any]]:
+        """Per node: reachable?, deployed hash, helper answering?"""
+        hosts = self.hosts()
+        done = self.state.deployed()
+        want = content_hash()
+
+        def one(h: HostEntry) -> dict[str, Any]:
+            t = SshTarget(h, self.state.known_hosts)
+            row: dict[str, Any] = {"node": h.name, "address": f"{h.address}:{h.port}",
+                                   "disk": h.disk, "data_dir": h.data_dir,
+                                   "deployed": done.get(h.name, {}).get("content_hash"),
+                                   "current": done.get(h.name, {}).get("content_hash") == want}
+            try:
+                r = t.run(self._helper(h, "check", "--data-dir", h.data_dir), check=False,
+                          timeout=30)
+                row["reachable"] = True
+                row["helper"] = r.returncode == 0
+            except NodeUnreachable as e:
+                row["reachable"] = False
+                row["error"] = str(e)
+            return row
+
+        with ThreadPoolExecutor(max_workers=min(16, len(hosts))) as pool:
+            return list(pool.map(one, hosts))
+
+    def describe(self) -> str:
+        try:
+            names = ", ".join(f"{h.name} ({h.disk})" for h in self.hosts())
+        except TestbedError as e:
+            names = str(e)
+        return f"{self.kind} testbed {self.state.name}: {names}"
+
+

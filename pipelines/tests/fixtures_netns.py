@@ -1,0 +1,202 @@
+"""Test nodes across a real network: sshd instances in network namespaces.
+
+Each node is a network namespace with a veth pair (its own /30 subnet, the controller's end in
+the root namespace), an sshd of its own (own host key, own authorized_keys, listening only on
+the node's address) and its own data and remote-root directories. The namespaces share this
+machine's filesystem and CPU, so what differs between nodes is the network path and the
+directories -- enough to test reaching, deploying, distributing and losing nodes.
+
+The fixture needs root, /usr/sbin/sshd, ip and ssh; without them the tests are skipped with
+the reason. Everything is torn down afterwards, also when a test fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+SSHD = "/usr/sbin/sshd"
+
+
+@dataclass
+class SshNode:
+    name: str
+    netns: str
+    address: str
+    host_dir: Path
+    data_dir: Path
+    remote_root: Path
+    proc: subprocess.Popen[bytes] | None = None
+
+    def host_entry(self, key_file: Path, disk: str = "ssd") -> dict[str, object]:
+        return {"name": self.name, "address": self.address, "user": "root",
+                "key_file": str(key_file), "data_dir": str(self.data_dir),
+                "remote_root": str(self.remote_root), "disk": disk}
+
+
+@dataclass
+class NetnsNodes:
+    base: Path
+    key_file: Path
+    nodes: list[SshNode] = field(default_factory=list)
+
+    def kill_sshd(self, node: SshNode) -> None:
+        """Kills the node's sshd and every session it started (the node drops off the
+        network as far as SSH goes; processes it ran see their connection vanish)."""
+        if node.proc is None:
+            return
+        for pid in [*_descendants(node.proc.pid), node.proc.pid]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        node.proc.wait(timeout=10)
+        node.proc = None
+
+
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry))
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        for c in children.get(p, []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def _run(*argv: str) -> None:
+    r = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)}: {r.stderr.strip()}")
+
+
+def netns_unavailable() -> str | None:
+    if os.geteuid() != 0:
+        return "needs root (network namespaces, sshd)"
+    for tool in (SSHD, shutil.which("ip"), shutil.which("ssh"), shutil.which("ssh-keygen")):
+        if not tool or not os.path.exists(tool):
+            return "needs openssh-server (/usr/sbin/sshd), openssh-client and iproute2"
+    r = subprocess.run(["ip", "netns", "list"], capture_output=True, check=False)
+    if r.returncode != 0:
+        return "ip netns does not work here"
+    return None
+
+
+def _wait_port(address: str, port: int = 22, timeout_s: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with socket.create_connection((address, port), timeout=1.0):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def _start_sshd(node: SshNode, authorized_keys: Path) -> None:
+    node.host_dir.mkdir(parents=True, exist_ok=True)
+    hostkey = node.host_dir / "ssh_host_ed25519_key"
+    if not hostkey.exists():
+        _run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(hostkey))
+    cfg = node.host_dir / "sshd_config"
+    cfg.write_text(
+        f"Port 22\nListenAddress {node.address}\nHostKey {hostkey}\n"
+        f"AuthorizedKeysFile {authorized_keys}\nPermitRootLogin prohibit-password\n"
+        "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"
+        f"StrictModes no\nPidFile {node.host_dir / 'sshd.pid'}\nLogLevel ERROR\n"
+        "Subsystem sftp internal-sftp\nMaxStartups 100\nMaxSessions 50\n")
+    log = open(node.host_dir / "sshd.log", "ab")  # noqa: SIM115 - owned by the process
+    node.proc = subprocess.Popen(
+        ["ip", "netns", "exec", node.netns, SSHD, "-D", "-e", "-f", str(cfg)],
+        stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+    _wait_port(node.address)
+
+
+def restart_sshd(nodes: NetnsNodes, node: SshNode) -> None:
+    _start_sshd(node, nodes.base / "authorized_keys")
+
+
+def remove_stale_namespaces() -> None:
+    """Namespaces of an earlier test process that was killed before its cleanup (their name
+    carries its pid): their processes (that run's sshd) are stopped, then they are deleted,
+    which removes their veth pairs too."""
+    r = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False)
+    for line in r.stdout.splitlines():
+        m = re.match(r"^(lsmb(\d+)n\d+)\b", line)
+        if not m or os.path.exists(f"/proc/{m.group(2)}"):
+            continue
+        pids = subprocess.run(["ip", "netns", "pids", m.group(1)], capture_output=True,
+                              text=True, check=False).stdout.split()
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, ValueError):
+                os.kill(int(pid), signal.SIGKILL)
+        subprocess.run(["ip", "netns", "del", m.group(1)], capture_output=True, check=False)
+
+
+@contextlib.contextmanager
+def netns_nodes(base: Path, count: int = 2) -> Iterator[NetnsNodes]:
+    reason = netns_unavailable()
+    if reason:
+        pytest.skip(reason)
+    remove_stale_namespaces()
+    Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # sshd's privilege separation dir
+    key = base / "id_ed25519"
+    _run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "lsmbench-test", "-f", str(key))
+    (base / "authorized_keys").write_text((base / "id_ed25519.pub").read_text())
+    pid = os.getpid()
+    tag = f"{pid % 100000}"  # veth names have at most 15 characters
+    subnet = 100 + pid % 150
+    nodes = NetnsNodes(base=base, key_file=key)
+    created_ns: list[str] = []
+    created_links: list[str] = []
+    try:
+        for i in range(count):
+            ns = f"lsmb{pid}n{i}"
+            host_if, node_if = f"lb{tag}h{i}", f"lb{tag}n{i}"
+            host_ip, node_ip = f"10.231.{subnet}.{4 * i + 1}", f"10.231.{subnet}.{4 * i + 2}"
+            _run("ip", "netns", "add", ns)
+            created_ns.append(ns)
+            _run("ip", "link", "add", host_if, "type", "veth", "peer", "name", node_if)
+            created_links.append(host_if)
+            _run("ip", "link", "set", node_if, "netns", ns)
+            _run("ip", "addr", "add", f"{host_ip}/30", "dev", host_if)
+            _run("ip", "link", "set", host_if, "up")
+            _run("ip", "netns", "exec", ns, "ip", "addr", "add", f"{node_ip}/30", "dev", node_if)
+            _run("ip", "netns", "exec", ns, "ip", "link", "set", node_if, "up")
+            _run("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up")
+            d = base / f"node{i}"
+            node = SshNode(name=f"node{i}", netns=ns, address=node_ip, host_dir=d / "sshd",
+                           data_dir=d / "data", remote_root=d / "root")
+            node.data_dir.mkdir(parents=True)
+            _start_sshd(node, base / "authorized_keys")
+            nodes.nodes.append(node)
+        yield nodes
+    finally:
+        for node in nodes.nodes:
+            with contextlib.suppress(Exception):
+                nodes.kill_sshd(node)
+        for link in created_links:
+            subprocess.run(["ip", "link", "del", link], capture_output=True, check=False)
+        for ns in created_ns:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, check=False)

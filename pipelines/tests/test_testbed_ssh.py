@@ -1,0 +1,307 @@
+"""The ssh testbed across a real network: sshd nodes in network namespaces (fixtures_netns).
+
+One module-wide pair of nodes: `lsmbench testbed up` (Ansible deploys the engine from a
+build cache seeded with this machine's lsm-driver -- the nodes share its 2 CPUs, a CMake
+build per node would take minutes -- and the node helper), a second `up` that changes
+nothing, a campaign spread over both nodes, a node whose sshd dies mid-campaign, a changed
+host key, and `down`. Runs as root (CI); skipped with the reason elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from fixtures_netns import NetnsNodes, netns_nodes, restart_sshd
+
+pytestmark = pytest.mark.slow
+
+NAME = "nsbed"
+
+
+@pytest.fixture(scope="module")
+def bed(driver_path):
+    base = Path(tempfile.mkdtemp(prefix="lsmbench-netns-", dir="/var/tmp"))
+    try:
+        with netns_nodes(base, count=2) as nodes:
+            from lsmbench.testbeds.state import content_hash
+
+            # A frozen copy of the sources: their hash must not move under the test when
+            # engines/ is edited meanwhile (the build cache is keyed by it).
+            shutil.copytree(Path(__file__).resolve().parents[2] / "engines", base / "engines",
+                            ignore=shutil.ignore_patterns("build*", "__pycache__"))
+            os.environ["LSMBENCH_ENGINES"] = str(base / "engines")
+            cache = base / "cache" / content_hash()
+            cache.mkdir(parents=True)
+            shutil.copy2(driver_path, cache / "lsm-driver")
+            definition = {
+                "type": "ssh",
+                "hosts": [n.host_entry(nodes.key_file) for n in nodes.nodes],
+                "ansible_vars": {"lsm_engine_build_cache": str(base / "cache"),
+                                 "common_install_packages": False,
+                                 "lsm_engine_install_build_deps": False},
+            }
+            (base / "testbed.yml").write_text(yaml.safe_dump(definition))
+            yield nodes
+    finally:
+        os.environ.pop("LSMBENCH_ENGINES", None)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def lsmbench(nodes: NetnsNodes, *args: str, timeout: float = 600,
+             **env_extra: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "LSMBENCH_TESTBEDS": str(nodes.base / "testbeds"), **env_extra}
+    return subprocess.run([sys.executable, "-m", "lsmbench", *args], capture_output=True,
+                          text=True, timeout=timeout, check=False, env=env)
+
+
+def state_dir(nodes: NetnsNodes) -> Path:
+    return nodes.base / "testbeds" / NAME
+
+
+def up(nodes: NetnsNodes) -> dict:
+    r = lsmbench(nodes, "testbed", "up", NAME, "--file", str(nodes.base / "testbed.yml"),
+                 "--json")
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def campaign_spec(nodes: NetnsNodes, name: str, points: int, testing_s: str = "2s",
+                  **extra: object) -> Path:
+    spec = {**extra,
+        "name": name,
+        "engine": {"name": "builtin", "options": {"memtable_bytes": "1M"}},
+        "matrix": {"size_ratio": list(range(2, 2 + points))},
+        "workload": {"file": "update-uniform-1kb", "set": {"record_count": 5000}},
+        "phases": {"testing": {"duration": testing_s, "warmup": "0.5s"},
+                   "running": {"duration": "1s"}},
+        "testbed": NAME,
+    }
+    p = nodes.base / f"{name}.yaml"
+    p.write_text(yaml.safe_dump(spec))
+    return p
+
+
+def events(stdout: str) -> list[dict]:
+    return [json.loads(x) for x in stdout.splitlines() if x.startswith("{")]
+
+
+# ------------------------------------------------------------------------------------ tests
+
+
+def test_check_mode_reports_changes_and_makes_none(bed):
+    r = lsmbench(bed, "testbed", "up", NAME, "--file", str(bed.base / "testbed.yml"), "--check",
+                 "--json")
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert all(x["failed"] == 0 and x["changed"] > 0 for x in out["recap"].values())
+    assert not any(n.remote_root.exists() for n in bed.nodes)
+    assert not (state_dir(bed) / "deployed.json").exists()
+    assert not (state_dir(bed) / "testbed.yml").exists()
+
+
+def test_up_contacts_every_node_and_deploys(bed):
+    out = up(bed)
+    assert sorted(n["name"] for n in out["nodes"]) == ["node0", "node1"]
+    assert set(out["recap"]) == {"node0", "node1"}
+    assert all(r["failed"] == 0 and r["unreachable"] == 0 for r in out["recap"].values())
+    sd = state_dir(bed)
+    # First contact recorded each node's host key in the testbed's own known_hosts.
+    known = (sd / "known_hosts").read_text()
+    for n in bed.nodes:
+        assert n.address in known
+    assert (sd / "inventory.yml").stat().st_mode & 0o077 == 0
+    inv = yaml.safe_load((sd / "inventory.yml").read_text())
+    assert set(inv["all"]["children"]["ssd"]["hosts"]) == {"node0", "node1"}
+    deployed = json.loads((sd / "deployed.json").read_text())
+    from lsmbench.testbeds.state import content_hash
+
+    assert {d["content_hash"] for d in deployed.values()} == {content_hash()}
+    for n in bed.nodes:
+        driver = n.remote_root / "bin" / "lsm-driver"
+        assert driver.is_file() and os.access(driver, os.X_OK)
+        assert (n.remote_root / "bin" / "lsm-driver.source-hash").read_text().strip() == \
+            content_hash()
+        assert (n.remote_root / "lib" / "lsmbench_node.py").is_file()
+        assert (n.remote_root / "lib" / "lsmbench" / "throttle" / "cgroup.py").is_file()
+
+
+def test_second_up_changes_nothing(bed):
+    out = up(bed)
+    assert out["changed"] == 0, out["recap"]
+    assert all(r["changed"] == 0 and r["ok"] > 0 for r in out["recap"].values())
+
+
+def test_status_reports_reachable_and_current(bed):
+    r = lsmbench(bed, "testbed", "status", NAME, "--json")
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)["nodes"]
+    deployed = json.loads((state_dir(bed) / "deployed.json").read_text())
+    assert [(x["node"], x["reachable"], x["current"], x["helper"]) for x in rows] == [
+        ("node0", True, True, True), ("node1", True, True, True)]
+    assert [x["deployed"] for x in rows] == [deployed["node0"]["content_hash"],
+                                             deployed["node1"]["content_hash"]]
+
+
+def test_campaign_spreads_over_both_nodes(bed, tmp_path, influxd):
+    sink = {"influx": {"url": influxd.url, "database": "tbtest", "username": "admin",
+                       "token_env": "LSMBENCH_TEST_INFLUX_PASSWORD", "retries": 1}}
+    spec = campaign_spec(bed, "spread", points=4, sinks=sink)
+    results = tmp_path / "results"
+    r = lsmbench(bed, "run", str(spec), "--json", "--results", str(results),
+                 LSMBENCH_TEST_INFLUX_PASSWORD=influxd.password)
+    assert r.returncode == 0, r.stderr[-3000:] + r.stdout[-2000:]
+    summary = events(r.stdout)[-1]
+    assert summary["event"] == "campaign_end"
+    assert (summary["complete"], summary["failed"]) == (4, 0)
+    assert summary["node_failures"] == []
+    from lsmbench.store import Store
+
+    points = Store(results).points("spread")
+    assert len(points) == 4
+    hosts = {p.data["host"] for p in points}
+    assert hosts == {"node0", "node1"}
+    for p in points:
+        assert p.state == "complete"
+        for phase in ("load", "testing", "running"):
+            d = p.path / phase
+            for f in ("run.json", "summary.json", "driver.log"):
+                assert (d / f).is_file(), f"{d / f} missing"
+        fp = json.loads((p.path / "fingerprint.json").read_text())
+        assert fp["node"]["name"] == p.data["host"]
+        assert p.data["max_throughput"]["writes_per_s"] > 0
+    # Published like any point, the node as the host tag.
+    assert all(p.data["published"] is True for p in points)
+    tags = influxd.query('SHOW TAG VALUES FROM lsm_summary WITH KEY = "host"', db="tbtest")
+    assert sorted(v[1] for v in tags["results"][0]["series"][0]["values"]) == ["node0", "node1"]
+    # Nothing left behind on the nodes: phase outputs were moved, data dirs removed.
+    for n in bed.nodes:
+        assert list((n.remote_root / "out" / "spread").iterdir()) == []
+        assert not any((n.data_dir / "spread").iterdir())
+
+
+def test_node_lost_mid_campaign_point_finishes_elsewhere(bed, tmp_path):
+    spec = campaign_spec(bed, "lossy", points=3, testing_s="6s")
+    results = tmp_path / "results"
+    env = {**os.environ, "LSMBENCH_TESTBEDS": str(bed.base / "testbeds")}
+    proc = subprocess.Popen([sys.executable, "-m", "lsmbench", "run", str(spec), "--json",
+                             "--results", str(results)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    victim = bed.nodes[1]
+    out_dir = victim.remote_root / "out" / "lossy"
+    killed = threading.Event()
+
+    def kill_when_busy() -> None:
+        # Kill node1's sshd (and its sessions) while a phase of a point runs there.
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if out_dir.is_dir() and any((d / "run.json").is_file() for d in out_dir.iterdir()):
+                time.sleep(0.5)
+                bed.kill_sshd(victim)
+                killed.set()
+                return
+            time.sleep(0.1)
+
+    t = threading.Thread(target=kill_when_busy)
+    t.start()
+    try:
+        stdout, stderr = proc.communicate(timeout=600)
+    finally:
+        t.join()
+        restart_sshd(bed, victim)
+    assert killed.is_set(), "node1 never ran a phase"
+    ev = events(stdout)
+    summary = ev[-1]
+    assert summary["event"] == "campaign_end", stderr[-3000:]
+    # Every point completed -- the lost one on node0 -- and the failure names node1.
+    assert (summary["complete"], summary["failed"]) == (3, 0), stderr[-3000:]
+    assert proc.returncode == 0
+    assert [f["node"] for f in summary["node_failures"]] == ["node1"]
+    from lsmbench.store import Store
+
+    points = Store(results).points("lossy")
+    retried = [p for p in points if p.data.get("attempts")]
+    assert len(retried) == 1
+    att = retried[0].data["attempts"]
+    assert att[0]["node"] == "node1" and att[0]["node_failed"] and att[0]["unreachable"]
+    assert retried[0].data["host"] == "node0"
+    # The helper on node1 saw its controller go and stopped the driver: no orphan writes on.
+    driver = str(victim.remote_root / "bin" / "lsm-driver")
+    deadline = time.monotonic() + 30
+    while _running(driver) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not _running(driver)
+
+
+def _running(exe: str) -> bool:
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0] == exe.encode():
+                    return True
+            except OSError:
+                pass
+    return False
+
+
+def test_changed_host_key_is_refused(bed):
+    victim = bed.nodes[0]
+    bed.kill_sshd(victim)
+    for f in victim.host_dir.glob("ssh_host_ed25519_key*"):
+        f.unlink()
+    restart_sshd(bed, victim)  # a new host key: as if someone else answered at that address
+    r = lsmbench(bed, "testbed", "up", NAME)
+    assert r.returncode == 3
+    assert "host key differs" in r.stderr and "known_hosts" in r.stderr
+    # Put the recorded key right again for what follows.
+    kh = state_dir(bed) / "known_hosts"
+    kh.write_text("".join(ln for ln in kh.read_text().splitlines(keepends=True)
+                          if victim.address not in ln))
+
+
+@pytest.mark.skipif(shutil.which("terraform") is None, reason="terraform is not installed")
+def test_terraform_static_module_inventory_reaches_the_nodes(bed):
+    """modules/static's output becomes the inventory: up = apply + contact + deploy."""
+    hosts = [n.host_entry(bed.key_file) for n in bed.nodes]
+    definition = yaml.safe_load((bed.base / "testbed.yml").read_text())
+    definition.update({"type": "terraform", "module": "terraform/modules/static",
+                       "variables": {"hosts": hosts}})
+    del definition["hosts"]
+    f = bed.base / "tf.yml"
+    f.write_text(yaml.safe_dump(definition))
+    rc = bed.base / "terraformrc"
+    rc.write_text("")
+    env = {**os.environ, "LSMBENCH_TESTBEDS": str(bed.base / "testbeds"),
+           "TF_CLI_CONFIG_FILE": str(rc)}
+    r = subprocess.run([sys.executable, "-m", "lsmbench", "testbed", "up", "tfnodes", "--file",
+                        str(f), "--json"], capture_output=True, text=True, env=env,
+                       timeout=600, check=False)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["kind"] == "terraform" and out["provisioned"] is True
+    assert sorted(n["name"] for n in out["nodes"]) == ["node0", "node1"]
+    # Same content already on the nodes (deployed by the ssh testbed): nothing changes.
+    assert all(x["changed"] == 0 and x["failed"] == 0 for x in out["recap"].values())
+    state = bed.base / "testbeds" / "tfnodes" / "terraform" / "terraform.tfstate"
+    assert json.loads(state.read_text())["resources"]
+
+
+def test_down_needs_yes_and_dry_run_changes_nothing(bed):
+    r = lsmbench(bed, "testbed", "down", NAME)
+    assert r.returncode == 2 and "--yes" in r.stderr
+    r = lsmbench(bed, "testbed", "down", NAME, "--dry-run")
+    assert r.returncode == 0 and "would remove" in r.stdout
+    assert all((n.remote_root / "bin" / "lsm-driver").is_file() for n in bed.nodes)
+    r = lsmbench(bed, "testbed", "down", NAME, "--yes")
+    assert r.returncode == 0, r.stderr
+    assert not any(n.remote_root.exists() for n in bed.nodes)
+    assert not (state_dir(bed) / "deployed.json").exists()
