@@ -1,6 +1,7 @@
 // Leveling (Luo & Carey Sec. 2.1, full merges): one component per level
-// >= 1, level i holding up to M * T^i bytes; flushed components are merged
-// into level 1 at once and a full level is merged into the next one.
+// >= 1 (two while one moves down), level i holding up to M * T^i bytes;
+// flushed components are merged into level 1 at once and a full level is
+// merged into the next one.
 #include <algorithm>
 #include <cmath>
 
@@ -31,21 +32,6 @@ class LevelingPolicy final : public MergePolicy {
   const LevelingParams params_;
 };
 
-// Appends a merge of every component of levels `a` and `b` (either may be
-// empty) into output_level and marks both levels busy, unless their
-// components are not one contiguous run of the stack (a stack these policies
-// never produce; merging a non-contiguous set would reorder data by age).
-void AddMerge(const Snapshot& snapshot, LevelInfo* a, LevelInfo* b, int output_level,
-              std::vector<MergeOp>* ops) {
-  std::vector<size_t> run = a->positions;
-  if (b != a) run.insert(run.end(), b->positions.begin(), b->positions.end());
-  std::sort(run.begin(), run.end());
-  if (!IsContiguous(run)) return;
-  ops->push_back(MergeOp{IdsAt(snapshot, run), output_level});
-  a->busy = true;
-  b->busy = true;
-}
-
 }  // namespace
 
 std::vector<MergeOp> LevelingPolicy::PickMerges(const Snapshot& snapshot) const {
@@ -57,32 +43,54 @@ std::vector<MergeOp> LevelingPolicy::PickMerges(const Snapshot& snapshot) const 
   auto full = [&](int i) {
     return !levels[i].positions.empty() && static_cast<double>(levels[i].bytes) >= capacity[i];
   };
-
+  // Positions that are inputs already: of merges in flight, or of merges
+  // created earlier in this call.
+  std::vector<bool> taken(snapshot.stack.size(), false);
+  for (size_t p = 0; p < snapshot.stack.size(); ++p) taken[p] = snapshot.stack[p].being_merged;
+  // Merges every component of `from` with the components of level `into`
+  // that are not inputs already, into level `into`; nothing when that is
+  // not one contiguous run (never so for stacks these policies make).
   std::vector<MergeOp> ops;
-  // Deepest first, so that a level moving down makes the level above wait:
-  // a full level must not merge into a level that is itself being merged.
+  auto merge_into = [&](int from, int into) {
+    std::vector<size_t> run = levels[from].positions;
+    if (into != from) {
+      for (size_t p : levels[into].positions) {
+        if (!taken[p]) run.push_back(p);
+      }
+    }
+    std::sort(run.begin(), run.end());
+    if (!IsContiguous(run)) return;
+    ops.push_back(MergeOp{IdsAt(snapshot, run), into});
+    for (size_t p : run) taken[p] = true;
+    levels[from].busy = true;
+    levels[into].busy = true;
+  };
+
+  // Deepest first. A full level merges into the next one; when the next
+  // level's component is itself moving down, into a new component of the
+  // next level beside it (bLSM's C_i and C'_i, Luo & Carey Sec. 2-5: a
+  // level then briefly holds two components), so that merges of different
+  // levels run concurrently and the scheduler chooses among them.
   for (int i = deepest; i >= 1; --i) {
     LevelInfo& level = levels[i];
     if (level.positions.empty() || level.busy) continue;
     if (full(i) && i < kMaxLevel) {
-      LevelInfo& next = levels[i + 1];
-      if (next.busy) continue;  // wait for the next level's merge
-      // With no component at level i+1 this is a single-input op: the
-      // component only changes level (the engine may do that without I/O).
-      AddMerge(snapshot, &next, &level, i + 1, &ops);
+      // With nothing free at level i+1 this is a single-input op: the
+      // component only changes level (the engine does that without I/O).
+      merge_into(i, i + 1);
     } else if (level.positions.size() > 1) {
-      // Several components at one level >= 1 only arise from a snapshot
-      // written by another policy; restore one component per level.
-      AddMerge(snapshot, &level, &level, i, &ops);
+      // Several components at one level >= 1 that are all at rest only
+      // arise from a snapshot written by another policy; restore one
+      // component per level.
+      merge_into(i, i);
     }
   }
 
-  // Flushed components go into level 1 unless level 1 is busy or full (it
-  // must move down first) or an earlier level-0 merge is still running.
-  LevelInfo& l0 = levels[0];
-  LevelInfo& l1 = levels[1];
-  if (!l0.positions.empty() && !l0.busy && !l1.busy && !full(1)) {
-    AddMerge(snapshot, &l1, &l0, 1, &ops);
+  // Flushed components go into level 1 (into a new level-1 component while
+  // level 1's is moving down), unless a level-0 merge is still running or a
+  // full level 1 could not start moving down.
+  if (!levels[0].positions.empty() && !levels[0].busy && (levels[1].busy || !full(1))) {
+    merge_into(0, 1);
   }
   // List the shallowest (usually smallest) merge first, as tiering does.
   std::reverse(ops.begin(), ops.end());

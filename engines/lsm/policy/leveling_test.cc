@@ -82,12 +82,28 @@ TEST(Leveling, ExactWriteAmplificationAfter1000Flushes) {
   EXPECT_DOUBLE_EQ(sim.stats().WriteAmpWithoutMoves(), 17.2);
 }
 
-TEST(Leveling, FlushesWaitWhileLevelOneIsBeingMerged) {
+TEST(Leveling, FlushesFormANewLevelOneWhileTheOldOneMovesDown) {
   auto p = Leveling();
-  // Level 1 is being merged into level 2: flushes wait.
+  // Level 1 is being merged into level 2: the flushes form a new level-1
+  // component beside it (bLSM's C_1 while C'_1 merges into C_2).
   Snapshot s = MakeStack({{2, 5000}, {1, 1000}, {0, 100}, {0, 100}});
   s.stack[0].being_merged = s.stack[1].being_merged = true;
-  EXPECT_TRUE(p->PickMerges(s).empty());
+  auto ops = p->PickMerges(s);
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].inputs, Ids({3, 4}));
+  EXPECT_EQ(ops[0].output_level, 1);
+  // A later flush merges with that new component, not with the old one.
+  s = MakeStack({{2, 5000}, {1, 1000}, {1, 200}, {0, 100}});
+  s.stack[0].being_merged = s.stack[1].being_merged = true;
+  ops = p->PickMerges(s);
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].inputs, Ids({3, 4}));
+  EXPECT_EQ(ops[0].output_level, 1);
+}
+
+TEST(Leveling, FlushesWaitWhileALevelZeroMergeRuns) {
+  auto p = Leveling();
+  Snapshot s;
   // Level 1 is being merged with earlier flushes: newer flushes wait.
   s = MakeStack({{1, 500}, {0, 100}, {0, 100}});
   s.stack[0].being_merged = s.stack[1].being_merged = true;
@@ -99,19 +115,30 @@ TEST(Leveling, FlushesWaitWhileLevelOneIsBeingMerged) {
   EXPECT_TRUE(p->PickMerges(s).empty());
 }
 
-TEST(Leveling, FullLevelOneMovesDownBeforeFlushesMergeIntoIt) {
+TEST(Leveling, FullLevelOneMovesDownWhileTheFlushFormsANewOne) {
   auto p = Leveling();
-  // Level 1 full (1000): it merges with level 2; the flush waits.
+  // Level 1 full (1000): it merges with level 2, and the flush becomes the
+  // new level 1 at once (a move) instead of waiting for that merge.
   Snapshot s = MakeStack({{2, 5000}, {1, 1000}, {0, 100}});
   auto ops = p->PickMerges(s);
-  ASSERT_EQ(ops.size(), 1u);
-  EXPECT_EQ(ops[0].inputs, Ids({1, 2}));
-  EXPECT_EQ(ops[0].output_level, 2);
-  // Same, with level 2 being merged into level 3: level 1 cannot move, so
-  // nothing at all can happen until that merge completes.
+  ASSERT_TRUE(test::ValidOps(s, ops));
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].inputs, Ids({3}));
+  EXPECT_EQ(ops[0].output_level, 1);
+  EXPECT_EQ(ops[1].inputs, Ids({1, 2}));
+  EXPECT_EQ(ops[1].output_level, 2);
+  // Same, with level 2 being merged into level 3: level 1 becomes a new
+  // level-2 component beside it (a move: nothing free to merge with), and
+  // the flush goes into the emptied level 1.
   s = MakeStack({{3, 50000}, {2, 10000}, {1, 1000}, {0, 100}});
   s.stack[0].being_merged = s.stack[1].being_merged = true;
-  EXPECT_TRUE(p->PickMerges(s).empty());
+  ops = p->PickMerges(s);
+  ASSERT_TRUE(test::ValidOps(s, ops));
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].inputs, Ids({4}));
+  EXPECT_EQ(ops[0].output_level, 1);
+  EXPECT_EQ(ops[1].inputs, Ids({3}));
+  EXPECT_EQ(ops[1].output_level, 2);
 }
 
 TEST(Leveling, SeveralMergesAtOnceDeepestWaitsForNothing) {
@@ -128,30 +155,38 @@ TEST(Leveling, SeveralMergesAtOnceDeepestWaitsForNothing) {
   EXPECT_EQ(ops[1].output_level, 3);
 }
 
-TEST(Leveling, FullLevelsCascadeOneStepPerCall) {
+TEST(Leveling, FullLevelsMoveDownTogether) {
   auto p = Leveling();
-  // Levels 1 and 2 both full: level 2 moves first; level 1 must wait for
-  // it (it cannot merge into a level that is being merged), and so must
-  // the flush (level 1 is full).
+  // Levels 1 and 2 both full: level 2 moves to level 3, level 1 becomes a
+  // new level-2 component beside it, the flush a new level 1: three
+  // concurrent merges (here all moves), for the scheduler to order.
   const Snapshot s = MakeStack({{2, 10000}, {1, 1000}, {0, 100}});
   auto ops = p->PickMerges(s);
-  ASSERT_EQ(ops.size(), 1u);
-  EXPECT_EQ(ops[0].inputs, Ids({1}));
-  EXPECT_EQ(ops[0].output_level, 3);
+  ASSERT_TRUE(test::ValidOps(s, ops));
+  ASSERT_EQ(ops.size(), 3u);
+  EXPECT_EQ(ops[0].inputs, Ids({3}));
+  EXPECT_EQ(ops[0].output_level, 1);
+  EXPECT_EQ(ops[1].inputs, Ids({2}));
+  EXPECT_EQ(ops[1].output_level, 2);
+  EXPECT_EQ(ops[2].inputs, Ids({1}));
+  EXPECT_EQ(ops[2].output_level, 3);
 }
 
 TEST(Leveling, RestoresOneComponentPerLevelOnAForeignStack) {
   // A tiering stack reopened under leveling: each level >= 1 with several
-  // components is merged into one at that level; flushes wait for level 1.
+  // components is merged into one at that level; the flush forms a new
+  // level-1 component beside them meanwhile.
   auto p = Leveling();
   const Snapshot s = MakeStack({{2, 900}, {2, 900}, {1, 300}, {1, 300}, {0, 100}});
   auto ops = p->PickMerges(s);
   ASSERT_TRUE(test::ValidOps(s, ops));
-  ASSERT_EQ(ops.size(), 2u);
-  EXPECT_EQ(ops[0].inputs, Ids({3, 4}));
+  ASSERT_EQ(ops.size(), 3u);
+  EXPECT_EQ(ops[0].inputs, Ids({5}));
   EXPECT_EQ(ops[0].output_level, 1);
-  EXPECT_EQ(ops[1].inputs, Ids({1, 2}));
-  EXPECT_EQ(ops[1].output_level, 2);
+  EXPECT_EQ(ops[1].inputs, Ids({3, 4}));
+  EXPECT_EQ(ops[1].output_level, 1);
+  EXPECT_EQ(ops[2].inputs, Ids({1, 2}));
+  EXPECT_EQ(ops[2].output_level, 2);
   // And a full level with several components takes all of them down.
   auto full = p->PickMerges(MakeStack({{1, 600}, {1, 600}}));
   ASSERT_EQ(full.size(), 1u);

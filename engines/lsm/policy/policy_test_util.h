@@ -302,19 +302,14 @@ class ConcurrentSim {
     Pick();
   }
 
-  // The simulator's own bookkeeping, and one merge per level.
+  // The simulator's own bookkeeping, and one merge into each level (a
+  // level may hold a component moving down while a new one forms).
   void CheckInflight() {
     std::set<uint64_t> inputs;
     std::map<int, int> merges_per_level;
-    std::map<uint64_t, int> level_of;
-    for (const Component& c : snapshot_.stack) level_of[c.id] = c.level;
     for (const Inflight& f : inflight_) {
-      std::set<int> levels;
-      for (uint64_t id : f.op.inputs) {
-        inputs.insert(id);
-        levels.insert(level_of[id]);
-      }
-      for (int level : levels) merges_per_level[level]++;
+      for (uint64_t id : f.op.inputs) inputs.insert(id);
+      merges_per_level[f.op.output_level]++;
     }
     for (const Component& c : snapshot_.stack) {
       ASSERT_EQ(c.being_merged, inputs.count(c.id) == 1) << Describe(snapshot_);
