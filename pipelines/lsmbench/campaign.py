@@ -67,8 +67,8 @@ def resolve_limits(plan: Plan, store: Store, testbed: Testbed, profile: Any = No
     th = plan.spec.throttle
     if not th.enabled:
         return None
-    from .calibrate import resolve_relative  # pyinfra's module: the throttle's grammar
-    from .throttle import ThrottleLimits  # pyinfra's module
+    from .calibrate import resolve_relative  # the throttle's grammar
+    from .throttle import ThrottleLimits
 
     values = {k: getattr(th, k) for k in ("write_bps", "read_bps", "write_iops", "read_iops")}
     relative = any(isinstance(v, str) and v.strip().endswith("%") for v in values.values())
@@ -82,7 +82,7 @@ def resolve_limits(plan: Plan, store: Store, testbed: Testbed, profile: Any = No
 def load_profile(plan: Plan, store: Store) -> Any:
     import socket
 
-    from .calibrate import DiskProfile  # pyinfra's module
+    from .calibrate import DiskProfile
 
     tb = plan.spec.testbed
     path = Path(getattr(tb, "calibration", None) or calibration_path(store, socket.gethostname()))

@@ -207,7 +207,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     except TestbedError as e:
         print(f"lsmbench calibrate: {e}", file=sys.stderr)
         return EXIT_ENV
-    except Exception as e:  # fio missing or failing: pyinfra's errors say how to fix
+    except Exception as e:  # fio missing or failing: its errors say how to fix
         print(f"lsmbench calibrate: {e}", file=sys.stderr)
         return EXIT_ENV
     data = json.loads(profile.to_json())

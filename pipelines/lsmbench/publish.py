@@ -44,7 +44,7 @@ class PublishOutcome:
 
 
 def make_target(sink: InfluxSinkSpec) -> Any:
-    """pyinfra's InfluxTarget for a sink section; it reads the credential itself, from
+    """The InfluxTarget for a sink section; it reads the credential itself, from
     $token_env or token_file, when the sink is opened."""
     from .sinks.influx import InfluxTarget
 

@@ -43,6 +43,9 @@ from .units import parse_duration
 PHASE_NAMES: tuple[str, ...] = ("load", "testing", "running")
 MATRIX_RESERVED: tuple[str, ...] = ("zip", "exclude", "repetitions", "seeds")
 # Dotted matrix dimensions may set any of these parts of the spec per point.
+# The throttle fields a matrix point may set (the others are campaign-wide).
+PER_POINT_THROTTLE_FIELDS: tuple[str, ...] = ("throttle.enabled", "throttle.phases")
+
 DOTTED_DIMENSION_ROOTS: tuple[str, ...] = ("engine", "phases", "workload", "verdict", "throttle",
                                            "testbed")
 CREDENTIAL_KEYS = frozenset({"token", "password", "api_key", "apikey", "secret", "auth"})
@@ -811,6 +814,16 @@ def matrix_errors(matrix: dict[str, Any], raw: dict[str, Any]) -> list[tuple[str
                     path,
                     f"a dotted dimension sets a part of the spec; it must start with one of: "
                     f"{names.choices(DOTTED_DIMENSION_ROOTS)}",
+                ))
+                continue
+            if root == "throttle" and key not in PER_POINT_THROTTLE_FIELDS:
+                # The cgroup limits are resolved and checked once per campaign (and
+                # per node); a per-point rate would be silently ignored.
+                errors.append((
+                    path,
+                    f"{key} cannot vary per point: the throttle's rates are set once per "
+                    f"campaign; vary {names.choices(PER_POINT_THROTTLE_FIELDS)}, or run one "
+                    f"campaign per rate",
                 ))
                 continue
         elif not _OPTION_RE.match(key):

@@ -113,6 +113,10 @@ BAD = [
     ({"phases": {"testing": {"engine_options": {"merge_scheduler": "fari"}}}},
      "phases.testing.engine_options.merge_scheduler: unknown scheduler 'fari' (choose from: "
      "single, fair, greedy, greedy_k, idle, leveldb)"),
+    ({"matrix": {"throttle.write_bps": ["10MB/s", "20MB/s"]}},
+     "matrix.throttle.write_bps: throttle.write_bps cannot vary per point: the throttle's rates "
+     "are set once per campaign; vary throttle.enabled, throttle.phases, or run one campaign per "
+     "rate"),
     ({"engine": {"name": "rocks"}},
      "engine.name: unknown engine 'rocks' (choose from: builtin, rocksdb, leveldb, null)"),
     ({"enigne": {}},

@@ -152,7 +152,7 @@ class LocalTestbed(Testbed):
         log_path = out_dir / "driver.log"
         with open(log_path, "wb") as log:
             if limits is not None:
-                from ..throttle import RunCgroup  # pyinfra's module; imported only when used
+                from ..throttle import RunCgroup  # imported only when used
 
                 with RunCgroup(cgroup_name, limits, data_dir=run_doc.get("dir")) as cg:
                     proc = cg.popen(argv, stdout=log, stderr=subprocess.STDOUT,
@@ -201,7 +201,7 @@ class LocalTestbed(Testbed):
                               Path(node.driver) if node.driver else None, self._driver_sha)
 
     def calibrate(self, node: Node, runtime_s: float, size_mb: int = 1024) -> Any:
-        from ..calibrate import run_calibration  # pyinfra's module
+        from ..calibrate import run_calibration
 
         d = Path(node.data_root) / ".calibration"
         d.mkdir(parents=True, exist_ok=True)
