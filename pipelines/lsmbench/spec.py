@@ -333,10 +333,9 @@ class SshHost(Strict):
     remote_root: str | None = None  # this node's, when not the testbed's
 
 
-class SshTestbed(_NodeDefaults):
-    type: Literal["ssh"]
-    hosts: list[SshHost] = Field(default_factory=list)
-    inventory: str | None = None
+class _RemoteDefaults(_NodeDefaults):
+    """What the ssh and terraform testbeds share: how nodes are deployed and used."""
+
     playbook: str = "ansible/playbooks/deploy.yml"
     remote_root: str = "/var/lib/lsmbench"
     python: str = "/usr/bin/python3"
@@ -351,6 +350,12 @@ class SshTestbed(_NodeDefaults):
     # Extra variables for the deploy playbook (no secrets: those go by path or env).
     ansible_vars: dict[str, Any] = Field(default_factory=dict)
 
+
+class SshTestbed(_RemoteDefaults):
+    type: Literal["ssh"]
+    hosts: list[SshHost] = Field(default_factory=list)
+    inventory: str | None = None
+
     @model_validator(mode="after")
     def _some_hosts(self) -> SshTestbed:
         if not self.hosts and not self.inventory:
@@ -358,7 +363,7 @@ class SshTestbed(_NodeDefaults):
         return self
 
 
-class TerraformTestbed(_NodeDefaults):
+class TerraformTestbed(_RemoteDefaults):
     type: Literal["terraform"]
     module: str
     workspace: str = "default"
@@ -367,13 +372,6 @@ class TerraformTestbed(_NodeDefaults):
     destroy: Literal["never", "on-success", "always"] = "never"
     ssh_user: str | None = None
     key_file: str | None = None
-    playbook: str = "ansible/playbooks/deploy.yml"
-    remote_root: str = "/var/lib/lsmbench"
-    python: str = "/usr/bin/python3"
-    become: bool = False
-    retries: int = Field(default=1, ge=0, le=10)
-    disk: Literal["any", "ssd", "hdd"] = "any"
-    ansible_vars: dict[str, Any] = Field(default_factory=dict)
 
 
 class NamedTestbed(Strict):

@@ -7,7 +7,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -17,9 +16,9 @@ from .. import fingerprint as fp
 from ..paths import driver_candidates, find_driver
 from .base import Node, PhaseRun, Testbed, TestbedError, Tick
 
-# After a timeout or a cancel the driver gets SIGTERM and this long to write
-# its outputs (marked interrupted) before SIGKILL.
-TERM_GRACE_S = 15.0
+# The node helper runs on remote nodes on its own (standard library only); the
+# local testbed stops its driver the same way.
+from .node_helper import terminate
 
 
 def _pdeathsig_prefix() -> list[str]:
@@ -186,11 +185,11 @@ class LocalTestbed(Testbed):
                 if timeout_s is not None and elapsed > timeout_s and not timed_out:
                     timed_out = True
                     self.log.error("driver exceeded its %.0fs timeout; stopping it", timeout_s)
-                    code = _terminate(proc)
+                    code = terminate(proc)
                     break
         except BaseException:
             # Cancelled (Ctrl-C, SIGTERM): let the driver write its outputs, then go.
-            _terminate(proc)
+            terminate(proc)
             raise
         return PhaseRun(exit_code=code, wall_s=time.monotonic() - start, timed_out=timed_out)
 
@@ -209,19 +208,6 @@ class LocalTestbed(Testbed):
             return run_calibration(str(d), runtime_s, size_mb)
         finally:
             shutil.rmtree(d, ignore_errors=True)
-
-
-def _terminate(proc: subprocess.Popen[Any]) -> int | None:
-    if proc.poll() is not None:
-        return proc.returncode
-    with contextlib.suppress(ProcessLookupError):
-        proc.send_signal(signal.SIGTERM)
-    try:
-        return proc.wait(timeout=TERM_GRACE_S)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
-        return proc.wait()
 
 
 def _mount_point(path: Path) -> str:

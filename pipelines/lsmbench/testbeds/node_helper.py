@@ -35,6 +35,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+# After a timeout or a cancel the driver gets SIGTERM and this long to write
+# its outputs (marked interrupted) before SIGKILL.
 TERM_GRACE_S = 15.0
 EXIT_ERROR = 2
 
@@ -121,7 +123,8 @@ def cmd_remove(a: argparse.Namespace) -> dict[str, Any]:
     return {"removed": a.path}
 
 
-def _terminate(proc: subprocess.Popen[Any]) -> int | None:
+def terminate(proc: subprocess.Popen[Any]) -> int | None:
+    """SIGTERM, then SIGKILL after TERM_GRACE_S; the exit code."""
     if proc.poll() is not None:
         return proc.returncode
     with contextlib.suppress(ProcessLookupError):
@@ -148,10 +151,10 @@ def _wait(proc: subprocess.Popen[Any], timeout_s: float | None) -> dict[str, Any
             _emit(f"tick {elapsed:.1f}")
             if timeout_s is not None and elapsed > timeout_s:
                 timed_out = True
-                code = _terminate(proc)
+                code = terminate(proc)
                 break
     except BaseException:
-        _terminate(proc)
+        terminate(proc)
         raise
     return {"exit_code": code, "wall_s": time.monotonic() - start, "timed_out": timed_out}
 
