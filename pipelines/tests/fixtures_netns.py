@@ -2,7 +2,8 @@
 
 Each node is a network namespace with a veth pair (its own /30 subnet, the controller's end in
 the root namespace), an sshd of its own (own host key, own authorized_keys, listening only on
-the node's address) and its own data and remote-root directories. The namespaces share this
+the node's address), its own home (bind-mounted over root's, in a private mount namespace)
+and its own data and remote-root directories. The namespaces share this
 machine's filesystem and CPU, so what differs between nodes is the network path and the
 directories -- enough to test reaching, deploying, distributing and losing nodes.
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pwd
 import re
 import shutil
 import signal
@@ -38,6 +40,10 @@ class SshNode:
     data_dir: Path
     remote_root: Path
     proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def home_dir(self) -> Path:
+        return self.host_dir.parent / "home"
 
     def host_entry(self, key_file: Path, disk: str = "ssd") -> dict[str, object]:
         return {"name": self.name, "address": self.address, "user": "root",
@@ -93,9 +99,11 @@ def _run(*argv: str) -> None:
 def netns_unavailable() -> str | None:
     if os.geteuid() != 0:
         return "needs root (network namespaces, sshd)"
-    for tool in (SSHD, shutil.which("ip"), shutil.which("ssh"), shutil.which("ssh-keygen")):
+    for tool in (SSHD, shutil.which("ip"), shutil.which("ssh"), shutil.which("ssh-keygen"),
+                 shutil.which("unshare")):
         if not tool or not os.path.exists(tool):
-            return "needs openssh-server (/usr/sbin/sshd), openssh-client and iproute2"
+            return ("needs openssh-server (/usr/sbin/sshd), openssh-client, iproute2 and "
+                    "util-linux (unshare)")
     r = subprocess.run(["ip", "netns", "list"], capture_output=True, check=False)
     if r.returncode != 0:
         return "ip netns does not work here"
@@ -127,8 +135,16 @@ def _start_sshd(node: SshNode, authorized_keys: Path) -> None:
         f"StrictModes no\nPidFile {node.host_dir / 'sshd.pid'}\nLogLevel ERROR\n"
         "Subsystem sftp internal-sftp\nMaxStartups 100\nMaxSessions 50\n")
     log = open(node.host_dir / "sshd.log", "ab")  # noqa: SIM115 - owned by the process
+    # Each node gets a home of its own, bind-mounted over root's home in a private mount
+    # namespace, as a separate machine would have. Sessions then never run this machine's
+    # ~/.bashrc: a session killed mid-`pyenv rehash` (as the lost-node test does) leaves a
+    # stale lock there that makes every later login on this machine wait 60 s for it.
+    node.home_dir.mkdir(parents=True, exist_ok=True)
+    home = pwd.getpwuid(0).pw_dir
     node.proc = subprocess.Popen(
-        ["ip", "netns", "exec", node.netns, SSHD, "-D", "-e", "-f", str(cfg)],
+        ["ip", "netns", "exec", node.netns, "unshare", "--mount", "--propagation", "private",
+         "--", "sh", "-c", 'mount --bind "$0" "$1" && shift && exec "$@"',
+         str(node.home_dir), home, SSHD, "-D", "-e", "-f", str(cfg)],
         stdout=log, stderr=log, stdin=subprocess.DEVNULL)
     _wait_port(node.address)
 

@@ -216,6 +216,9 @@ def test_node_lost_mid_campaign_point_finishes_elsewhere(bed, tmp_path):
     try:
         stdout, stderr = proc.communicate(timeout=600)
     finally:
+        if proc.poll() is None:  # a hung campaign must not outlive the test (and its nodes)
+            proc.kill()
+            proc.wait()
         t.join()
         restart_sshd(bed, victim)
     assert killed.is_set(), "node1 never ran a phase"

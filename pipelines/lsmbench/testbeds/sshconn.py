@@ -83,7 +83,10 @@ class SshTarget:
             stdout: IO[bytes] | int | None = subprocess.PIPE) -> subprocess.CompletedProcess[Any]:
         cmd = remote if isinstance(remote, str) else shlex.join(remote)
         try:
+            # Without input, stdin is /dev/null (like ssh -n), never the caller's: the
+            # remote command must not read, or wait on, whatever our stdin happens to be.
             r = subprocess.run(self.argv(cmd), input=input, stdout=stdout,
+                               stdin=subprocess.DEVNULL if input is None else None,
                                stderr=subprocess.PIPE, timeout=timeout, check=False)
         except subprocess.TimeoutExpired as e:
             raise NodeUnreachable(self.name, f"no answer within {timeout:.0f}s") from e
@@ -141,8 +144,8 @@ class SshTarget:
         cmd = f"{pre}tar -C {shlex.quote(remote_dir)} -cf - ."
         if remove:
             cmd += f" && {pre}rm -rf {shlex.quote(remote_dir)}"
-        proc = subprocess.Popen(self.argv(cmd), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)
+        proc = subprocess.Popen(self.argv(cmd), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         untar = subprocess.run(["tar", "-C", str(local_dir), "-xf", "-"], stdin=proc.stdout,
                                capture_output=True, check=False)
         assert proc.stdout is not None
@@ -166,4 +169,11 @@ class SshTarget:
                 last = e
                 time.sleep(delay_s)
         assert last is not None
+        if isinstance(last.__cause__, subprocess.TimeoutExpired):
+            # ssh connected (a refused or silent port fails within ConnectTimeout) but even
+            # `true` did not finish: the node is overloaded or its login shell is slow.
+            raise NodeUnreachable(self.name, f"`true` did not finish within "
+                                  f"{CONNECT_TIMEOUT_S + 10}s over ssh, {attempts} attempts "
+                                  "(an overloaded node, or a slow shell startup file such as "
+                                  "~/.bashrc on it)") from last
         raise last
