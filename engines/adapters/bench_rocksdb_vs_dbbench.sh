@@ -44,7 +44,9 @@ fi
 
 # The shared RocksDB settings, as (db_bench flag, options-string name, value).
 # Given explicitly where db_bench's default differs from rocksdb::Options'
-# (enable_pipelined_write, delayed_write_rate) or matters to the comparison.
+# (enable_pipelined_write, delayed_write_rate, perf_level: db_bench and the
+# adapter both default to 1 = kDisable, RocksDB itself to kEnableCount) or
+# matters to the comparison.
 SETTINGS=(
   "write_buffer_size write_buffer_size $WRITE_BUFFER_SIZE"
   "max_write_buffer_number max_write_buffer_number 2"
@@ -57,6 +59,7 @@ SETTINGS=(
   "level0_file_num_compaction_trigger level0_file_num_compaction_trigger 4"
   "level0_slowdown_writes_trigger level0_slowdown_writes_trigger 20"
   "level0_stop_writes_trigger level0_stop_writes_trigger 36"
+  "perf_level perf_level 1"
 )
 
 bench_flags=()
@@ -65,6 +68,7 @@ for s in "${SETTINGS[@]}"; do
   read -r flag name value <<<"$s"
   bench_flags+=("--$flag=$value")
   [ "$name" = compression ] && value=kNoCompression  # the options-string spelling
+  [ "$name" = perf_level ] && value=kDisable  # the rocksdb::PerfLevel spelling of 1
   engine_options+=", \"$name\": \"$value\""
 done
 

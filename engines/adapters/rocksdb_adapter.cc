@@ -9,6 +9,8 @@
 #include <rocksdb/db.h>
 #include <rocksdb/listener.h>
 #include <rocksdb/options.h>
+#include <rocksdb/perf_level.h>
+#include <rocksdb/write_batch.h>
 
 #include "adapters/option_parser.h"
 
@@ -61,29 +63,58 @@ class WorkCounter final : public rocksdb::EventListener {
   std::atomic<uint64_t> merges{0};
 };
 
-// Thread-safe: rocksdb::DB is, the write options are immutable after open,
+// Adapter-level options that RocksDB's options-string API does not cover:
+// rocksdb::WriteOptions fields, and the perf-context level of the threads
+// that call the adapter.
+struct CallOptions {
+  rocksdb::WriteOptions write;
+  // RocksDB's library default, kEnableCount, counts every key comparison
+  // into a thread-local perf context (a __tls_get_addr call from the shared
+  // library each time): measured 182k vs 206k puts/s in db_bench's own
+  // fillrandom (engines/BENCHMARKS.md). db_bench runs with kDisable; so do we
+  // unless asked.
+  rocksdb::PerfLevel perf_level = rocksdb::PerfLevel::kDisable;
+};
+
+// The perf level last set on this thread by any adapter: RocksDB keeps it per
+// thread, so each calling thread gets it set on its first call.
+thread_local rocksdb::PerfLevel tls_perf_level = rocksdb::PerfLevel::kUninitialized;
+
+// Thread-safe: rocksdb::DB is, the call options are immutable after open,
 // and the adapter's counters are atomic.
 class RocksDbAdapter final : public KvAdapter {
  public:
-  RocksDbAdapter(rocksdb::DB* db, rocksdb::WriteOptions write_options, int num_levels,
+  RocksDbAdapter(rocksdb::DB* db, CallOptions call, int num_levels,
                  std::shared_ptr<WorkCounter> work)
-      : db_(db), write_options_(write_options), num_levels_(num_levels), work_(std::move(work)) {}
+      : db_(db),
+        write_options_(call.write),
+        perf_level_(call.perf_level),
+        num_levels_(num_levels),
+        work_(std::move(work)) {}
   ~RocksDbAdapter() override { Close(); }
 
   Status Put(V key, V value) override {
+    SetThreadPerfLevel();
     user_bytes_.fetch_add(key.size() + value.size(), std::memory_order_relaxed);
-    return FromRocks(db_->Put(write_options_, ToSlice(key), ToSlice(value)));
+    rocksdb::WriteBatch& batch = ThreadBatch();
+    rocksdb::Status s = batch.Put(ToSlice(key), ToSlice(value));
+    return FromRocks(s.ok() ? db_->Write(write_options_, &batch) : s);
   }
   Status Delete(V key) override {
+    SetThreadPerfLevel();
     user_bytes_.fetch_add(key.size(), std::memory_order_relaxed);
-    return FromRocks(db_->Delete(write_options_, ToSlice(key)));
+    rocksdb::WriteBatch& batch = ThreadBatch();
+    rocksdb::Status s = batch.Delete(ToSlice(key));
+    return FromRocks(s.ok() ? db_->Write(write_options_, &batch) : s);
   }
   Status Get(V key, std::string* value) override {
+    SetThreadPerfLevel();
     rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), ToSlice(key), value);
     if (s.IsNotFound()) return Status::NotFound("rocksdb");  // hot path: no message copy
     return FromRocks(s);
   }
   Status Scan(V start, size_t count, size_t* returned) override {
+    SetThreadPerfLevel();
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
     size_t n = 0;
     for (it->Seek(ToSlice(start)); n < count && it->Valid(); it->Next()) ++n;
@@ -172,26 +203,54 @@ class RocksDbAdapter final : public KvAdapter {
     return it == map.end() ? 0.0 : std::strtod(it->second.c_str(), nullptr);
   }
 
+  // One batch per thread, cleared and reused for each write, as db_bench
+  // does: DB::Put would build (allocate and free) a new one per call.
+  static rocksdb::WriteBatch& ThreadBatch() {
+    thread_local rocksdb::WriteBatch batch;
+    batch.Clear();
+    return batch;
+  }
+
+  void SetThreadPerfLevel() const {
+    if (tls_perf_level != perf_level_) {
+      rocksdb::SetPerfLevel(perf_level_);
+      tls_perf_level = perf_level_;
+    }
+  }
+
   std::unique_ptr<rocksdb::DB> db_;
   const rocksdb::WriteOptions write_options_;
+  const rocksdb::PerfLevel perf_level_;
   const int num_levels_;
   const std::shared_ptr<WorkCounter> work_;
   std::atomic<uint64_t> user_bytes_{0};
 };
 
-// Adapter-level options: rocksdb::WriteOptions fields, which RocksDB's
-// options-string API does not cover.
-const std::vector<OptionSpec<rocksdb::WriteOptions>>& WriteOptionTable() {
-  using W = rocksdb::WriteOptions;
-  static const std::vector<OptionSpec<W>> table = {
-      {"disableWAL", BoolField<&W::disableWAL>},
-      {"sync", BoolField<&W::sync>},
+Status PerfLevelField(std::string_view name, std::string_view value, CallOptions* call) {
+  // RocksDB's enum spelling, as the options-string API spells its enums.
+  static const std::vector<std::string> kNames = {
+      "kDisable", "kEnableCount", "kEnableTimeExceptForMutex",
+      "kEnableTimeAndCPUTimeExceptForMutex", "kEnableTime"};
+  size_t index = 0;
+  Status s = ParseChoice(name, value, kNames, &index);
+  if (s.ok()) {
+    call->perf_level = static_cast<rocksdb::PerfLevel>(
+        static_cast<int>(rocksdb::PerfLevel::kDisable) + static_cast<int>(index));
+  }
+  return s;
+}
+
+const std::vector<OptionSpec<CallOptions>>& CallOptionTable() {
+  static const std::vector<OptionSpec<CallOptions>> table = {
+      {"disableWAL", BoolField<&CallOptions::write, &rocksdb::WriteOptions::disableWAL>},
+      {"sync", BoolField<&CallOptions::write, &rocksdb::WriteOptions::sync>},
+      {"perf_level", PerfLevelField},
   };
   return table;
 }
 
-bool IsWriteOption(const std::string& name) {
-  for (const auto& spec : WriteOptionTable()) {
+bool IsCallOption(const std::string& name) {
+  for (const auto& spec : CallOptionTable()) {
     if (name == spec.name) return true;
   }
   return false;
@@ -200,13 +259,13 @@ bool IsWriteOption(const std::string& name) {
 // Applies options one at a time so that an error names the option: RocksDB's
 // own messages do not always (e.g. "Error parsing:: compression").
 Status ParseRocksDbOptions(const AdapterOptions& options, rocksdb::Options* result,
-                           rocksdb::WriteOptions* write_options) {
-  AdapterOptions write_only;
+                           CallOptions* call) {
+  AdapterOptions call_only;
   rocksdb::ConfigOptions config;
   config.ignore_unknown_options = false;
   for (const auto& [name, value] : options) {
-    if (IsWriteOption(name)) {
-      write_only.emplace(name, value);
+    if (IsCallOption(name)) {
+      call_only.emplace(name, value);
       continue;
     }
     // A ';' outside braces would smuggle in a second option.
@@ -220,7 +279,7 @@ Status ParseRocksDbOptions(const AdapterOptions& options, rocksdb::Options* resu
     }
     *result = std::move(next);
   }
-  return ApplyOptions(WriteOptionTable(), write_only, write_options);
+  return ApplyOptions(CallOptionTable(), call_only, call);
 }
 
 }  // namespace
@@ -229,15 +288,15 @@ Status OpenRocksDbAdapter(const std::string& dir, const AdapterOptions& options,
                           std::unique_ptr<KvAdapter>* adapter) {
   rocksdb::Options o;
   o.create_if_missing = true;
-  rocksdb::WriteOptions w;
-  Status s = ParseRocksDbOptions(options, &o, &w);
+  CallOptions call;
+  Status s = ParseRocksDbOptions(options, &o, &call);
   if (!s.ok()) return s;
   auto work = std::make_shared<WorkCounter>();
   o.listeners.push_back(work);
   rocksdb::DB* db = nullptr;
   s = FromRocks(rocksdb::DB::Open(o, dir, &db));
   if (!s.ok()) return s;
-  *adapter = std::make_unique<RocksDbAdapter>(db, w, o.num_levels, std::move(work));
+  *adapter = std::make_unique<RocksDbAdapter>(db, call, o.num_levels, std::move(work));
   return Status::OK();
 }
 

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <thread>
 
+#include <rocksdb/perf_context.h>
+
 #include "adapters/adapter_test_util.h"
 #include "gtest/gtest.h"
 
@@ -29,6 +31,7 @@ TEST(RocksDbAdapterTest, OptionErrorsNameTheOption) {
   ExpectNamed(OpenStatus(dir, {{"compression", "none"}}), "compression");
   ExpectNamed(OpenStatus(dir, {{"sync", "maybe"}}), "sync");
   ExpectNamed(OpenStatus(dir, {{"disableWAL", "2"}}), "disableWAL");
+  ExpectNamed(OpenStatus(dir, {{"perf_level", "count"}}), "perf_level");
   // A ';' would smuggle a second option past the per-option check.
   ExpectNamed(OpenStatus(dir, {{"write_buffer_size", "64K;max_write_buffer_number=4"}}),
               "write_buffer_size");
@@ -55,6 +58,34 @@ TEST(RocksDbAdapterTest, AcceptsStringApiAndWriteOptions) {
   std::string value;
   ASSERT_TRUE(db->Get("k", &value).ok());
   EXPECT_EQ("v", value);
+}
+
+// Puts kCount keys on this thread; returns the key comparisons RocksDB's
+// perf context counted meanwhile.
+uint64_t ComparisonsCounted(KvAdapter* db) {
+  constexpr int kCount = 200;
+  rocksdb::get_perf_context()->Reset();
+  for (int i = 0; i < kCount; ++i) EXPECT_TRUE(db->Put(TestKey(i * 7919 % kCount), "v").ok());
+  return rocksdb::get_perf_context()->user_key_comparison_count;
+}
+
+TEST(RocksDbAdapterTest, PerfContextOffByDefaultAndSettable) {
+  TempDir dir;
+  std::unique_ptr<KvAdapter> quiet, counting;
+  ASSERT_TRUE(OpenAdapter("rocksdb", dir.Sub("quiet"), {}, &quiet).ok());
+  ASSERT_TRUE(
+      OpenAdapter("rocksdb", dir.Sub("counting"), {{"perf_level", "kEnableCount"}}, &counting)
+          .ok());
+  // RocksDB's own default (kEnableCount) would count here.
+  EXPECT_EQ(0u, ComparisonsCounted(quiet.get()));
+  // The level follows the adapter called, on the same thread, both ways.
+  EXPECT_GT(ComparisonsCounted(counting.get()), 200u);
+  EXPECT_EQ(0u, ComparisonsCounted(quiet.get()));
+  // And on another thread than the one that opened the adapter.
+  uint64_t counted_elsewhere = 0;
+  std::thread t([&] { counted_elsewhere = ComparisonsCounted(counting.get()); });
+  t.join();
+  EXPECT_GT(counted_elsewhere, 200u);
 }
 
 TEST(RocksDbAdapterTest, SyncWritesWork) {
