@@ -19,6 +19,7 @@ struct BenchConfig {
   int bloom_bits_per_key = 10;
   bool verify_checksums = true;
   std::string merge_policy = "leveling";  // the bundled engine only
+  uint64_t partition_bytes = 0;           // the bundled engine only; 0: its default
   std::string lsm_wal = "off";            // the bundled engine only: off | async | sync
 };
 

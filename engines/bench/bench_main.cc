@@ -29,6 +29,7 @@ struct Flags {
   size_t value_size = 100;
   size_t memtable_bytes = 4 << 20;
   std::string merge_policy = "leveling";
+  uint64_t partition_bytes = 0;  // 0: the engine's default
   std::string lsm_wal = "off";
   int bloom_bits_per_key = 10;
   bool verify_checksums = true;
@@ -46,6 +47,8 @@ const char kUsage[] =
     "  --value_size=B        value bytes (default 100)\n"
     "  --memtable_bytes=B    memtable size of both engines; K/M/G suffixes (default 4M)\n"
     "  --merge_policy=NAME   bundled engine's merge policy (default leveling)\n"
+    "  --partition_bytes=B   bundled engine's file size under merge_policy=partitioned;\n"
+    "                        K/M/G suffixes (default: the engine's, 8M)\n"
     "  --lsm_wal=MODE        bundled engine's WAL: off, async (like LevelDB's sync=false), sync\n"
     "                        (default off)\n"
     "  --bloom_bits=N        Bloom filter bits per key, both engines (default 10)\n"
@@ -112,6 +115,8 @@ Flags ParseFlags(int argc, char** argv) {
       f.memtable_bytes = ParseUint(name, v, true);
     } else if (name == "merge_policy") {
       f.merge_policy = v;
+    } else if (name == "partition_bytes") {
+      f.partition_bytes = ParseUint(name, v, true);
     } else if (name == "lsm_wal") {
       if (v != "off" && v != "async" && v != "sync") Die("--lsm_wal: choose from off, async, sync");
       f.lsm_wal = v;
@@ -312,6 +317,7 @@ int Main(int argc, char** argv) {
   config.bloom_bits_per_key = flags.bloom_bits_per_key;
   config.verify_checksums = flags.verify_checksums;
   config.merge_policy = flags.merge_policy;
+  config.partition_bytes = flags.partition_bytes;
   config.lsm_wal = flags.lsm_wal;
 
   // Resolve the engines first so that a missing one is reported up front.

@@ -18,6 +18,7 @@ class LsmBenchEngine final : public BenchEngine {
                                                : lsm::WalMode::kOff;
     options_.bloom_bits_per_key = config.bloom_bits_per_key;
     options_.merge_policy = config.merge_policy;
+    if (config.partition_bytes != 0) options_.partition_bytes = config.partition_bytes;
     options_.verify_checksums = config.verify_checksums;
   }
 
@@ -28,7 +29,8 @@ class LsmBenchEngine final : public BenchEngine {
     o << "memtable_bytes=" << options_.memtable_bytes
       << " memory_components=" << options_.memory_components << " wal=" << config_wal_
       << " bloom_bits_per_key=" << options_.bloom_bits_per_key
-      << " merge_policy=" << options_.merge_policy << " size_ratio=" << options_.size_ratio
+      << " merge_policy=" << options_.merge_policy
+      << " partition_bytes=" << options_.partition_bytes << " size_ratio=" << options_.size_ratio
       << " (0 = policy default) block_bytes=" << options_.block_bytes
       << " verify_checksums=" << options_.verify_checksums;
     return o.str();

@@ -214,6 +214,10 @@ Status DBImpl::Recover() {
     snapshot.added.push_back(c->meta());
     snapshot.stack.push_back(c->meta().number);
   }
+  // Round robin continues where it stopped (LevelDB keeps its compaction
+  // pointers the same way): every phase of a benchmark reopens the tree.
+  if (policy_->Partitioned()) round_robin_cursor_ = std::move(state.merge_cursors);
+  snapshot.merge_cursors = round_robin_cursor_;
   s = ManifestWriter::Create(env_, dir_, manifest_number, snapshot, &manifest_);
   if (!s.ok()) return s;
   RemoveObsoleteFiles(stack, manifest_number,
@@ -226,6 +230,7 @@ Status DBImpl::Recover() {
   mem_ = std::make_shared<MemTable>(wal_number, options_.memtable_bytes);
   auto version = std::make_shared<Version>();
   version->stack = std::move(stack);
+  version->Index(policy_->Partitioned());
   version_ = std::move(version);
   InstallSuperVersion();
   UpdateComponentStats();
@@ -575,11 +580,10 @@ Status DBImpl::Get(std::string_view key, std::string* value) {
   for (const auto& imm : sv->imms) {
     if (imm->Get(key, &type, value)) return found(type);
   }
-  const auto& stack = sv->version->stack;
-  for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
-    const ComponentMeta& meta = (*it)->meta();
-    if (key < meta.smallest || key > meta.largest) continue;
-    const Table& table = (*it)->table();
+  for (const ReadSource& source : sv->version->read_order) {
+    const ComponentFile* file = source.Candidate(key);
+    if (file == nullptr) continue;
+    const Table& table = file->table();
     if (!table.KeyMayMatch(key)) continue;
     bool hit = false;
     Status s = table.Get(key, &hit, &type, value);
@@ -712,6 +716,7 @@ Status DBImpl::LogAndApply(std::unique_lock<std::mutex>& lock, std::vector<Compo
   }
   edit.added = std::move(added);
   for (const ComponentPtr& c : new_stack) edit.stack.push_back(c->meta().number);
+  edit.merge_cursors = round_robin_cursor_;
   edit.next_file_number = next_file_number_.load();
   // The stack cannot change while manifest_mu_ is held, so the mutex can go
   // during the fsync: writers and readers are not held up by it.
@@ -734,6 +739,7 @@ Status DBImpl::LogAndApply(std::unique_lock<std::mutex>& lock, std::vector<Compo
   }
   auto version = std::make_shared<Version>();
   version->stack = std::move(new_stack);
+  version->Index(policy_->Partitioned());
   version_ = std::move(version);
   // The flushed memtable and its component change places in one step, so a
   // reader always sees the data in one of them.

@@ -113,15 +113,23 @@ void DBImpl::Reschedule() {
                       job->output_level(), job->score(), !job->paused()});
   }
   std::vector<uint64_t> running = scheduler_->SelectRunning(states, MakeSchedulerContext());
+  auto selected = [&](const std::shared_ptr<MergeJob>& job) {
+    return std::find(running.begin(), running.end(), job->id()) != running.end();
+  };
+  // GetStats reads the jobs' states without mu_ and must never see more
+  // running than the scheduler allows (it saw greedy_k's k + 1): pauses
+  // first, then the list GetStats reads changes (a new job is not paused
+  // until now; a finished one leaves), then resumes.
   for (const auto& job : merges_) {
-    if (std::find(running.begin(), running.end(), job->id()) != running.end()) {
-      job->Resume();
-    } else {
-      job->Pause();
-    }
+    if (!selected(job)) job->Pause();
   }
-  std::lock_guard<std::mutex> stats_lock(stats_mu_);
-  stats_merges_ = merges_;
+  {
+    std::lock_guard<std::mutex> stats_lock(stats_mu_);
+    stats_merges_ = merges_;
+  }
+  for (const auto& job : merges_) {
+    if (selected(job)) job->Resume();
+  }
 }
 
 sched::SchedulerContext DBImpl::MakeSchedulerContext() const {

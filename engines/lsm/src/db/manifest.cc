@@ -13,6 +13,7 @@ enum Tag : uint32_t {
   kLogNumber = 2,
   kAddedComponent = 3,
   kStack = 4,
+  kMergeCursors = 5,
 };
 
 Status ReadFileToString(Env* env, const std::string& fname, std::string* data) {
@@ -50,6 +51,11 @@ std::string ManifestEdit::Encode() const {
   PutVarint32(&out, kStack);
   PutVarint64(&out, stack.size());
   for (uint64_t n : stack) PutVarint64(&out, n);
+  if (!merge_cursors.empty()) {
+    PutVarint32(&out, kMergeCursors);
+    PutVarint64(&out, merge_cursors.size());
+    for (const std::string& key : merge_cursors) PutLengthPrefixedSlice(&out, key);
+  }
   return out;
 }
 
@@ -95,6 +101,19 @@ Status ManifestEdit::Decode(std::string_view input, const std::string& fname) {
         saw_stack = true;
         break;
       }
+      case kMergeCursors: {
+        uint64_t count;
+        if (!GetVarint64(&input, &count) || count > input.size() || count > 1000) {
+          return bad("manifest edit: bad merge cursors");
+        }
+        merge_cursors.resize(count);
+        for (std::string& key : merge_cursors) {
+          std::string_view k;
+          if (!GetLengthPrefixedSlice(&input, &k)) return bad("manifest edit: bad merge cursor");
+          key.assign(k.data(), k.size());
+        }
+        break;
+      }
       default:
         return bad("manifest edit: unknown tag");
     }
@@ -134,6 +153,9 @@ Status RecoverManifest(Env* env, const std::string& dir, ManifestState* state) {
     if (!s.ok()) return s;
     for (ComponentMeta& c : edit.added) known[c.number] = std::move(c);
     stack = std::move(edit.stack);
+    // Cursors only ever move forward, never back to none: an edit without
+    // them (a stack policy, or written before they existed) changes nothing.
+    if (!edit.merge_cursors.empty()) state->merge_cursors = std::move(edit.merge_cursors);
     state->next_file_number = edit.next_file_number;
     state->log_number = edit.log_number;
     edits++;

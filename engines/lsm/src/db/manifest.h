@@ -24,6 +24,10 @@ struct ManifestEdit {
   uint64_t log_number = 0;  // WAL files numbered below this are not needed
   std::vector<ComponentMeta> added;
   std::vector<uint64_t> stack;  // component numbers, oldest data first
+  // Partitioned policies: per level, the largest key of the file the last
+  // round-robin merge took from it ("" = start at the beginning). Every edit
+  // carries them all, like the stack; empty for stack policies.
+  std::vector<std::string> merge_cursors;
 
   std::string Encode() const;
   // Corruption (naming fname) on malformed input.
@@ -36,6 +40,7 @@ struct ManifestState {
   uint64_t next_file_number = 1;
   uint64_t log_number = 0;
   std::vector<ComponentMeta> stack;  // oldest first
+  std::vector<std::string> merge_cursors;  // of the last edit that had them
 };
 
 // Reads CURRENT and replays the manifest. NotFound if there is no CURRENT

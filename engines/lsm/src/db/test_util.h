@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "db/version.h"
+
 namespace lsm::test {
 
 // A fresh directory under $TMPDIR (or /tmp), removed by the destructor.
@@ -38,6 +40,19 @@ inline uint64_t TestSeed() {
   std::printf("seed: %llu (replay with LSM_TEST_SEED=%llu)\n",
               static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed));
   return seed;
+}
+
+// A component's description as the manifest records it (sizes made up).
+inline ComponentMeta MakeMeta(uint64_t number, int level, std::string smallest,
+                              std::string largest) {
+  ComponentMeta c;
+  c.number = number;
+  c.level = level;
+  c.file_size = 100 * number;
+  c.entries = number;
+  c.smallest = std::move(smallest);
+  c.largest = std::move(largest);
+  return c;
 }
 
 }  // namespace lsm::test

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lsm/env.h"
@@ -56,10 +57,28 @@ class ComponentFile {
 
 using ComponentPtr = std::shared_ptr<ComponentFile>;
 
+// One place a point lookup searches: a single component, or a partitioned
+// level -- files with disjoint key ranges, sorted by key, of which at most
+// one can hold a given key.
+struct ReadSource {
+  std::vector<const ComponentFile*> files;
+
+  // The file whose key range holds key, or nullptr: a binary search over a
+  // level instead of a range check per file.
+  const ComponentFile* Candidate(std::string_view key) const;
+};
+
 // The component stack, oldest data first (see policy::Snapshot). Immutable
 // once published.
 struct Version {
   std::vector<ComponentPtr> stack;
+  // Where Get looks, newest data first; built by Index from the stack.
+  std::vector<ReadSource> read_order;
+
+  // Builds read_order. partitioned: the stack is in level blocks (deepest
+  // first, level 0 last) and every level above 0 is one source; otherwise
+  // each component is a source of its own.
+  void Index(bool partitioned);
 };
 
 }  // namespace lsm
