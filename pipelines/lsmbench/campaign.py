@@ -26,7 +26,14 @@ from . import __version__
 from .plan import Plan
 from .progress import Reporter
 from .publish import publish_point
-from .stages import PointContext, PointFailed, PointPipeline, config_hash, resolved_config
+from .stages import (
+    PointContext,
+    PointFailed,
+    PointPipeline,
+    config_hash,
+    resolved_config,
+    shared_testing_errors,
+)
 from .store import STATE_COMPLETE, STATE_FAILED, Store, StoreError, write_json_atomic
 from .testbeds import Testbed, TestbedError, open_testbed
 from .testbeds.distribute import Attempt, Job, distribute
@@ -166,6 +173,10 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
         else:
             todo.append(point)
 
+    shared_errors = shared_testing_errors(plan)
+    if shared_errors:
+        raise CampaignError("\n".join(shared_errors[:5]))
+
     # The testbed.
     testbed = open_testbed(spec.testbed, campaign=spec.name, log=log)
     if isinstance(testbed, RemoteTestbed):  # a redeploy shows its per-host progress
@@ -217,10 +228,22 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
                                 reporter, options)
         complete, failed, driver_s = dist["complete"], dist["failed"], dist["driver_s"]
         todo = []
+    # phases.testing.shared_across: a group's maximum, once one of its points measured it
+    # (in this run, or in an earlier one whose point is still current).
+    group_max: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+    def remember_max(point: Any, record: dict[str, Any]) -> None:
+        mt = record.get("max_throughput")
+        if plan.spec.phases.testing.shared_across and mt and "shared_from" not in mt:
+            group_max.setdefault(plan.testing_group(point), {**mt, "shared_from": point.id})
+
+    for point in skipped:
+        remember_max(point, existing[point.id].data)
     for n, point in enumerate(todo, 1):
         reporter.point_start(point, n, len(todo))
         record = _run_point(plan, store, testbed, node, limits, point, hashes[point.id],
-                            reporter)
+                            reporter, shared_testing=group_max.get(plan.testing_group(point)))
+        remember_max(point, record)
         driver_s += record.get("driver_s", 0.0)
         points_wall += record.get("wall_s", 0.0)
         if record["state"] == STATE_COMPLETE:
@@ -275,7 +298,8 @@ def _node_failure(e: BaseException | None, exit_code: int | None) -> tuple[bool,
 def _run_point(plan: Plan, store: Store, testbed: Testbed, node: Any, limits: Any,
                point: Any, chash: str, reporter: Reporter, *,
                attempts: list[dict[str, Any]] | None = None,
-               may_retry: bool = False) -> dict[str, Any]:
+               may_retry: bool = False,
+               shared_testing: dict[str, Any] | None = None) -> dict[str, Any]:
     """Runs and commits one point. With `attempts` (a distributed run) the record names its
     node (`host`) and earlier attempts; with `may_retry` a failure caused by the node is not
     committed but returned with state "retry" (the caller runs it on another node)."""
@@ -302,7 +326,7 @@ def _run_point(plan: Plan, store: Store, testbed: Testbed, node: Any, limits: An
     }
     pipeline = PointPipeline(PointContext(plan=plan, point=point, testbed=testbed, node=node,
                                           out_dir=writer.path, limits=limits, reporter=reporter,
-                                          log=logger))
+                                          log=logger, shared_testing=shared_testing))
     if attempts is not None:
         record["host"] = node.name
         record["disk"] = node.facts.get("disk")

@@ -95,10 +95,26 @@ class Plan:
 
     @property
     def estimate_s(self) -> float:
-        return self.estimate_point_s * len(self.points)
+        sharing = sum(1 for pid, leader in self.testing_leaders().items() if pid != leader)
+        return (self.estimate_point_s * len(self.points)
+                - sharing * self.spec.phases.testing.duration)
 
     def phases(self) -> list[PhasePlan]:
         return phase_plan(self.spec, self.loaded.workload)
+
+    def testing_group(self, point: Point) -> tuple[Any, ...]:
+        """Points with the same key share one testing phase (phases.testing.shared_across):
+        the repetition and every dimension but the shared ones. Without sharing, a point's
+        key is its own."""
+        shared = self.spec.phases.testing.shared_across
+        if not shared:
+            return (point.id,)
+        return (point.rep, *((k, repr(v)) for k, v in point.params.items() if k not in shared))
+
+    def testing_leaders(self) -> dict[str, str]:
+        """Point id -> the id of the first point of its testing group, in plan order."""
+        first: dict[tuple[Any, ...], str] = {}
+        return {p.id: first.setdefault(self.testing_group(p), p.id) for p in self.points}
 
     def to_json(self) -> dict[str, Any]:
         spec = self.spec
@@ -302,7 +318,7 @@ def build_plan(loaded: LoadedSpec, history_load_s: float | None = None) -> Plan:
             f"sweep; the verdict refers to the sweep's largest value"
         )
     reps = spec.matrix.get("repetitions") or len(spec.matrix.get("seeds") or []) or 1
-    return Plan(
+    plan = Plan(
         loaded=loaded,
         points=points,
         dimensions=_dimensions(spec.matrix),
@@ -312,6 +328,11 @@ def build_plan(loaded: LoadedSpec, history_load_s: float | None = None) -> Plan:
         estimate_point_s=estimate_point_s(spec, loaded.workload, history_load_s),
         notes=notes,
     )
+    if spec.phases.testing.shared_across and points:
+        groups = len(set(plan.testing_leaders().values()))
+        notes.append(f"phases.testing.shared_across: {groups} testing phases for "
+                     f"{len(points)} points; the others run at their group's maximum")
+    return plan
 
 
 def describe(plan: Plan) -> list[str]:

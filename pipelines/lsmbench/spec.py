@@ -136,6 +136,10 @@ class TestingPhase(Strict):
     queries: dict[str, Any] | None = None
     engine_options: EngineOptions = Field(default_factory=dict)
     timeout: Duration | None = None
+    # Matrix dimensions that do not change the testing phase (typically the running
+    # phase's scheduler): points that differ only in them, in the same repetition, share
+    # one testing phase -- run by the first of them -- and so run at the same rate.
+    shared_across: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _warmup_shorter(self) -> TestingPhase:
@@ -496,6 +500,8 @@ def validate_raw(
     except ValidationError as e:
         errors.extend(_pydantic_errors(e))
     errors.extend(_semantic_errors(raw, source))
+    if spec is not None:
+        errors.extend(_shared_testing_errors(spec))
     workload: dict[str, Any] = {}
     wfile: Path | None = None
     if spec is not None and not errors:
@@ -787,6 +793,33 @@ def _semantic_errors(raw: dict[str, Any], source: Path | None) -> list[tuple[str
             find_workload_file(wfile, source)
         except ValueError as e:
             errors.append(("workload", str(e)))
+    return errors
+
+
+def _shared_testing_errors(spec: CampaignSpec) -> list[tuple[str, str]]:
+    shared = spec.phases.testing.shared_across
+    if not shared:
+        return []
+    path = "phases.testing.shared_across"
+    errors: list[tuple[str, str]] = []
+    dims = [k for k in spec.matrix if k not in MATRIX_RESERVED]
+    for i, name in enumerate(shared):
+        if name not in dims:
+            errors.append((f"{path}[{i}]", f"{name!r} is not a matrix dimension (the "
+                                           f"dimensions: {names.choices(dims) or 'none'})"))
+        elif name.startswith("phases.testing.") or name.startswith("phases.load."):
+            errors.append((f"{path}[{i}]", f"{name!r} changes the testing phase (or the tree "
+                                           "it starts from), so points differing in it "
+                                           "cannot share one"))
+    if len(set(shared)) != len(shared):
+        errors.append((path, "a dimension is listed twice"))
+    if spec.phases.running.start == "continue":
+        errors.append((path, "needs phases.running.start 'snapshot' or 'reload': with "
+                             "'continue' each running phase starts from its own testing "
+                             "phase's tree"))
+    if spec.testbed.type != "local":
+        errors.append((path, "only on a local testbed: the nodes of a remote testbed may "
+                             "differ in speed, so one node's maximum is not another's"))
     return errors
 
 

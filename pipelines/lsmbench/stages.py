@@ -69,6 +69,10 @@ class PointContext:
     limits: Any = None  # ThrottleLimits or None
     reporter: Reporter = field(default_factory=NullReporter)
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("lsmbench.point"))
+    # The maximum measured by another point of the same testing group
+    # (phases.testing.shared_across), with "shared_from" naming it: this point runs no
+    # testing phase of its own.
+    shared_testing: dict[str, Any] | None = None
 
 
 @dataclass
@@ -107,6 +111,55 @@ def resolved_config(plan: Plan, point: Point) -> dict[str, Any]:
 
 def config_hash(config: dict[str, Any]) -> str:
     return canonical_hash(config, 16)
+
+
+def _testing_signature(config: dict[str, Any]) -> dict[str, Any]:
+    """What a point's testing phase depends on: the tree it starts from and the phase."""
+    phases = dict(config["phases"])
+    testing = {k: v for k, v in phases["testing"].items() if k != "shared_across"}
+    return {
+        "engine": config["engine"],
+        "load options": config["engine_options"]["load"],
+        "testing options": config["engine_options"]["testing"],
+        "workload": config["workload"],
+        "load phase": phases["load"],
+        "testing phase": testing,
+        "seed": config["seed"],
+        "throttle": config["throttle"],
+    }
+
+
+def shared_testing_errors(plan: Plan) -> list[str]:
+    """phases.testing.shared_across: groups whose points would not run the same testing
+    phase (a listed dimension changes it after all), named with the first difference."""
+    leaders = plan.testing_leaders()
+    by_id = {p.id: p for p in plan.points}
+    errors: list[str] = []
+    signatures: dict[str, dict[str, Any]] = {}
+    for point in plan.points:
+        leader = leaders[point.id]
+        sig = _testing_signature(resolved_config(plan, point))
+        if leader == point.id:
+            signatures[leader] = sig
+            continue
+        want = signatures[leader]
+        for part, value in sig.items():
+            if value == want[part]:
+                continue
+            if isinstance(value, dict) and isinstance(want[part], dict):
+                diff = sorted(k for k in value.keys() | want[part].keys()
+                              if value.get(k) != want[part].get(k))
+                pairs = [f"{k}={want[part].get(k)!r} vs {value.get(k)!r}" for k in diff]
+                what = f"{part}: {', '.join(pairs)}"
+            else:
+                what = f"{part}: {want[part]!r} vs {value!r}"
+            errors.append(
+                f"phases.testing.shared_across: {by_id[leader].label()} and {point.label()} "
+                f"would share a testing phase, but theirs differ ({what}); fix it for the "
+                f"load and testing phases (phases.load / phases.testing .engine_options) or "
+                f"stop sharing across that dimension")
+            break
+    return errors
 
 
 class PointPipeline:
@@ -281,7 +334,14 @@ class PointPipeline:
                 t0 = time.monotonic()
                 tb.snapshot(node, self.data_dir, self.snap_dir)
                 self.ctx.log.info("snapshot of the loaded state in %.1fs", time.monotonic() - t0)
-            mt = self.testing(loaded_next)
+            shared = self.ctx.shared_testing
+            if shared is not None:
+                self.result.max_throughput = dict(shared)
+                max_tp = float(shared["writes_per_s"])
+                self.ctx.log.info("testing: shared with %s: %.0f writes/s",
+                                  shared["shared_from"], max_tp)
+            else:
+                max_tp = self.testing(loaded_next).writes_per_s
             if running.enabled:
                 sweep = running.sweep()
                 for i, u in enumerate(sweep):
@@ -298,7 +358,7 @@ class PointPipeline:
                     else:  # continue where the previous phase left off
                         insert_start = (self._running_next_insert if i > 0
                                         else self._testing_next_insert)
-                    self.running(phase_dir, u, mt.writes_per_s, insert_start)
+                    self.running(phase_dir, u, max_tp, insert_start)
                 self.result.headline = self._headline(running.headline_utilization())
         finally:
             if not spec.testbed.keep_data:

@@ -279,3 +279,46 @@ def test_utilization_sweep_and_start_modes(tmp_path, data_root, driver_path):
         assert head["utilization"] == 0.9 and head["phase"] == "running@0.9"
         ok = [v["utilization"] for v in rec.data["verdicts"] if v["sustainable"]]
         assert head["max_sustainable_utilization"] == (max(ok) if ok else None)
+
+
+def test_shared_testing_phase_and_its_resume(tmp_path, data_root, driver_path):
+    spec = write_spec(tmp_path / "shared.yaml", data_root, name="shared",
+                      matrix={"scheduler": ["single", "fair", "greedy"]},
+                      workload={"file": "update-uniform-1kb", "set": {"record_count": 5000}},
+                      phases={"load": {"engine_options": {"merge_scheduler": "single"}},
+                              "testing": {"duration": "3s", "warmup": "1s",
+                                          "engine_options": {"merge_scheduler": "fair"},
+                                          "shared_across": ["scheduler"]},
+                              "running": {"duration": "2s"}})
+    results = tmp_path / "results"
+    args = ["run", str(spec), "--quiet", "--results", str(results),
+            "--set", f"testbed.driver={driver_path}"]
+    r = lsmbench(*args)
+    assert r.returncode == 0, r.stdout + r.stderr
+    store = Store(results)
+    ids = [f"scheduler={s},rep=0" for s in ("single", "fair", "greedy")]
+    leader, *followers = [store.point("shared", i) for i in ids]
+    mt = leader.data["max_throughput"]
+    assert "shared_from" not in mt and (leader.path / "testing" / "summary.json").is_file()
+
+    def rate(rec) -> float:
+        return json.loads((rec.path / "running" / "run.json").read_text())["arrival"]["rate"]
+
+    for rec in followers:
+        assert rec.data["state"] == "complete"
+        assert rec.data["max_throughput"]["shared_from"] == ids[0]
+        assert rec.data["max_throughput"]["writes_per_s"] == mt["writes_per_s"]
+        assert not (rec.path / "testing").exists() and "testing" not in rec.data["phases"]
+        assert rate(rec) == pytest.approx(rate(leader), abs=1e-3)
+    assert rate(leader) == pytest.approx(0.95 * mt["writes_per_s"], abs=1e-3)
+
+    # Resume after losing a follower: the completed leader's maximum is reused.
+    import shutil
+
+    shutil.rmtree(followers[1].path)
+    r = lsmbench(*args, "--resume")
+    assert r.returncode == 0, r.stdout + r.stderr
+    again = Store(results).point("shared", ids[2])
+    assert again.data["max_throughput"]["shared_from"] == ids[0]
+    assert not (again.path / "testing").exists()
+    assert rate(again) == pytest.approx(rate(leader), abs=1e-3)

@@ -154,3 +154,36 @@ def test_plan_of_1000_points_under_one_second():
     elapsed = time.perf_counter() - t0
     assert len(plan.points) == 1000 and len(doc["points"]) == 1000
     assert elapsed < 1.0, f"planning 1000 points took {elapsed:.3f}s"
+
+
+def test_shared_testing_groups_and_their_checks():
+    from lsmbench.stages import shared_testing_errors
+
+    matrix = {"policy": ["tiering", "leveling"], "scheduler": ["single", "fair", "greedy"],
+              "repetitions": 2}
+    phases = {"testing": {"duration": "60s", "shared_across": ["scheduler"]}}
+    # The scheduler would change the loaded tree and the testing phase too: refused,
+    # naming the difference.
+    plan = build_plan(load(matrix, phases=phases))
+    errors = shared_testing_errors(plan)
+    assert errors and "load options: merge_scheduler='single' vs 'fair'" in errors[0], errors
+    assert "policy=tiering,scheduler=single,rep=0" in errors[0]
+    phases["load"] = {"engine_options": {"merge_scheduler": "single"}}
+    errors = shared_testing_errors(build_plan(load(matrix, phases=phases)))
+    assert errors and "testing options: merge_scheduler='single' vs 'fair'" in errors[0], errors
+
+    # With both fixed, points that differ only in the scheduler (same policy, same
+    # repetition) share the first one's testing phase.
+    phases["testing"]["engine_options"] = {"merge_scheduler": "fair"}
+    plan = build_plan(load(matrix, phases=phases))
+    assert shared_testing_errors(plan) == []
+    leaders = plan.testing_leaders()
+    assert len(set(leaders.values())) == 4  # 2 policies x 2 repetitions
+    for p in plan.points:
+        leader = next(q for q in plan.points if q.id == leaders[p.id])
+        assert (leader.params["policy"], leader.rep) == (p.params["policy"], p.rep)
+        assert leader.params["scheduler"] == "single"
+    assert any("4 testing phases for 12 points" in n for n in plan.notes)
+    unshared = build_plan(load(matrix, phases={"testing": {"duration": "60s"}}))
+    assert unshared.testing_leaders() == {p.id: p.id for p in unshared.points}
+    assert unshared.estimate_s - plan.estimate_s == pytest.approx(8 * 60)

@@ -124,7 +124,7 @@ BAD = [
      "phases, verdict, throttle, sinks, testbed)"),
     ({"phases": {"testing": {"durtion": 5}}},
      "phases.testing.durtion: unknown key 'durtion' (allowed: duration, warmup, "
-     "warmup_fraction, threads, queries, engine_options, timeout)"),
+     "warmup_fraction, threads, queries, engine_options, timeout, shared_across)"),
     ({"phases": {"testing": {"duration": "10 parsecs"}}},
      "phases.testing.duration: bad duration '10 parsecs' (expected a number of seconds or a "
      "number with a unit: ms, s, sec, m, min, h)"),
@@ -134,6 +134,18 @@ BAD = [
      "phases.running.utilization: must be greater than 0 (got 0)"),
     ({"phases": {"running": {"utilizations": [0.5, 0.5]}}},
      "phases.running.utilizations: duplicate utilizations in [0.5, 0.5]"),
+    ({"matrix": {"scheduler": ["single", "fair"]},
+      "phases": {"testing": {"shared_across": ["schedular"]}}},
+     "phases.testing.shared_across[0]: 'schedular' is not a matrix dimension (the dimensions: "
+     "scheduler)"),
+    ({"matrix": {"phases.testing.duration": ["1s", "2s"]},
+      "phases": {"testing": {"shared_across": ["phases.testing.duration"]}}},
+     "phases.testing.shared_across[0]: 'phases.testing.duration' changes the testing phase (or "
+     "the tree it starts from), so points differing in it cannot share one"),
+    ({"matrix": {"scheduler": ["single", "fair"]},
+      "phases": {"testing": {"shared_across": ["scheduler"]}, "running": {"start": "continue"}}},
+     "phases.testing.shared_across: needs phases.running.start 'snapshot' or 'reload': with "
+     "'continue' each running phase starts from its own testing phase's tree"),
     ({"phases": {"running": {"arrival": {"rate": 100}}}},
      "phases.running.arrival: 'rate' is computed (utilization x the testing phase's maximum); "
      "set 'utilization' instead"),
