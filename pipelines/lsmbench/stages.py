@@ -132,6 +132,8 @@ def _testing_signature(config: dict[str, Any]) -> dict[str, Any]:
 def shared_testing_errors(plan: Plan) -> list[str]:
     """phases.testing.shared_across: groups whose points would not run the same testing
     phase (a listed dimension changes it after all), named with the first difference."""
+    if not plan.spec.phases.testing.shared_across:
+        return []
     leaders = plan.testing_leaders()
     by_id = {p.id: p for p in plan.points}
     errors: list[str] = []
