@@ -4,8 +4,10 @@
 #include <cstdio>
 #include <string>
 
+#include "db/filenames.h"
 #include "db/manifest.h"
 #include "db/test_util.h"
+#include "log/log_format.h"
 #include "lsm/db.h"
 
 namespace lsm {
@@ -15,6 +17,27 @@ std::vector<std::string> CursorsOnDisk(const std::string& dir) {
   ManifestState state;
   EXPECT_TRUE(RecoverManifest(Env::Default(), dir, &state).ok());
   return state.merge_cursors;
+}
+
+// The cursors of the live manifest's first edit: the snapshot Open wrote. Merges that run
+// after the reopen move the cursors on, so the last state would not tell a restored cursor
+// from a restarted one; the snapshot does.
+std::vector<std::string> CursorsOpenWrote(const std::string& dir) {
+  Env* env = Env::Default();
+  std::unique_ptr<SequentialFile> file;
+  EXPECT_TRUE(env->NewSequentialFile(CurrentFileName(dir), &file).ok());
+  char buf[256];
+  std::string_view current;
+  EXPECT_TRUE(file->Read(sizeof(buf), &current, buf).ok());
+  const std::string name = dir + "/" + std::string(current.substr(0, current.find('\n')));
+  EXPECT_TRUE(env->NewSequentialFile(name, &file).ok());
+  log::Reader reader(file.get(), name);
+  std::string_view record;
+  std::string scratch;
+  EXPECT_TRUE(reader.ReadRecord(&record, &scratch));
+  ManifestEdit snapshot;
+  EXPECT_TRUE(snapshot.Decode(record, name).ok());
+  return snapshot.merge_cursors;
 }
 
 TEST(PartitionedDBTest, RoundRobinCursorSurvivesReopen) {
@@ -43,7 +66,7 @@ TEST(PartitionedDBTest, RoundRobinCursorSurvivesReopen) {
   // next phase of a benchmark would start every level's round robin over.
   ASSERT_TRUE(DB::Open(options, dir.path(), &db).ok());
   db.reset();  // closes
-  EXPECT_EQ(before, CursorsOnDisk(dir.path()));
+  EXPECT_EQ(before, CursorsOpenWrote(dir.path()));
 }
 
 }  // namespace
