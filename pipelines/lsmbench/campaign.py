@@ -164,8 +164,9 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
     todo = []
     skipped = []
     hashes: dict[str, str] = {}
+    configs = {point.id: resolved_config(plan, point) for point in plan.points}
     for point in plan.points:
-        h = config_hash(resolved_config(plan, point))
+        h = config_hash(configs[point.id])
         hashes[point.id] = h
         rec = existing.get(point.id)
         if rec is not None and rec.state == STATE_COMPLETE and rec.data.get("config_hash") == h:
@@ -173,7 +174,7 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
         else:
             todo.append(point)
 
-    shared_errors = shared_testing_errors(plan)
+    shared_errors = shared_testing_errors(plan, configs)
     if shared_errors:
         raise CampaignError("\n".join(shared_errors[:5]))
 

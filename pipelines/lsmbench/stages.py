@@ -115,7 +115,7 @@ def config_hash(config: dict[str, Any]) -> str:
 
 def _testing_signature(config: dict[str, Any]) -> dict[str, Any]:
     """What a point's testing phase depends on: the tree it starts from and the phase."""
-    phases = dict(config["phases"])
+    phases = config["phases"]
     testing = {k: v for k, v in phases["testing"].items() if k != "shared_across"}
     return {
         "engine": config["engine"],
@@ -129,9 +129,11 @@ def _testing_signature(config: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def shared_testing_errors(plan: Plan) -> list[str]:
+def shared_testing_errors(plan: Plan,
+                          configs: dict[str, dict[str, Any]] | None = None) -> list[str]:
     """phases.testing.shared_across: groups whose points would not run the same testing
-    phase (a listed dimension changes it after all), named with the first difference."""
+    phase (a listed dimension changes it after all), named with the first difference.
+    configs: the points' resolved_config by id, when the caller has them already."""
     if not plan.spec.phases.testing.shared_across:
         return []
     leaders = plan.testing_leaders()
@@ -140,7 +142,8 @@ def shared_testing_errors(plan: Plan) -> list[str]:
     signatures: dict[str, dict[str, Any]] = {}
     for point in plan.points:
         leader = leaders[point.id]
-        sig = _testing_signature(resolved_config(plan, point))
+        config = configs[point.id] if configs is not None else resolved_config(plan, point)
+        sig = _testing_signature(config)
         if leader == point.id:
             signatures[leader] = sig
             continue
