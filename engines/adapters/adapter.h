@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lsm/option_table.h"
 #include "lsm/status.h"
 
 namespace lsmbench {
@@ -51,6 +52,26 @@ std::vector<std::string> AdapterNames();
 // allowed names/values); an engine open failure carries the engine's message.
 Status OpenAdapter(const std::string& engine, const std::string& dir,
                    const AdapterOptions& options, std::unique_ptr<KvAdapter>* adapter);
+
+// What `lsm-driver --describe-options ENGINE` prints about one option.
+struct OptionDescription {
+  std::string name;
+  lsm::OptionKind kind = lsm::OptionKind::kChoice;
+  double min = 0;  // kInt, kSize, kReal
+  double max = 0;
+  std::vector<std::string> choices;  // kChoice
+  std::string unit;
+  std::string doc;
+  std::string default_text;  // in the grammar of option_values.h; "" when unknown
+};
+
+// The options engine `engine` accepts. NotSupported for rocksdb: RocksDB has
+// hundreds of options and its own parser knows them (CheckAdapterOptions).
+Status DescribeAdapterOptions(const std::string& engine, std::vector<OptionDescription>* out);
+
+// Parses options exactly as OpenAdapter would, without opening anything:
+// OK, or InvalidArgument naming every bad option the engine reports.
+Status CheckAdapterOptions(const std::string& engine, const AdapterOptions& options);
 
 }  // namespace lsmbench
 

@@ -1,16 +1,8 @@
 // The `builtin` engine: the bundled lsm::DB.
 //
-// Options: every lsm::Options field by its exact name (except `env`):
-//   create_if_missing, error_if_exists, dynamic_level_sizes, merge_exact_min,
-//   verify_checksums             bool
-//   memtable_bytes, block_bytes  size (K/M/G suffixes = KiB/MiB/GiB)
-//   memory_components, bloom_bits_per_key, min_merge_components,
-//   max_merge_components, max_components   integer
-//   wal                          off | async | sync
-//   merge_policy                 one of lsm::policy::PolicyNames()
-//   size_ratio                   real; 0 = the policy's default, else > 1
-// Ranges are in the option table in builtin_adapter.cc; an error names the
-// option and the accepted values.
+// Options: every lsm::Options field by its exact name (except `env`), from
+// the engine's option table (lsm/option_table.h, declared in
+// lsm/include/lsm/options.def); docs/engine-options.md lists them.
 //
 // Metrics (from lsm::DB::GetStats()): disk_components, disk_components.L<i>,
 // stall_count, stall_micros (merge + memory stalls), merge_stall_count,
@@ -41,8 +33,11 @@ Status OpenBuiltinAdapter(const std::string& dir, const AdapterOptions& options,
 // for tests and for tools that want the engine's options without opening it.
 Status ParseBuiltinOptions(const AdapterOptions& options, lsm::Options* result);
 
-// The accepted option names, sorted.
-std::vector<std::string> BuiltinOptionNames();
+// The engine's option table, for --describe-options.
+std::vector<OptionDescription> DescribeBuiltinOptions();
+
+// ParseBuiltinOptions into default options, for --check-options.
+Status CheckBuiltinOptions(const AdapterOptions& options);
 
 }  // namespace lsmbench
 

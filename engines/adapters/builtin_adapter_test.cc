@@ -1,9 +1,11 @@
 #include "adapters/builtin_adapter.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "adapters/adapter_test_util.h"
 #include "gtest/gtest.h"
+#include "lsm/option_table.h"
 #include "lsm/options.h"
 #include "policy/policy.h"
 
@@ -54,7 +56,7 @@ std::vector<FieldCase> FieldCases() {
       {"min_merge_components", "3", [](O o) { return o.min_merge_components == 3; }},
       {"partition_bytes", "2M", [](O o) { return o.partition_bytes == (2u << 20); }},
       {"partition_pick", "choose-best", [](O o) { return o.partition_pick == "choose-best"; }},
-      {"size_ratio", "4.5", [](O o) { return o.size_ratio == 4.5; }},
+      {"size_ratio", "4", [](O o) { return o.size_ratio == 4; }},
       {"slowdown_components", "9", [](O o) { return o.slowdown_components == 9; }},
       {"sstable_bound", "4", [](O o) { return o.sstable_bound == 4; }},
       {"verify_checksums", "false", [](O o) { return !o.verify_checksums; }},
@@ -74,7 +76,10 @@ TEST(BuiltinAdapterTest, EveryFieldIsSettableByName) {
     tested.push_back(c.name);
   }
   // A field added to the table needs a case here too.
-  EXPECT_EQ(BuiltinOptionNames(), tested);
+  std::vector<std::string> table = lsm::OptionNames();
+  std::sort(table.begin(), table.end());
+  std::sort(tested.begin(), tested.end());
+  EXPECT_EQ(table, tested);
 }
 
 TEST(BuiltinAdapterTest, AllWalModes) {
@@ -88,8 +93,10 @@ TEST(BuiltinAdapterTest, AllWalModes) {
 TEST(BuiltinAdapterTest, ErrorsNameTheOptionAndTheChoices) {
   lsm::Options o;
   std::string names;
-  for (const std::string& n : BuiltinOptionNames()) names += (names.empty() ? "" : ", ") + n;
-  EXPECT_EQ("Invalid argument: engine option 'memtable_byts': unknown (choose from: " + names + ")",
+  for (const std::string& n : lsm::OptionNames()) names += (names.empty() ? "" : ", ") + n;
+  EXPECT_EQ(
+      "Invalid argument: engine option 'memtable_byts': unknown (did you mean "
+      "'memtable_bytes'? choose from: " + names + ")",
             ParseBuiltinOptions({{"memtable_byts", "1M"}}, &o).ToString());
   EXPECT_EQ(
       "Invalid argument: engine option 'wal': bad value 'sometimes' "
@@ -110,8 +117,6 @@ TEST(BuiltinAdapterTest, ErrorsNameTheOptionAndTheChoices) {
            {"memory_components", "1"},
            {"memory_components", "two"},
            {"bloom_bits_per_key", "-1"},
-           {"size_ratio", "1"},
-           {"size_ratio", "0.5"},
            {"size_ratio", "x"},
            {"verify_checksums", "yes"},
            {"min_merge_components", "1"},
@@ -123,10 +128,65 @@ TEST(BuiltinAdapterTest, ErrorsNameTheOptionAndTheChoices) {
               s.ToString().find("engine option '" + name + "': bad value '" + value + "'"))
         << s.ToString();
   }
+  // Rules between options: a ratio the (default, tiering) policy refuses.
+  for (const char* ratio : {"1", "0.5", "2.5"}) {
+    lsm::Options fresh;
+    Status s = ParseBuiltinOptions({{"size_ratio", ratio}}, &fresh);
+    EXPECT_NE(std::string::npos, s.ToString().find("engine option 'size_ratio': ")) << ratio;
+  }
   Status s =
       ParseBuiltinOptions({{"min_merge_components", "8"}, {"max_merge_components", "4"}}, &o);
   EXPECT_TRUE(s.IsInvalidArgument());
   EXPECT_NE(std::string::npos, s.ToString().find("'min_merge_components'")) << s.ToString();
+}
+
+TEST(BuiltinAdapterTest, EveryBadOptionIsReportedAtOnce) {
+  lsm::Options o;
+  Status s = ParseBuiltinOptions(
+      {{"memtable_byts", "4M"}, {"bloom_bits_per_key", "1000"}, {"merge_policy", "levling"}}, &o);
+  ASSERT_TRUE(s.IsInvalidArgument());
+  for (const char* part : {"'memtable_byts': unknown (did you mean 'memtable_bytes'?",
+                           "'bloom_bits_per_key': bad value '1000'",
+                           "'merge_policy': bad value 'levling'"}) {
+    EXPECT_NE(std::string::npos, s.ToString().find(part)) << s.ToString();
+  }
+}
+
+TEST(BuiltinAdapterTest, DescriptionAgreesWithTheEngine) {
+  // Every option the engine accepts is described, with a default that the
+  // engine's parser accepts and that is the field's default.
+  std::vector<OptionDescription> described;
+  ASSERT_TRUE(DescribeAdapterOptions("builtin", &described).ok());
+  ASSERT_EQ(lsm::OptionNames().size(), described.size());
+  const lsm::Options defaults;
+  for (const OptionDescription& d : described) {
+    const lsm::OptionInfo* info = lsm::FindOption(d.name);
+    ASSERT_NE(nullptr, info) << d.name;
+    EXPECT_EQ(info->get(defaults), d.default_text) << d.name;
+    lsm::Options o;
+    EXPECT_TRUE(ParseBuiltinOptions({{d.name, d.default_text}}, &o).ok()) << d.name;
+    if (d.kind == lsm::OptionKind::kInt || d.kind == lsm::OptionKind::kSize) {
+      // The bounds are accepted, one past them is not.
+      const auto bound = [](double v) { return std::to_string(static_cast<int64_t>(v)); };
+      EXPECT_TRUE(lsm::SetOption(&o, d.name, bound(d.min)).ok()) << d.name;
+      EXPECT_TRUE(lsm::SetOption(&o, d.name, bound(d.max)).ok()) << d.name;
+      EXPECT_FALSE(lsm::SetOption(&o, d.name, bound(d.max + 1)).ok()) << d.name;
+      if (d.min > 0 || d.kind == lsm::OptionKind::kInt) {
+        EXPECT_FALSE(lsm::SetOption(&o, d.name, bound(d.min - 1)).ok()) << d.name;
+      }
+    }
+    if (d.kind == lsm::OptionKind::kChoice) {
+      for (const std::string& c : d.choices) {
+        EXPECT_TRUE(lsm::SetOption(&o, d.name, c).ok()) << d.name << "=" << c;
+      }
+    }
+  }
+}
+
+TEST(BuiltinAdapterTest, CheckOptionsOpensNothing) {
+  EXPECT_TRUE(CheckAdapterOptions("builtin", {{"memtable_bytes", "4M"}}).ok());
+  EXPECT_TRUE(CheckAdapterOptions("builtin", {{"memtable_bytes", "-4M"}}).IsInvalidArgument());
+  EXPECT_TRUE(CheckAdapterOptions("nope", {}).IsInvalidArgument());
 }
 
 TEST(BuiltinAdapterTest, OpenErrorsComeBeforeTheEngine) {

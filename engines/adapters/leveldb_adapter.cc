@@ -61,22 +61,39 @@ constexpr uint64_t kKiB = 1024, kMiBInt = 1024 * 1024, kGiB = 1024 * 1024 * 1024
 using LO = leveldb::Options;
 constexpr auto kO = &C::options;
 
+std::string CompressionText(const C& c) {
+  return c.options.compression == leveldb::kNoCompression ? "none" : "snappy";
+}
+
+// Ranges are the ones LevelDB would otherwise clip values to silently.
 const std::vector<OptionSpec<C>>& LevelDbOptionTable() {
   static const std::vector<OptionSpec<C>> table = {
-      {"block_restart_interval", IntField<1, 1 << 20, kO, &LO::block_restart_interval>},
-      {"block_size", SizeField<kKiB, 4 * kMiBInt, kO, &LO::block_size>},
-      {"bloom_bits_per_key", IntField<0, 100, &C::bloom_bits_per_key>},
-      {"cache_bytes", SizeField<0, 1024 * kGiB, &C::cache_bytes>},
-      {"compression", ParseCompression},
-      {"create_if_missing", BoolField<kO, &LO::create_if_missing>},
-      {"error_if_exists", BoolField<kO, &LO::error_if_exists>},
-      {"max_file_size", SizeField<kMiBInt, kGiB, kO, &LO::max_file_size>},
-      {"max_open_files", IntField<74, 50000, kO, &LO::max_open_files>},
-      {"paranoid_checks", BoolField<kO, &LO::paranoid_checks>},
-      {"reuse_logs", BoolField<kO, &LO::reuse_logs>},
-      {"sync", BoolField<&C::write, &leveldb::WriteOptions::sync>},
-      {"verify_checksums", BoolField<&C::read, &leveldb::ReadOptions::verify_checksums>},
-      {"write_buffer_size", SizeField<64 * kKiB, kGiB, kO, &LO::write_buffer_size>},
+      Int<1, 1 << 20, kO, &LO::block_restart_interval>(
+          "block_restart_interval", "keys", "Keys between restart points of a data block."),
+      Size<kKiB, 4 * kMiBInt, kO, &LO::block_size>("block_size", "bytes",
+                                                    "Uncompressed size of a data block."),
+      Int<0, 100, &C::bloom_bits_per_key>(
+          "bloom_bits_per_key", "bits/key",
+          "Bloom filter bits per key (NewBloomFilterPolicy); 0: no filter."),
+      Size<0, 1024 * kGiB, &C::cache_bytes>(
+          "cache_bytes", "bytes", "Block cache size (NewLRUCache); 0: LevelDB's internal 8 MiB."),
+      {"compression", ParseCompression, OptionKind::kChoice, 0, 0, {"none", "snappy"}, "",
+       "Block compression.", CompressionText},
+      Bool<kO, &LO::create_if_missing>("create_if_missing",
+                                        "Create the database if it is missing."),
+      Bool<kO, &LO::error_if_exists>("error_if_exists", "Fail if the database exists."),
+      Size<kMiBInt, kGiB, kO, &LO::max_file_size>("max_file_size", "bytes",
+                                                   "Bytes written to a file before a new one."),
+      Int<74, 50000, kO, &LO::max_open_files>("max_open_files", "files",
+                                               "Open files the table cache may keep."),
+      Bool<kO, &LO::paranoid_checks>("paranoid_checks", "Stop at the first corruption found."),
+      Bool<kO, &LO::reuse_logs>("reuse_logs", "Append to existing logs and manifests at open."),
+      Bool<&C::write, &leveldb::WriteOptions::sync>("sync",
+                                                     "fsync the log before acknowledging."),
+      Bool<&C::read, &leveldb::ReadOptions::verify_checksums>(
+          "verify_checksums", "Verify the checksums of every block read."),
+      Size<64 * kKiB, kGiB, kO, &LO::write_buffer_size>(
+          "write_buffer_size", "bytes", "Memtable size before it is written to a level-0 file."),
   };
   return table;
 }
@@ -222,6 +239,15 @@ Status OpenLevelDbAdapter(const std::string& dir, const AdapterOptions& options,
   if (!s.ok()) return s;
   *adapter = std::make_unique<LevelDbAdapter>(db, config, std::move(filter), std::move(cache));
   return Status::OK();
+}
+
+std::vector<OptionDescription> DescribeLevelDbOptions() {
+  return Describe(LevelDbOptionTable(), LevelDbConfig());
+}
+
+Status CheckLevelDbOptions(const AdapterOptions& options) {
+  LevelDbConfig config;
+  return ApplyOptions(LevelDbOptionTable(), options, &config);
 }
 
 }  // namespace lsmbench

@@ -25,6 +25,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "adapters/adapter.h"
 
@@ -32,6 +33,12 @@ namespace lsmbench {
 
 Status OpenLevelDbAdapter(const std::string& dir, const AdapterOptions& options,
                           std::unique_ptr<KvAdapter>* adapter);
+
+// The option table above, for --describe-options.
+std::vector<OptionDescription> DescribeLevelDbOptions();
+
+// Parses options as OpenLevelDbAdapter would, for --check-options.
+Status CheckLevelDbOptions(const AdapterOptions& options);
 
 }  // namespace lsmbench
 

@@ -32,12 +32,16 @@ constexpr int64_t kMaxMs = 24 * 3600 * 1000;
 const std::vector<OptionSpec<NullConfig>>& NullOptionTable() {
   using C = NullConfig;
   static const std::vector<OptionSpec<C>> table = {
-      {"get_hits", BoolField<&C::get_hits>},
-      {"pause_at_ms", RealField<0, kMaxMs, &C::pause_at_ms>},
-      {"pause_every_ms", RealField<0, kMaxMs, &C::pause_every_ms>},
-      {"pause_ms", RealField<0, kMaxMs, &C::pause_ms>},
-      {"service_time_us", RealField<0, kMaxMs * 1000, &C::service_time_us>},
-      {"value_bytes", SizeField<0, 64 << 20, &C::value_bytes>},
+      Bool<&C::get_hits>("get_hits", "Every Get finds its key (else NotFound)."),
+      Real<0, kMaxMs, &C::pause_at_ms>("pause_at_ms", "ms",
+                                        "One pause of pause_ms this long after the open (default: none)."),
+      Real<0, kMaxMs, &C::pause_every_ms>("pause_every_ms", "ms",
+                                           "A pause of pause_ms every this long after the open; 0: none."),
+      Real<0, kMaxMs, &C::pause_ms>("pause_ms", "ms",
+                                     "Length of a pause, during which every operation waits."),
+      Real<0, kMaxMs * 1000, &C::service_time_us>(
+          "service_time_us", "us", "Time each operation takes (busy-waiting, one at a time)."),
+      Size<0, 64 << 20, &C::value_bytes>("value_bytes", "bytes", "Size of the value Get returns."),
   };
   return table;
 }
@@ -190,6 +194,16 @@ Status OpenNullAdapter(const std::string& /*dir*/, const AdapterOptions& options
   if (!s.ok()) return s;
   *adapter = std::make_unique<NullAdapter>(config);
   return Status::OK();
+}
+
+std::vector<OptionDescription> DescribeNullOptions() {
+  return Describe(NullOptionTable(), NullConfig());
+}
+
+Status CheckNullOptions(const AdapterOptions& options) {
+  NullConfig config;
+  Status s = ApplyOptions(NullOptionTable(), options, &config);
+  return s.ok() ? Validate(config) : s;
 }
 
 }  // namespace lsmbench

@@ -4,7 +4,7 @@
 // service and pause times the latencies the driver should report follow from
 // queueing theory, so running the driver against it calibrates the harness.
 //
-// Options (values as in option_parser.h):
+// Options (values in the grammar of lsm/option_values.h):
 //   service_time_us  real >= 0, default 0: time one operation takes, per
 //                    calling thread (concurrent calls each spin on their own:
 //                    the model is one server per driver thread)
@@ -25,6 +25,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "adapters/adapter.h"
 
@@ -33,6 +34,12 @@ namespace lsmbench {
 // dir is not used.
 Status OpenNullAdapter(const std::string& dir, const AdapterOptions& options,
                        std::unique_ptr<KvAdapter>* adapter);
+
+// The option table, for --describe-options.
+std::vector<OptionDescription> DescribeNullOptions();
+
+// Parses options as OpenNullAdapter would, for --check-options.
+Status CheckNullOptions(const AdapterOptions& options);
 
 }  // namespace lsmbench
 

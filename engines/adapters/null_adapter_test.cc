@@ -62,7 +62,7 @@ TEST(NullAdapterTest, GetHitsReturnsFixedValue) {
 TEST(NullAdapterTest, OptionErrorsNameTheOption) {
   Status s = OpenStatus({{"service_time", "1"}});
   EXPECT_TRUE(s.IsInvalidArgument());
-  EXPECT_NE(std::string::npos, s.ToString().find("'service_time': unknown (choose from: get_hits, "
+  EXPECT_NE(std::string::npos, s.ToString().find("'service_time': unknown (did you mean 'service_time_us'? choose from: get_hits, "
                                                  "pause_at_ms, pause_every_ms, pause_ms, "
                                                  "service_time_us, value_bytes)"))
       << s.ToString();

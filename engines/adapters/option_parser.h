@@ -1,16 +1,8 @@
-// Strict parsing of adapter options given as name=value strings, and the
-// error messages that name the offending option. Every adapter uses these, so
-// a user sees the same wording whichever engine rejected the option:
-//   engine option 'memtable_byts': unknown (choose from: block_bytes, ...)
-//   engine option 'wal': bad value 'sometimes' (choose from: off, async, sync)
-//
-// Grammar of values:
-//   bool     true | false | 1 | 0
-//   integer  optional '-', decimal digits; nothing else (no spaces, no '+', no hex)
-//   size     decimal digits, optionally followed by one suffix K, M or G
-//            meaning KiB, MiB, GiB (1K = 1024); case-insensitive
-//   real     what strtod accepts as a finite number, the whole string
-// Every number is range-checked after parsing.
+// Option tables of the adapters: each adapter's options by name, set from
+// name=value strings into its configuration struct, with what
+// `lsm-driver --describe-options ENGINE` prints about each. The grammar of
+// values and the error wording are the engine's (lsm/option_values.h), so a
+// user sees the same message whichever engine rejected an option.
 #ifndef LSMBENCH_ADAPTERS_OPTION_PARSER_H_
 #define LSMBENCH_ADAPTERS_OPTION_PARSER_H_
 
@@ -23,33 +15,19 @@
 #include <vector>
 
 #include "adapters/adapter.h"
+#include "lsm/option_table.h"
+#include "lsm/option_values.h"
 
 namespace lsmbench {
 
-// "engine option 'NAME': unknown (choose from: a, b, c)".
-Status UnknownOption(std::string_view name, const std::vector<std::string>& known);
-
-// "engine option 'NAME': bad value 'VALUE' (EXPECTED)".
-Status BadOptionValue(std::string_view name, std::string_view value, std::string_view expected);
-
-Status ParseBool(std::string_view name, std::string_view value, bool* out);
-
-// Whole-string parse of a signed 64-bit decimal integer in [min, max].
-Status ParseInt64(std::string_view name, std::string_view value, int64_t min, int64_t max,
-                  int64_t* out);
-
-// Whole-string parse of a byte count with an optional K/M/G (binary) suffix,
-// in [min, max].
-Status ParseSize(std::string_view name, std::string_view value, uint64_t min, uint64_t max,
-                 uint64_t* out);
-
-// Whole-string parse of a finite real number in [min, max].
-Status ParseReal(std::string_view name, std::string_view value, double min, double max,
-                 double* out);
-
-// *index = position of value in choices (exact, case-sensitive match).
-Status ParseChoice(std::string_view name, std::string_view value,
-                   const std::vector<std::string>& choices, size_t* index);
+using lsm::BadOptionValue;
+using lsm::OptionKind;
+using lsm::ParseBool;
+using lsm::ParseChoice;
+using lsm::ParseInt64;
+using lsm::ParseReal;
+using lsm::ParseSize;
+using lsm::UnknownOption;
 
 // Typed front ends that write straight into an options field of any integer
 // type; the range defaults to what the field can hold.
@@ -146,12 +124,76 @@ Status RealField(std::string_view name, std::string_view value,
 
 // A table of the options an adapter accepts: one entry per name, each with a
 // setter that parses the value into a Target (an adapter's configuration
-// struct). Keeping the table in one place makes a new option one line.
+// struct) and what --describe-options prints about it. Keeping the table in
+// one place makes a new option one line; the Bool/Int/Size/Real makers below
+// take the kind and range from the same template arguments as the setter.
 template <typename Target>
 struct OptionSpec {
   const char* name;
   Status (*set)(std::string_view name, std::string_view value, Target* target);
+  OptionKind kind = OptionKind::kChoice;
+  double min = 0;
+  double max = 0;
+  std::vector<std::string> choices;
+  const char* unit = "";
+  const char* doc = "";
+  // The value in a Target as text that `set` accepts (its default when
+  // applied to a default-constructed Target); nullptr: not described.
+  std::string (*get)(const Target& target) = nullptr;
 };
+
+namespace option_internal {
+
+template <auto... Path>
+std::string FieldText(const Root<Path...>& target) {
+  const auto& v = At(const_cast<Root<Path...>*>(&target), Path...);
+  using T = std::remove_cv_t<std::remove_reference_t<decltype(v)>>;
+  if constexpr (std::is_same_v<T, bool>) {
+    return v ? "true" : "false";
+  } else {
+    return std::to_string(v);
+  }
+}
+
+}  // namespace option_internal
+
+template <auto... Path>
+OptionSpec<option_internal::Root<Path...>> Bool(const char* name, const char* doc) {
+  return {name, BoolField<Path...>, OptionKind::kBool, 0, 0, {}, "", doc,
+          option_internal::FieldText<Path...>};
+}
+
+template <int64_t Min, int64_t Max, auto... Path>
+OptionSpec<option_internal::Root<Path...>> Int(const char* name, const char* unit,
+                                               const char* doc) {
+  return {name, IntField<Min, Max, Path...>, OptionKind::kInt, static_cast<double>(Min),
+          static_cast<double>(Max), {}, unit, doc, option_internal::FieldText<Path...>};
+}
+
+template <uint64_t Min, uint64_t Max, auto... Path>
+OptionSpec<option_internal::Root<Path...>> Size(const char* name, const char* unit,
+                                                const char* doc) {
+  return {name, SizeField<Min, Max, Path...>, OptionKind::kSize, static_cast<double>(Min),
+          static_cast<double>(Max), {}, unit, doc, option_internal::FieldText<Path...>};
+}
+
+template <int64_t Min, int64_t Max, auto... Path>
+OptionSpec<option_internal::Root<Path...>> Real(const char* name, const char* unit,
+                                                const char* doc) {
+  return {name, RealField<Min, Max, Path...>, OptionKind::kReal, static_cast<double>(Min),
+          static_cast<double>(Max), {}, unit, doc, option_internal::FieldText<Path...>};
+}
+
+template <typename Target>
+std::vector<OptionDescription> Describe(const std::vector<OptionSpec<Target>>& table,
+                                        const Target& defaults) {
+  std::vector<OptionDescription> out;
+  for (const auto& spec : table) {
+    out.push_back({spec.name, spec.kind, spec.min, spec.max, spec.choices, spec.unit, spec.doc,
+                   spec.get ? spec.get(defaults) : ""});
+  }
+  return out;
+}
 
 template <typename Target>
 std::vector<std::string> OptionNames(const std::vector<OptionSpec<Target>>& table) {
@@ -161,12 +203,13 @@ std::vector<std::string> OptionNames(const std::vector<OptionSpec<Target>>& tabl
   return names;
 }
 
-// Applies every option of `options` through the table, in name order. The
-// first unknown name or bad value is the result; target may then be partly
-// updated.
+// Applies every option of `options` through the table, in name order. Every
+// unknown name and bad value is reported ("; "-separated), not just the
+// first; target may then be partly updated.
 template <typename Target>
 Status ApplyOptions(const std::vector<OptionSpec<Target>>& table, const AdapterOptions& options,
                     Target* target) {
+  std::string errors;
   for (const auto& [name, value] : options) {
     const OptionSpec<Target>* found = nullptr;
     for (const auto& spec : table) {
@@ -175,11 +218,11 @@ Status ApplyOptions(const std::vector<OptionSpec<Target>>& table, const AdapterO
         break;
       }
     }
-    if (found == nullptr) return UnknownOption(name, OptionNames(table));
-    Status s = found->set(name, value, target);
-    if (!s.ok()) return s;
+    Status s = found == nullptr ? UnknownOption(name, OptionNames(table))
+                                : found->set(name, value, target);
+    if (!s.ok()) errors += (errors.empty() ? "" : "; ") + lsm::ErrorMessage(s);
   }
-  return Status::OK();
+  return errors.empty() ? Status::OK() : Status::InvalidArgument(errors);
 }
 
 }  // namespace lsmbench

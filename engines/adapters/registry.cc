@@ -20,22 +20,27 @@ namespace {
 using OpenFunction = Status (*)(const std::string& dir, const AdapterOptions& options,
                                 std::unique_ptr<KvAdapter>* adapter);
 
+using CheckFunction = Status (*)(const AdapterOptions& options);
+using DescribeFunction = std::vector<OptionDescription> (*)();
+
 struct Engine {
   const char* name;
   OpenFunction open;
+  CheckFunction check;
+  DescribeFunction describe;  // nullptr: the engine's own parser only (rocksdb)
 };
 
 constexpr Engine kEngines[] = {
 #ifdef LSMBENCH_HAVE_BUILTIN
-    {"builtin", OpenBuiltinAdapter},
+    {"builtin", OpenBuiltinAdapter, CheckBuiltinOptions, DescribeBuiltinOptions},
 #endif
 #ifdef LSMBENCH_HAVE_ROCKSDB
-    {"rocksdb", OpenRocksDbAdapter},
+    {"rocksdb", OpenRocksDbAdapter, CheckRocksDbOptions, nullptr},
 #endif
 #ifdef LSMBENCH_HAVE_LEVELDB
-    {"leveldb", OpenLevelDbAdapter},
+    {"leveldb", OpenLevelDbAdapter, CheckLevelDbOptions, DescribeLevelDbOptions},
 #endif
-    {"null", OpenNullAdapter},
+    {"null", OpenNullAdapter, CheckNullOptions, DescribeNullOptions},
 };
 
 }  // namespace
@@ -46,14 +51,46 @@ std::vector<std::string> AdapterNames() {
   return names;
 }
 
-Status OpenAdapter(const std::string& engine, const std::string& dir,
-                   const AdapterOptions& options, std::unique_ptr<KvAdapter>* adapter) {
+namespace {
+
+Status FindEngine(const std::string& engine, const Engine** found) {
   for (const Engine& e : kEngines) {
-    if (engine == e.name) return e.open(dir, options, adapter);
+    if (engine == e.name) {
+      *found = &e;
+      return Status::OK();
+    }
   }
   std::string names;
   for (const std::string& name : AdapterNames()) names += (names.empty() ? "" : ", ") + name;
   return Status::InvalidArgument("engine '" + engine + "': unknown (choose from: " + names + ")");
+}
+
+}  // namespace
+
+Status OpenAdapter(const std::string& engine, const std::string& dir,
+                   const AdapterOptions& options, std::unique_ptr<KvAdapter>* adapter) {
+  const Engine* e = nullptr;
+  Status s = FindEngine(engine, &e);
+  return s.ok() ? e->open(dir, options, adapter) : s;
+}
+
+Status CheckAdapterOptions(const std::string& engine, const AdapterOptions& options) {
+  const Engine* e = nullptr;
+  Status s = FindEngine(engine, &e);
+  return s.ok() ? e->check(options) : s;
+}
+
+Status DescribeAdapterOptions(const std::string& engine, std::vector<OptionDescription>* out) {
+  const Engine* e = nullptr;
+  Status s = FindEngine(engine, &e);
+  if (!s.ok()) return s;
+  if (e->describe == nullptr) {
+    return Status::NotSupported("engine '" + engine + "'",
+                                "its options are RocksDB's own; check a set of them with "
+                                "--check-options");
+  }
+  *out = e->describe();
+  return Status::OK();
 }
 
 }  // namespace lsmbench

@@ -263,6 +263,10 @@ Status ParseRocksDbOptions(const AdapterOptions& options, rocksdb::Options* resu
   AdapterOptions call_only;
   rocksdb::ConfigOptions config;
   config.ignore_unknown_options = false;
+  std::string errors;
+  auto add = [&errors](const Status& s) {
+    if (!s.ok()) errors += (errors.empty() ? "" : "; ") + lsm::ErrorMessage(s);
+  };
   for (const auto& [name, value] : options) {
     if (IsCallOption(name)) {
       call_only.emplace(name, value);
@@ -270,16 +274,19 @@ Status ParseRocksDbOptions(const AdapterOptions& options, rocksdb::Options* resu
     }
     // A ';' outside braces would smuggle in a second option.
     if (value.find(';') != std::string::npos && !(value.front() == '{' && value.back() == '}')) {
-      return BadOptionValue(name, value, "a value containing ';' must be wrapped in {}");
+      add(BadOptionValue(name, value, "a value containing ';' must be wrapped in {}"));
+      continue;
     }
     rocksdb::Options next;
     rocksdb::Status s = rocksdb::GetOptionsFromString(config, *result, name + "=" + value, &next);
     if (!s.ok()) {
-      return Status::InvalidArgument("engine option '" + name + "'", s.ToString());
+      add(Status::InvalidArgument("engine option '" + name + "'", s.ToString()));
+      continue;
     }
     *result = std::move(next);
   }
-  return ApplyOptions(CallOptionTable(), call_only, call);
+  add(ApplyOptions(CallOptionTable(), call_only, call));
+  return errors.empty() ? Status::OK() : Status::InvalidArgument(errors);
 }
 
 }  // namespace
@@ -298,6 +305,12 @@ Status OpenRocksDbAdapter(const std::string& dir, const AdapterOptions& options,
   if (!s.ok()) return s;
   *adapter = std::make_unique<RocksDbAdapter>(db, call, o.num_levels, std::move(work));
   return Status::OK();
+}
+
+Status CheckRocksDbOptions(const AdapterOptions& options) {
+  rocksdb::Options o;
+  CallOptions call;
+  return ParseRocksDbOptions(options, &o, &call);
 }
 
 }  // namespace lsmbench

@@ -20,6 +20,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "adapters/adapter.h"
 
@@ -27,6 +28,9 @@ namespace lsmbench {
 
 Status OpenRocksDbAdapter(const std::string& dir, const AdapterOptions& options,
                           std::unique_ptr<KvAdapter>* adapter);
+
+// Parses options as OpenRocksDbAdapter would, for --check-options.
+Status CheckRocksDbOptions(const AdapterOptions& options);
 
 }  // namespace lsmbench
 

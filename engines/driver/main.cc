@@ -1,4 +1,6 @@
 // lsm-driver --config run.json --out DIR
+// lsm-driver --describe-options [ENGINE]
+// lsm-driver --check-options ENGINE [--option NAME=VALUE]...
 //
 // Exit codes: 0 success; 1 engine failure (open, an operation, close) or an
 // output file that could not be written; 2 bad input (usage, configuration,
@@ -7,6 +9,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +18,8 @@
 #include <string>
 
 #include "adapters/adapter.h"
+#include "lsm/option_values.h"
+#include "driver/options_cli.h"
 #include "driver/report.h"
 #include "driver/run_config.h"
 #include "driver/runner.h"
@@ -33,8 +38,13 @@ void OnSignal(int signo) {
 
 const char kUsage[] =
     "usage: lsm-driver --config run.json --out DIR [--quiet]\n"
+    "       lsm-driver --describe-options [ENGINE] [--markdown]\n"
+    "       lsm-driver --check-options ENGINE [--option NAME=VALUE]...\n"
     "Runs one phase (load, testing or running) of a workload against an engine\n"
     "and writes timeseries.jsonl, summary.json and histograms.json to DIR.\n"
+    "--describe-options prints the options ENGINE (default builtin) accepts as\n"
+    "JSON; --check-options parses a set of options as a run would and prints\n"
+    "{\"ok\", \"errors\"} (exit 0 when ok, 1 when not), opening nothing.\n"
     "Schemas: engines/driver/README.md\n";
 
 int Fail(int code, const std::string& message) {
@@ -57,9 +67,61 @@ std::string Hostname() {
   return buf;
 }
 
+// --describe-options / --check-options; argv[1] is one of them.
+int OptionsCommand(int argc, char** argv) {
+  const std::string command = argv[1];
+  if (command == "--describe-options") {
+    std::string engine = "builtin";
+    bool markdown = false, have_engine = false;
+    for (int i = 2; i < argc; i++) {
+      const std::string arg = argv[i];
+      if (arg == "--markdown") {
+        markdown = true;
+      } else if (!have_engine && arg.rfind("--", 0) != 0) {
+        engine = arg;
+        have_engine = true;
+      } else {
+        return Fail(2, "--describe-options: unexpected '" + arg + "'\n" + kUsage);
+      }
+    }
+    std::string text;
+    Status s = markdown ? DescribeOptionsMarkdown(engine, &text) : DescribeOptionsJson(engine, &text);
+    if (!s.ok()) return Fail(2, ErrorText(s));
+    fputs(text.c_str(), stdout);
+    return 0;
+  }
+  if (argc < 3) return Fail(2, "--check-options needs an engine\n" + std::string(kUsage));
+  const std::string engine = argv[2];
+  AdapterOptions options;
+  for (int i = 3; i < argc; i++) {
+    const std::string arg = argv[i];
+    const std::string pair = arg == "--option" && i + 1 < argc ? argv[++i]
+                             : arg.rfind("--option=", 0) == 0 ? arg.substr(9)
+                                                              : "";
+    const size_t eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Fail(2, "--check-options: expected --option NAME=VALUE, got '" + arg + "'");
+    }
+    options[pair.substr(0, eq)] = pair.substr(eq + 1);
+  }
+  const std::vector<std::string> engines = AdapterNames();
+  if (std::find(engines.begin(), engines.end(), engine) == engines.end()) {
+    return Fail(2, "engine '" + engine + "': not in this build (choose from: " +
+                       lsm::JoinNames(engines) + ")");
+  }
+  bool ok = false;
+  const std::string json = CheckOptionsJson(engine, options, &ok);
+  fputs(json.c_str(), stdout);
+  return ok ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && (std::string(argv[1]) == "--describe-options" ||
+                    std::string(argv[1]) == "--check-options")) {
+    return OptionsCommand(argc, argv);
+  }
   std::string config_path, out_dir;
   bool quiet = false;
   for (int i = 1; i < argc; i++) {

@@ -1,5 +1,6 @@
 #include "sim/cli.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -8,6 +9,8 @@
 #include <random>
 #include <sstream>
 
+#include "lsm/option_table.h"
+#include "lsm/option_values.h"
 #include "policy/policy.h"
 
 namespace lsm::sim {
@@ -29,13 +32,6 @@ Status ParseUint(const std::string& flag, const std::string& text, uint64_t low,
   }
   *value = v;
   return Status::OK();
-}
-
-Status ParseInt(const std::string& flag, const std::string& text, int low, int high, int* value) {
-  uint64_t v = 0;
-  Status s = ParseUint(flag, text, static_cast<uint64_t>(low), static_cast<uint64_t>(high), &v);
-  if (s.ok()) *value = static_cast<int>(v);
-  return s;
 }
 
 Status ParseDouble(const std::string& flag, const std::string& text, double* value) {
@@ -72,36 +68,40 @@ std::string Usage() {
          "  --checkpoints LIST     rows after these flushes, e.g. 1000,3000 (always the end)\n"
          "  --format csv|jsonl     output format (default csv)\n"
          "  --obsolete F           fraction of each merge's input dropped, in [0, 1)\n"
-         "  --exploring-ratio R --exploring-min C --exploring-max D   exploring's parameters\n"
-         "  --size-ratio T         the other policies' size ratio (0: default)\n"
+         "  --OPTION VALUE         any engine option by its name (lsm-driver\n"
+         "                         --describe-options; '-' may stand for '_'), e.g.\n"
+         "                         --exploring_ratio 1.2 --size_ratio 4 --memtable_bytes 4M\n"
+         "                         (--policy is merge_policy, --k sstable_bound,\n"
+         "                         --scheduler merge_scheduler)\n"
          "  --decisions PATH       write every merge as JSONL\n"
          "Timed model (default: merges are instant):\n"
          "  --bandwidth B          merge bandwidth in bytes/s (a merge takes input/B s)\n"
          "  --arrival-rate B       bytes/s into the memtable (a flush every size/B s)\n"
-         "  --scheduler NAME       single|fair|greedy|greedy_k (default single)\n"
-         "  --greedy-k K           greedy_k's K (default 2)\n"
-         "  --max-components C     writes stall above C components (default: the policy's)\n"
+         "  --merge_scheduler, --greedy_k, --max_components   the scheduler (single, fair,\n"
+         "                         greedy, greedy_k) and the constraint of the engine\n"
          "CSV columns: policy,k,flushes,write_amp,avg_sstables,sstables\n"
          "  (+ time_s,stall_s,max_sstables in the timed model)\n";
 }
 
 Status ParseBytes(const std::string& flag, const std::string& text, uint64_t* bytes) {
-  std::string digits = text;
-  uint64_t mult = 1;
-  if (!digits.empty()) {
-    const char last = digits.back();
-    if (last == 'K' || last == 'k') mult = 1ull << 10;
-    if (last == 'M' || last == 'm') mult = 1ull << 20;
-    if (last == 'G' || last == 'g') mult = 1ull << 30;
-    if (mult != 1) digits.pop_back();
-  }
-  uint64_t v = 0;
-  const uint64_t max = (1ull << 62) / mult;
-  Status s = ParseUint(flag, digits, 1, max, &v);
-  if (!s.ok()) return Bad(flag, text, "a size >= 1 such as 4096, 64K, 4M or 1G");
-  *bytes = v * mult;
-  return Status::OK();
+  return ParseSize(flag, text, 1, uint64_t{1} << 62, bytes);
 }
+
+namespace {
+
+// The engine option a flag names: --policy, --k and --scheduler are the
+// command line's short names; otherwise the option's own name, with '-'
+// allowed for '_'. "" when the flag names no engine option.
+std::string EngineOptionOf(const std::string& flag) {
+  if (flag == "--policy") return "merge_policy";
+  if (flag == "--k") return "sstable_bound";
+  if (flag == "--scheduler") return "merge_scheduler";
+  std::string name = flag.substr(2);
+  std::replace(name.begin(), name.end(), '-', '_');
+  return FindOption(name) != nullptr ? name : "";
+}
+
+}  // namespace
 
 Status ParseArgs(const std::vector<std::string>& args, CliOptions* o, bool* help) {
   *help = false;
@@ -122,13 +122,11 @@ Status ParseArgs(const std::vector<std::string>& args, CliOptions* o, bool* help
       value = args[++i];
     }
     Status s;
-    policy::PolicyOptions& po = o->sim.policy;
     TimeModel& t = o->sim.time;
-    if (flag == "--policy") {
-      po.name = value;
-      have_policy = true;
-    } else if (flag == "--k") {
-      s = ParseInt(flag, value, 1, 1000, &po.sstable_bound);
+    if (const std::string option = EngineOptionOf(flag); !option.empty()) {
+      s = SetOption(&o->sim.engine, option, value);
+      if (!s.ok()) s = Status::InvalidArgument(flag + ": " + ErrorMessage(s));
+      have_policy = have_policy || option == "merge_policy";
     } else if (flag == "--flushes") {
       s = ParseUint(flag, value, 1, 1ull << 40, &o->flushes);
       have_flushes = true;
@@ -165,26 +163,12 @@ Status ParseArgs(const std::vector<std::string>& args, CliOptions* o, bool* help
       if (s.ok() && !(o->sim.obsolete_fraction >= 0 && o->sim.obsolete_fraction < 1)) {
         s = Bad(flag, value, "a number in [0, 1)");
       }
-    } else if (flag == "--exploring-ratio") {
-      s = ParseDouble(flag, value, &po.exploring_ratio);
-    } else if (flag == "--exploring-min") {
-      s = ParseInt(flag, value, 2, 1000, &po.exploring_min);
-    } else if (flag == "--exploring-max") {
-      s = ParseInt(flag, value, 2, 1000, &po.exploring_max);
-    } else if (flag == "--size-ratio") {
-      s = ParseDouble(flag, value, &po.size_ratio);
     } else if (flag == "--decisions") {
       o->decisions_path = value;
     } else if (flag == "--bandwidth" || flag == "--arrival-rate") {
       uint64_t v = 0;
       s = ParseBytes(flag, value, &v);
       (flag == "--bandwidth" ? t.bandwidth : t.arrival_rate) = static_cast<double>(v);
-    } else if (flag == "--scheduler") {
-      t.scheduler = value;
-    } else if (flag == "--greedy-k") {
-      s = ParseInt(flag, value, 1, 64, &t.greedy_k);
-    } else if (flag == "--max-components") {
-      s = ParseUint(flag, value, 1, 1000000, &t.max_components);
     } else {
       return Bad("flag", flag, "one of the flags in --help");
     }
@@ -202,7 +186,8 @@ Status ParseArgs(const std::vector<std::string>& args, CliOptions* o, bool* help
   if ((o->sim.time.bandwidth > 0) != (o->sim.time.arrival_rate > 0)) {
     return Status::InvalidArgument("--bandwidth and --arrival-rate go together (timed model)");
   }
-  return Status::OK();
+  Status s = CheckOptions(o->sim.engine);
+  return s.ok() ? s : Status::InvalidArgument("engine options: " + ErrorMessage(s));
 }
 
 Status ReadFlushSizes(const std::string& path, std::vector<uint64_t>* sizes) {
@@ -227,8 +212,8 @@ std::string CsvHeader(bool timed) {
 }
 
 std::string FormatRow(const CliOptions& o, const Checkpoint& c, bool timed) {
-  const std::string& policy = o.sim.policy.name;
-  const std::string k = std::to_string(o.sim.policy.sstable_bound);
+  const std::string& policy = o.sim.engine.merge_policy;
+  const std::string k = std::to_string(o.sim.engine.sstable_bound);
   std::string row;
   if (o.format == "csv") {
     row = policy + "," + k + "," + std::to_string(c.flushes) + "," + Fixed(c.write_amp) + "," +

@@ -82,8 +82,8 @@ Status RunReplay(const ReplayOptions& o, ReplayResult* r) {
   if (!s.ok()) return s;
 
   SimOptions so;
-  so.policy.name = o.policy;
-  so.policy.sstable_bound = o.k;
+  so.engine.merge_policy = o.policy;
+  so.engine.sstable_bound = o.k;
   std::unique_ptr<Simulator> sim;
   s = Simulator::Create(so, &sim);
   if (!s.ok()) return s;

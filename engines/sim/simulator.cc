@@ -34,18 +34,15 @@ Status Simulator::Create(const SimOptions& options, std::unique_ptr<Simulator>* 
     return Status::InvalidArgument("arrival rate needs a bandwidth (the timed model)");
   }
   std::unique_ptr<policy::MergePolicy> policy;
-  Status s = policy::NewMergePolicy(options.policy, &policy);
+  Status s = policy::NewMergePolicy(options.engine, &policy);
   if (!s.ok()) return s;
   std::unique_ptr<sched::MergeScheduler> scheduler;
   if (t.bandwidth > 0) {
-    if (t.scheduler == "idle") {
+    if (options.engine.merge_scheduler == "idle") {
       return Status::InvalidArgument("scheduler 'idle' is not simulated",
                                      "choose from: single, fair, greedy, greedy_k");
     }
-    sched::SchedulerOptions so;
-    so.name = t.scheduler;
-    so.greedy_k = t.greedy_k;
-    s = sched::NewMergeScheduler(so, &scheduler);
+    s = sched::NewMergeScheduler(options.engine, &scheduler);
     if (!s.ok()) return s;
   }
   sim->reset(new Simulator(options, std::move(policy), std::move(scheduler)));
@@ -146,7 +143,7 @@ Status Simulator::FlushInstant(uint64_t bytes) {
 // ------------------------------------------------------------ timed model
 
 uint64_t Simulator::Limit() const {
-  return options_.time.max_components > 0 ? options_.time.max_components
+  return options_.engine.max_components > 0 ? static_cast<uint64_t>(options_.engine.max_components)
                                           : policy_->DefaultMaxComponents(snap_);
 }
 

@@ -31,16 +31,18 @@
 
 namespace lsm::sim {
 
+// The timed model: merges take time and share a bandwidth as the engine's
+// scheduler (engine.merge_scheduler, greedy_k) decides; writes stall above
+// engine.max_components (0: the policy's default).
 struct TimeModel {
   double bandwidth = 0;     // merge bytes/s; 0: the instant model
   double arrival_rate = 0;  // bytes/s into the memtable; > 0 when bandwidth is
-  std::string scheduler = "single";
-  int greedy_k = 2;
-  uint64_t max_components = 0;  // writes stall above this; 0: the policy's default
 };
 
 struct SimOptions {
-  policy::PolicyOptions policy;
+  // The engine's options (lsm/options.def): the policy and its parameters,
+  // and for the timed model the scheduler and the constraint.
+  Options engine;
   double obsolete_fraction = 0;  // in [0, 1): share of a merge's input dropped
   TimeModel time;
 };

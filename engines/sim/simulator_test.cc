@@ -11,11 +11,11 @@ namespace {
 std::unique_ptr<Simulator> Make(const std::string& policy, int k, double bandwidth = 0,
                                 double arrival = 0, const std::string& scheduler = "single") {
   SimOptions o;
-  o.policy.name = policy;
-  o.policy.sstable_bound = k;
+  o.engine.merge_policy = policy;
+  o.engine.sstable_bound = k;
   o.time.bandwidth = bandwidth;
   o.time.arrival_rate = arrival;
-  o.time.scheduler = scheduler;
+  o.engine.merge_scheduler = scheduler;
   std::unique_ptr<Simulator> sim;
   Status s = Simulator::Create(o, &sim);
   EXPECT_TRUE(s.ok()) << s.ToString();
@@ -39,8 +39,8 @@ TEST(Simulator, ConstantByHand) {
 
 TEST(Simulator, ObsoleteFractionShrinksMergeOutputs) {
   SimOptions o;
-  o.policy.name = "constant";
-  o.policy.sstable_bound = 1;
+  o.engine.merge_policy = "constant";
+  o.engine.sstable_bound = 1;
   o.obsolete_fraction = 0.5;
   std::unique_ptr<Simulator> sim;
   ASSERT_TRUE(Simulator::Create(o, &sim).ok());
@@ -69,18 +69,18 @@ TEST(Simulator, DecisionsAreObserved) {
 TEST(Simulator, RejectsBadParameters) {
   std::unique_ptr<Simulator> sim;
   SimOptions o;
-  o.policy.name = "nope";
+  o.engine.merge_policy = "nope";
   EXPECT_TRUE(Simulator::Create(o, &sim).IsInvalidArgument());
-  o.policy.name = "binomial";
+  o.engine.merge_policy = "binomial";
   o.obsolete_fraction = 1;
   EXPECT_TRUE(Simulator::Create(o, &sim).IsInvalidArgument());
   o.obsolete_fraction = 0;
   o.time.bandwidth = 100;
   EXPECT_TRUE(Simulator::Create(o, &sim).IsInvalidArgument()) << "bandwidth without arrival";
   o.time.arrival_rate = 10;
-  o.time.scheduler = "idle";
+  o.engine.merge_scheduler = "idle";
   EXPECT_TRUE(Simulator::Create(o, &sim).IsInvalidArgument());
-  o.time.scheduler = "single";
+  o.engine.merge_scheduler = "single";
   ASSERT_TRUE(Simulator::Create(o, &sim).ok());
   EXPECT_TRUE(sim->Flush(0).IsInvalidArgument());
 }
@@ -137,12 +137,12 @@ TEST(SimulatorTimed, SchedulersShareTheBandwidth) {
   for (const char* scheduler : {"single", "fair"}) {
     SCOPED_TRACE(scheduler);
     SimOptions o;
-    o.policy.name = "size-tiered";
-    o.policy.max_merge_components = 2;
+    o.engine.merge_policy = "size-tiered";
+    o.engine.max_merge_components = 2;
     o.time.bandwidth = 100;
     o.time.arrival_rate = 1e9;
-    o.time.scheduler = scheduler;
-    o.time.max_components = 1000;
+    o.engine.merge_scheduler = scheduler;
+    o.engine.max_components = 1000;
     std::unique_ptr<Simulator> sim;
     ASSERT_TRUE(Simulator::Create(o, &sim).ok());
     for (int t = 0; t < 4; ++t) ASSERT_TRUE(sim->Flush(100).ok());

@@ -28,34 +28,22 @@
 
 namespace lsm::policy {
 
-// The SSTable bound k: default and allowed range.
-inline constexpr int kDefaultSstableBound = 6;
-inline constexpr int kMinSstableBound = 1;
-inline constexpr int kMaxSstableBound = 1000;
-
-// Exploring's defaults (the paper's Sec. III) and ranges.
-inline constexpr double kDefaultExploringRatio = 1.2;  // lambda
-inline constexpr int kDefaultExploringMin = 2;         // C
-inline constexpr int kDefaultExploringMax = 10;        // D
-inline constexpr double kMaxExploringRatio = 1000;
-
 // The output level of every merge of these policies.
 inline constexpr int kBoundedMergeLevel = 1;
 
+// Defaults and ranges are the options' (lsm/options.def).
 struct ExploringParams {
-  int k = kDefaultSstableBound;             // >= 1
-  double ratio = kDefaultExploringRatio;    // lambda > 0
-  int min_run = kDefaultExploringMin;       // C >= 2
-  int max_run = kDefaultExploringMax;       // D >= C
+  int k = Options().sstable_bound;             // >= 1
+  double ratio = Options().exploring_ratio;    // lambda > 0
+  int min_run = Options().exploring_min;       // C >= 2
+  int max_run = Options().exploring_max;       // D >= C
 };
 
 // The five names, in the order PolicyNames lists them.
 std::vector<std::string> BoundedDepthPolicyNames();
 
-// Checks sstable_bound and the exploring_* parameters of `options` (whatever
-// the policy, like every other parameter) into *params: InvalidArgument
-// naming the field and its allowed range.
-Status ResolveBoundedDepth(const PolicyOptions& options, ExploringParams* params);
+// sstable_bound and the exploring_* options (checked by CheckOptions).
+ExploringParams ResolveBoundedDepth(const Options& options);
 
 // The bounded-depth policy called `name` with k = params.k, or nullptr when
 // `name` is not one of BoundedDepthPolicyNames().

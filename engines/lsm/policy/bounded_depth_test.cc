@@ -24,8 +24,8 @@ using test::ImmediateSim;
 using test::MakeStack;
 
 std::unique_ptr<MergePolicy> Make(const std::string& name, int k) {
-  PolicyOptions o;
-  o.name = name;
+  Options o;
+  o.merge_policy = name;
   o.sstable_bound = k;
   std::unique_ptr<MergePolicy> p;
   Status s = NewMergePolicy(o, &p);
@@ -232,12 +232,14 @@ TEST(BoundedDepthFactory, ValidatesTheBoundAndExploringParameters) {
     EXPECT_NE(Make(name, 1), nullptr) << name;
     EXPECT_STREQ(Make(name, 4)->Name(), name.c_str());
   }
-  PolicyOptions o;
-  o.name = "binomial";
+  Options o;
+  o.merge_policy = "binomial";
   std::unique_ptr<MergePolicy> p;
   o.sstable_bound = 0;
   Status s = NewMergePolicy(o, &p);
-  EXPECT_EQ(s.ToString(), "Invalid argument: sstable_bound must be in [1, 1000]: got 0");
+  EXPECT_EQ(s.ToString(),
+            "Invalid argument: engine option 'sstable_bound': bad value '0' (expected an "
+            "integer in [1, 1000])");
   o.sstable_bound = 6;
   o.exploring_ratio = 0;
   EXPECT_TRUE(NewMergePolicy(o, &p).IsInvalidArgument()) << "checked for every policy";
@@ -246,7 +248,7 @@ TEST(BoundedDepthFactory, ValidatesTheBoundAndExploringParameters) {
   o.exploring_max = 4;
   s = NewMergePolicy(o, &p);
   EXPECT_EQ(s.ToString(),
-            "Invalid argument: exploring_max must be in [exploring_min (5), 1000]: got 4");
+            "Invalid argument: engine option 'exploring_min': 5 exceeds exploring_max 4");
   o.exploring_max = 5;
   EXPECT_TRUE(NewMergePolicy(o, &p).ok());
   EXPECT_EQ(p->DefaultMaxComponents(Snapshot()), 7u);

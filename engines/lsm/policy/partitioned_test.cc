@@ -176,17 +176,17 @@ TEST(Partitioned, ConstraintCountsLevelZeroAndOneRunPerLevel) {
 }
 
 TEST(Partitioned, ParametersAreValidatedByName) {
-  PolicyOptions o;
-  o.name = "partitioned";
+  Options o;
+  o.merge_policy = "partitioned";
   std::unique_ptr<MergePolicy> p;
   ASSERT_TRUE(NewMergePolicy(o, &p).ok());
   EXPECT_TRUE(p->Partitioned());
-  auto expect_bad = [&](PolicyOptions bad, const std::string& field) {
+  auto expect_bad = [&](Options bad, const std::string& field) {
     Status s = NewMergePolicy(bad, &p);
     EXPECT_TRUE(s.IsInvalidArgument()) << field;
     EXPECT_NE(s.ToString().find(field), std::string::npos) << s.ToString();
   };
-  PolicyOptions bad = o;
+  Options bad = o;
   bad.l0_trigger = 0;
   expect_bad(bad, "l0_trigger");
   bad = o;

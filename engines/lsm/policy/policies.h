@@ -13,18 +13,11 @@
 
 namespace lsm::policy {
 
-// Defaults used when PolicyOptions::size_ratio is 0.
+// Defaults used when Options::size_ratio is 0 (CheckOptions has the least
+// ratio each policy accepts).
 inline constexpr double kLevelingDefaultRatio = 10;
 inline constexpr double kTieringDefaultRatio = 3;
 inline constexpr double kSizeTieredDefaultRatio = 1.2;  // HBase's default
-
-// Allowed size_ratio ranges (inclusive). Leveling and tiering degenerate
-// below 2 (T = 1 would move data down forever or merge single components
-// forever); tiering counts components, so its T is an integer.
-inline constexpr double kMinLevelingRatio = 2;
-inline constexpr double kMinTieringRatio = 2;
-inline constexpr double kMinSizeTieredRatio = 1;
-inline constexpr double kMaxRatio = 1000;
 
 // DefaultMaxComponents: leveling never goes below this floor so that a
 // one- or two-level tree can still absorb the flushes that arrive while
@@ -32,33 +25,29 @@ inline constexpr double kMaxRatio = 1000;
 inline constexpr uint64_t kLevelingMinMaxComponents = 4;
 inline constexpr uint64_t kSizeTieredMaxComponents = 50;  // the paper's setting
 
+// The Params structs are the options a policy reads, resolved (0 replaced by
+// the policy's default); their defaults are the options' (options.def).
 struct LevelingParams {
   double size_ratio = kLevelingDefaultRatio;  // T >= 2
-  uint64_t memtable_bytes = 32 << 20;         // M >= 1
-  bool dynamic_level_sizes = false;
+  uint64_t memtable_bytes = Options().memtable_bytes;  // M >= 1
+  bool dynamic_level_sizes = Options().dynamic_level_sizes;
 };
 
 struct SizeTieredParams {
   double size_ratio = kSizeTieredDefaultRatio;  // >= 1
-  int min_merge_components = 2;                 // >= 2
-  int max_merge_components = 10;                // >= min
-  bool merge_exact_min = false;
+  int min_merge_components = Options().min_merge_components;  // >= 2
+  int max_merge_components = Options().max_merge_components;  // >= min
+  bool merge_exact_min = Options().merge_exact_min;
 };
-
-// Defaults and ranges of partitioned leveling (LevelDB's 4 / 12).
-inline constexpr int kDefaultL0Trigger = 4;
-inline constexpr int kDefaultL0Stop = 12;
-inline constexpr int kMaxL0Files = 1000;
-inline constexpr uint64_t kMinPartitionBytes = 4096;
 
 struct PartitionedParams {
   double size_ratio = kLevelingDefaultRatio;  // T >= 2 between levels >= 1
-  uint64_t partition_bytes = 8 << 20;         // >= kMinPartitionBytes
-  uint64_t level1_bytes = 128 << 20;          // >= 1 (resolved, never 0 here)
-  int l0_trigger = kDefaultL0Trigger;         // >= 1
-  int l0_stop = kDefaultL0Stop;               // >= l0_trigger
-  bool choose_best = false;                   // false: round-robin
-  bool l0_merge_exact = false;
+  uint64_t partition_bytes = Options().partition_bytes;
+  uint64_t level1_bytes = 128 << 20;  // >= 1 (resolved, never 0 here)
+  int l0_trigger = Options().l0_trigger;
+  int l0_stop = Options().l0_stop;  // >= l0_trigger
+  bool choose_best = false;         // false: round-robin
+  bool l0_merge_exact = Options().l0_merge_exact;
 };
 
 std::unique_ptr<MergePolicy> NewLevelingPolicy(const LevelingParams& params);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "lsm/options.h"
 #include "lsm/status.h"
 
 namespace lsm::policy {
@@ -77,39 +78,16 @@ class MergePolicy {
   virtual uint64_t ConstrainedCount(const Snapshot& snapshot, bool local) const;
 };
 
-struct PolicyOptions {
-  std::string name = "tiering";  // leveling | tiering | size-tiered
-  double size_ratio = 0;         // 0: the policy's default
-  uint64_t memtable_bytes = 32 << 20;  // level 0 capacity unit for leveling
-  bool dynamic_level_sizes = false;
-  int min_merge_components = 2;
-  int max_merge_components = 10;
-  bool merge_exact_min = false;
-  // partitioned (leveling over range-partitioned files, LevelDB-style).
-  uint64_t partition_bytes = 8 << 20;  // output files split at this size
-  uint64_t level1_bytes = 0;           // 0: l0_trigger * memtable_bytes
-  int l0_trigger = 4;                  // level-0 files that make a merge
-  int l0_stop = 12;                    // the default level-0 constraint
-  std::string partition_pick = "round-robin";  // round-robin | choose-best
-  bool l0_merge_exact = false;  // merge exactly l0_trigger level-0 files, not all
-  // Bounded-depth policies (bigtable, exploring, constant, minlatency,
-  // binomial; bounded_depth.h): the SSTable bound k, and exploring's lambda,
-  // C and D.
-  int sstable_bound = 6;
-  double exploring_ratio = 1.2;
-  int exploring_min = 2;
-  int exploring_max = 10;
-};
-
 // The valid policy names, for error messages and --help.
 std::vector<std::string> PolicyNames();
 
-// The valid values of PolicyOptions::partition_pick.
+// The valid values of Options::partition_pick.
 std::vector<std::string> PartitionPickNames();
 
-// InvalidArgument listing the valid names for an unknown name, or naming the
-// parameter and its allowed range for a bad value.
-Status NewMergePolicy(const PolicyOptions& options, std::unique_ptr<MergePolicy>* policy);
+// The policy options.merge_policy names, with its parameters from options
+// (the fields the policy reads). InvalidArgument, naming every bad option,
+// when CheckOptions(options) fails.
+Status NewMergePolicy(const Options& options, std::unique_ptr<MergePolicy>* policy);
 
 }  // namespace lsm::policy
 

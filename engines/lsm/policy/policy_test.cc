@@ -12,13 +12,13 @@ namespace {
 
 using test::MakeStack;
 
-Status Make(PolicyOptions options, std::unique_ptr<MergePolicy>* policy) {
+Status Make(Options options, std::unique_ptr<MergePolicy>* policy) {
   return NewMergePolicy(options, policy);
 }
 
-PolicyOptions Named(const std::string& name) {
-  PolicyOptions o;
-  o.name = name;
+Options Named(const std::string& name) {
+  Options o;
+  o.merge_policy = name;
   return o;
 }
 
@@ -39,7 +39,7 @@ TEST(PolicyFactory, CreatesEachPolicyByName) {
 
 TEST(PolicyFactory, DefaultIsTiering) {
   std::unique_ptr<MergePolicy> p;
-  ASSERT_TRUE(Make(PolicyOptions(), &p).ok());
+  ASSERT_TRUE(Make(Options(), &p).ok());
   EXPECT_STREQ(p->Name(), "tiering");
 }
 
@@ -49,8 +49,9 @@ TEST(PolicyFactory, UnknownNameListsTheValidOnes) {
   Status s = Make(Named("x"), &p);
   ASSERT_TRUE(s.IsInvalidArgument());
   EXPECT_EQ(s.ToString(),
-            "Invalid argument: unknown merge policy 'x' (choose from: leveling, tiering, "
-            "size-tiered, partitioned, bigtable, exploring, constant, minlatency, binomial)");
+            "Invalid argument: engine option 'merge_policy': bad value 'x' (choose from: "
+            "leveling, tiering, size-tiered, partitioned, bigtable, exploring, constant, "
+            "minlatency, binomial)");
   EXPECT_EQ(p, nullptr) << "a failed call leaves no policy behind";
   // Names are exact: no case folding, no aliases.
   EXPECT_TRUE(Make(Named("Leveling"), &p).IsInvalidArgument());
@@ -72,31 +73,31 @@ TEST(PolicyFactory, ZeroRatioMeansThePolicyDefault) {
   EXPECT_EQ(p->PickMerges(MakeStack({{0, 100}, {0, 84}})).size(), 1u);
   EXPECT_TRUE(p->PickMerges(MakeStack({{0, 100}, {0, 83}})).empty());
 
-  PolicyOptions o = Named("leveling");
-  o.memtable_bytes = 100;
+  Options o = Named("leveling");
+  o.memtable_bytes = 4096;
   ASSERT_TRUE(Make(o, &p).ok());
-  // Level 1 holds 999 < 10 * 100: not full, the flush merges into it.
-  auto ops = p->PickMerges(MakeStack({{1, 999}, {0, 100}}));
+  // Level 1 holds 40959 < 10 * 4096: not full, the flush merges into it.
+  auto ops = p->PickMerges(MakeStack({{1, 40959}, {0, 4096}}));
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(ops[0].output_level, 1);
   // Level 1 holds 1000: full, it moves down (and the flush forms a new
   // level 1 meanwhile).
-  ops = p->PickMerges(MakeStack({{1, 1000}, {0, 100}}));
+  ops = p->PickMerges(MakeStack({{1, 40960}, {0, 4096}}));
   ASSERT_EQ(ops.size(), 2u);
   EXPECT_EQ(ops[1].inputs, test::Ids({1}));
   EXPECT_EQ(ops[1].output_level, 2);
 }
 
-void ExpectInvalid(const PolicyOptions& o, const std::string& expected) {
+void ExpectInvalid(const Options& o, const std::string& expected) {
   std::unique_ptr<MergePolicy> p;
   Status s = NewMergePolicy(o, &p);
-  ASSERT_TRUE(s.IsInvalidArgument()) << o.name << ": " << s.ToString();
+  ASSERT_TRUE(s.IsInvalidArgument()) << o.merge_policy << ": " << s.ToString();
   EXPECT_EQ(s.ToString(), "Invalid argument: " + expected);
   EXPECT_EQ(p, nullptr);
 }
 
 TEST(PolicyFactory, RejectsBadSizeRatios) {
-  PolicyOptions o = Named("leveling");
+  Options o = Named("leveling");
   for (double bad : {-1.0, 0.5, 1.0, 1.9, 1001.0, std::numeric_limits<double>::infinity(),
                      std::numeric_limits<double>::quiet_NaN()}) {
     o.size_ratio = bad;
@@ -104,23 +105,25 @@ TEST(PolicyFactory, RejectsBadSizeRatios) {
     EXPECT_TRUE(NewMergePolicy(o, &p).IsInvalidArgument()) << bad;
   }
   o.size_ratio = 1.5;
-  ExpectInvalid(o, "size_ratio for leveling must be 0 (the default, 10) or in [2, 1000]: got 1.5");
+  ExpectInvalid(o,
+                "engine option 'size_ratio': 1.5 for leveling (expected 0, the policy's "
+                "default, or a number >= 2)");
 
   o = Named("tiering");
   o.size_ratio = 2.5;
   ExpectInvalid(o,
-                "size_ratio for tiering must be 0 (the default, 3) or an integer in [2, 1000]: "
-                "got 2.5");
+                "engine option 'size_ratio': 2.5 for tiering (expected 0, the policy's "
+                "default, or an integer >= 2)");
   o.size_ratio = 1;
   ExpectInvalid(o,
-                "size_ratio for tiering must be 0 (the default, 3) or an integer in [2, 1000]: "
-                "got 1");
+                "engine option 'size_ratio': 1 for tiering (expected 0, the policy's default, "
+                "or an integer >= 2)");
 
   o = Named("size-tiered");
   o.size_ratio = 0.99;
   ExpectInvalid(o,
-                "size_ratio for size-tiered must be 0 (the default, 1.2) or in [1, 1000]: got "
-                "0.99");
+                "engine option 'size_ratio': 0.99 for size-tiered (expected 0, the policy's "
+                "default, or a number >= 1)");
 }
 
 TEST(PolicyFactory, AcceptsBoundaryRatios) {
@@ -128,7 +131,7 @@ TEST(PolicyFactory, AcceptsBoundaryRatios) {
   for (const auto& [name, ratio] : std::vector<std::pair<std::string, double>>{
            {"leveling", 2}, {"leveling", 2.5}, {"leveling", 1000}, {"tiering", 2},
            {"tiering", 1000}, {"size-tiered", 1}, {"size-tiered", 5.0}}) {
-    PolicyOptions o = Named(name);
+    Options o = Named(name);
     o.size_ratio = ratio;
     EXPECT_TRUE(NewMergePolicy(o, &p).ok()) << name << " " << ratio;
   }
@@ -136,21 +139,22 @@ TEST(PolicyFactory, AcceptsBoundaryRatios) {
 
 TEST(PolicyFactory, RejectsBadMergeWidthsAndMemtableSize) {
   for (const std::string& name : PolicyNames()) {
-    PolicyOptions o = Named(name);
-    o.min_merge_components = 0;
-    ExpectInvalid(o, "min_merge_components must be >= 2: got 0");
-    o.min_merge_components = -3;
-    ExpectInvalid(o, "min_merge_components must be >= 2: got -3");
-    o.min_merge_components = 1;
-    ExpectInvalid(o, "min_merge_components must be >= 2: got 1");
+    Options o = Named(name);
+    for (int bad : {0, -3, 1}) {
+      o.min_merge_components = bad;
+      ExpectInvalid(o, "engine option 'min_merge_components': bad value '" +
+                           std::to_string(bad) + "' (expected an integer in [2, 1000])");
+    }
     o.min_merge_components = 4;
     o.max_merge_components = 3;
-    ExpectInvalid(o, "max_merge_components must be >= min_merge_components (4): got 3");
+    ExpectInvalid(o, "engine option 'min_merge_components': 4 exceeds max_merge_components 3");
     o.max_merge_components = 4;
     std::unique_ptr<MergePolicy> p;
     EXPECT_TRUE(NewMergePolicy(o, &p).ok()) << "min == max is fine";
     o.memtable_bytes = 0;
-    ExpectInvalid(o, "memtable_bytes must be >= 1: got 0");
+    ExpectInvalid(o,
+                  "engine option 'memtable_bytes': bad value '0' (expected a byte count, "
+                  "optional suffix K/M/G = KiB/MiB/GiB, in [4096, 68719476736])");
   }
 }
 
@@ -182,7 +186,7 @@ TEST(PolicyFactory, DefaultMaxComponents) {
   EXPECT_EQ(leveling->DefaultMaxComponents(MakeStack({{3, 1000}, {0, 1}})), 8u);
   EXPECT_EQ(leveling->DefaultMaxComponents(MakeStack({{3, 1000}})), 8u);
 
-  PolicyOptions o = Named("tiering");
+  Options o = Named("tiering");
   o.size_ratio = 4;
   ASSERT_TRUE(Make(o, &tiering).ok());
   EXPECT_EQ(tiering->DefaultMaxComponents(MakeStack({{2, 16}, {1, 4}})), 2u * 4 * 3);

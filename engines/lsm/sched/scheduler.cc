@@ -1,5 +1,7 @@
 #include "sched/scheduler.h"
 
+#include "lsm/option_table.h"
+
 #include <algorithm>
 
 namespace lsm::sched {
@@ -30,7 +32,7 @@ class SingleScheduler final : public MergeScheduler {
 // and it keeps the burst's share of the disk as large as possible.
 class IdleScheduler final : public MergeScheduler {
  public:
-  explicit IdleScheduler(const SchedulerOptions& o)
+  explicit IdleScheduler(const Options& o)
       : after_burst_(o.idle_mode == "after_burst"),
         threshold_(static_cast<double>(o.idle_threshold_bytes_per_sec)),
         delay_micros_(static_cast<uint64_t>(o.idle_delay_ms) * 1000),
@@ -136,45 +138,30 @@ class GreedyScheduler final : public MergeScheduler {
 }  // namespace
 
 std::vector<std::string> SchedulerNames() {
-  return {"single", "fair", "greedy", "greedy_k", "idle", "leveldb"};
+  return std::vector<std::string>(kMergeSchedulerNames.begin(), kMergeSchedulerNames.end());
 }
 
-std::vector<std::string> IdleModeNames() { return {"rate", "after_burst"}; }
+std::vector<std::string> IdleModeNames() {
+  return std::vector<std::string>(kIdleModeNames.begin(), kIdleModeNames.end());
+}
 
-Status NewMergeScheduler(const SchedulerOptions& options,
-                         std::unique_ptr<MergeScheduler>* scheduler) {
-  if (options.name == "single") {
+Status NewMergeScheduler(const Options& options, std::unique_ptr<MergeScheduler>* scheduler) {
+  Status s = CheckOptions(options);
+  if (!s.ok()) return s;
+  const std::string& name = options.merge_scheduler;
+  if (name == "single") {
     *scheduler = std::make_unique<SingleScheduler>();
-  } else if (options.name == "fair") {
+  } else if (name == "fair") {
     *scheduler = std::make_unique<FairScheduler>();
-  } else if (options.name == "greedy") {
+  } else if (name == "greedy") {
     *scheduler = std::make_unique<GreedyScheduler>("greedy", 1);
-  } else if (options.name == "greedy_k") {
-    if (options.greedy_k < 1 || options.greedy_k > 64) {
-      return Status::InvalidArgument("option greedy_k", "must be in [1, 64]");
-    }
+  } else if (name == "greedy_k") {
     *scheduler =
         std::make_unique<GreedyScheduler>("greedy_k", static_cast<size_t>(options.greedy_k));
-  } else if (options.name == "leveldb") {
+  } else if (name == "leveldb") {
     *scheduler = std::make_unique<LevelDbScheduler>();
-  } else if (options.name == "idle") {
-    if (options.idle_probe_ms < kMinIdleProbeMs || options.idle_probe_ms > kMaxIdleProbeMs) {
-      return Status::InvalidArgument("option idle_probe_ms", "must be in [10, 3600000]");
-    }
-    if (options.idle_delay_ms < 0 || options.idle_delay_ms > kMaxIdleDelayMs) {
-      return Status::InvalidArgument("option idle_delay_ms", "must be in [0, 3600000]");
-    }
-    const std::vector<std::string> modes = IdleModeNames();
-    if (std::find(modes.begin(), modes.end(), options.idle_mode) == modes.end()) {
-      return Status::InvalidArgument("option idle_mode: unknown value '" + options.idle_mode + "'",
-                                     "choose from: rate, after_burst");
-    }
-    *scheduler = std::make_unique<IdleScheduler>(options);
   } else {
-    std::string names;
-    for (const std::string& n : SchedulerNames()) names += (names.empty() ? "" : ", ") + n;
-    return Status::InvalidArgument("unknown merge scheduler '" + options.name + "'",
-                                   "choose from: " + names);
+    *scheduler = std::make_unique<IdleScheduler>(options);
   }
   return Status::OK();
 }

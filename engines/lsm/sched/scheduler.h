@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "lsm/options.h"
 #include "lsm/status.h"
 
 namespace lsm::sched {
@@ -62,31 +63,16 @@ class MergeScheduler {
   virtual uint64_t ProbeWindowMicros() const { return 0; }
 };
 
-struct SchedulerOptions {
-  std::string name = "single";  // single | fair | greedy | greedy_k | idle | leveldb
-  int greedy_k = 2;              // greedy_k: how many of the smallest merges run
-  // idle: see lsm::Options for the meaning of each.
-  int idle_probe_ms = 500;
-  uint64_t idle_threshold_bytes_per_sec = 512 << 10;
-  std::string idle_mode = "rate";  // rate | after_burst
-  int idle_delay_ms = 1000;
-};
-
-// Ranges of the idle scheduler's parameters (shared with option parsers).
-inline constexpr int kMinIdleProbeMs = 10;
-inline constexpr int kMaxIdleProbeMs = 3600 * 1000;
-inline constexpr int kMaxIdleDelayMs = 3600 * 1000;
-
 // The valid scheduler names, for error messages.
 std::vector<std::string> SchedulerNames();
 
-// The valid values of SchedulerOptions::idle_mode.
+// The valid values of Options::idle_mode.
 std::vector<std::string> IdleModeNames();
 
-// InvalidArgument listing the valid names for an unknown one, or naming a
-// bad parameter.
-Status NewMergeScheduler(const SchedulerOptions& options,
-                         std::unique_ptr<MergeScheduler>* scheduler);
+// The scheduler options.merge_scheduler names, with its parameters from
+// options (greedy_k, idle_*). InvalidArgument, naming every bad option, when
+// CheckOptions(options) fails.
+Status NewMergeScheduler(const Options& options, std::unique_ptr<MergeScheduler>* scheduler);
 
 }  // namespace lsm::sched
 

@@ -6,8 +6,8 @@ namespace lsm::sched {
 namespace {
 
 std::unique_ptr<MergeScheduler> Make(const std::string& name, int k = 2) {
-  SchedulerOptions options;
-  options.name = name;
+  Options options;
+  options.merge_scheduler = name;
   options.greedy_k = k;
   std::unique_ptr<MergeScheduler> s;
   Status status = NewMergeScheduler(options, &s);
@@ -71,22 +71,22 @@ TEST(SchedulerTest, LevelDbRunsOneByScoreAndNeverPreempts) {
 }
 
 TEST(SchedulerTest, UnknownNameListsTheValidOnes) {
-  SchedulerOptions options;
-  options.name = "gredy";
+  Options options;
+  options.merge_scheduler = "gredy";
   std::unique_ptr<MergeScheduler> s;
   Status status = NewMergeScheduler(options, &s);
   EXPECT_TRUE(status.IsInvalidArgument());
   EXPECT_NE(status.ToString().find("gredy"), std::string::npos);
   EXPECT_NE(status.ToString().find("single, fair, greedy, greedy_k, idle"), std::string::npos)
       << status.ToString();
-  options.name = "greedy_k";
+  options.merge_scheduler = "greedy_k";
   options.greedy_k = 0;
   EXPECT_TRUE(NewMergeScheduler(options, &s).IsInvalidArgument());
 }
 
 std::unique_ptr<MergeScheduler> MakeIdle(const std::string& mode) {
-  SchedulerOptions options;
-  options.name = "idle";
+  Options options;
+  options.merge_scheduler = "idle";
   options.idle_mode = mode;
   options.idle_probe_ms = 500;
   options.idle_threshold_bytes_per_sec = 1000;
@@ -147,8 +147,8 @@ TEST(SchedulerTest, OnlyIdleAsksForRechecks) {
 }
 
 TEST(SchedulerTest, IdleValidatesItsOptions) {
-  SchedulerOptions options;
-  options.name = "idle";
+  Options options;
+  options.merge_scheduler = "idle";
   std::unique_ptr<MergeScheduler> s;
   ASSERT_TRUE(NewMergeScheduler(options, &s).ok());  // the defaults are valid
   options.idle_mode = "sometimes";
@@ -156,8 +156,8 @@ TEST(SchedulerTest, IdleValidatesItsOptions) {
   EXPECT_TRUE(status.IsInvalidArgument());
   EXPECT_NE(status.ToString().find("idle_mode"), std::string::npos) << status.ToString();
   EXPECT_NE(status.ToString().find("rate, after_burst"), std::string::npos) << status.ToString();
-  options = SchedulerOptions();
-  options.name = "idle";
+  options = Options();
+  options.merge_scheduler = "idle";
   options.idle_probe_ms = 9;
   status = NewMergeScheduler(options, &s);
   EXPECT_NE(status.ToString().find("idle_probe_ms"), std::string::npos) << status.ToString();

@@ -19,77 +19,19 @@ namespace {
 // record, so one huge group cannot delay the first writer for long.
 constexpr size_t kMaxGroupBytes = 1 << 20;
 
-Status ValidateOptions(const Options& o) {
-  auto bad = [](const char* field, const std::string& allowed) {
-    return Status::InvalidArgument(std::string("option ") + field, "must be " + allowed);
-  };
-  if (o.memtable_bytes < 4096) return bad("memtable_bytes", ">= 4096");
-  // One component could never be written while it flushes: writers would
-  // wait for a switch that cannot happen.
-  if (o.memory_components < 2) return bad("memory_components", ">= 2 (one active, one flushing)");
-  if (o.block_bytes < 256 || o.block_bytes > (64u << 20)) {
-    return bad("block_bytes", "in [256, 64 MiB]");
-  }
-  if (o.bloom_bits_per_key < 0 || o.bloom_bits_per_key > 64) {
-    return bad("bloom_bits_per_key", "in [0, 64]");
-  }
-  if (o.max_components < 0) return bad("max_components", ">= 0 (0 = the policy's default)");
-  if (o.max_components_per_level < 0) {
-    return bad("max_components_per_level", ">= 0 (0 = the policy's default)");
-  }
-  if (o.slowdown_components < 0) {
-    return bad("slowdown_components", ">= 0 (0 = two thirds of the constraint)");
-  }
-  if (o.constraint != "global" && o.constraint != "local") {
-    return Status::InvalidArgument("option constraint: unknown value '" + o.constraint + "'",
-                                   "choose from: global, local");
-  }
-  if (o.write_control != "stop" && o.write_control != "slowdown") {
-    return Status::InvalidArgument(
-        "option write_control: unknown value '" + o.write_control + "'",
-        "choose from: stop, slowdown");
-  }
-  return Status::OK();
-}
-
 }  // namespace
 
 DB::~DB() = default;
 
 Status DB::Open(const Options& options, const std::string& dir, std::unique_ptr<DB>* db) {
   db->reset();
-  Status s = ValidateOptions(options);
-  if (!s.ok()) return s;
-  policy::PolicyOptions po;
-  po.name = options.merge_policy;
-  po.size_ratio = options.size_ratio;
-  po.memtable_bytes = options.memtable_bytes;
-  po.dynamic_level_sizes = options.dynamic_level_sizes;
-  po.min_merge_components = options.min_merge_components;
-  po.max_merge_components = options.max_merge_components;
-  po.merge_exact_min = options.merge_exact_min;
-  po.partition_bytes = options.partition_bytes;
-  po.level1_bytes = options.level1_bytes;
-  po.l0_trigger = options.l0_trigger;
-  po.l0_stop = options.l0_stop;
-  po.partition_pick = options.partition_pick;
-  po.l0_merge_exact = options.l0_merge_exact;
-  po.sstable_bound = options.sstable_bound;
-  po.exploring_ratio = options.exploring_ratio;
-  po.exploring_min = options.exploring_min;
-  po.exploring_max = options.exploring_max;
+  // NewMergePolicy checks every option (CheckOptions) and reports every bad
+  // one at once.
   std::unique_ptr<policy::MergePolicy> merge_policy;
-  s = policy::NewMergePolicy(po, &merge_policy);
+  Status s = policy::NewMergePolicy(options, &merge_policy);
   if (!s.ok()) return s;
-  sched::SchedulerOptions so;
-  so.name = options.merge_scheduler;
-  so.greedy_k = options.greedy_k;
-  so.idle_probe_ms = options.idle_probe_ms;
-  so.idle_threshold_bytes_per_sec = options.idle_threshold_bytes_per_sec;
-  so.idle_mode = options.idle_mode;
-  so.idle_delay_ms = options.idle_delay_ms;
   std::unique_ptr<sched::MergeScheduler> scheduler;
-  s = sched::NewMergeScheduler(so, &scheduler);
+  s = sched::NewMergeScheduler(options, &scheduler);
   if (!s.ok()) return s;
   auto impl =
       std::make_unique<DBImpl>(options, dir, std::move(merge_policy), std::move(scheduler));

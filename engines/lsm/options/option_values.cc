@@ -1,12 +1,13 @@
-#include "adapters/option_parser.h"
+#include "lsm/option_values.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
-namespace lsmbench {
+namespace lsm {
 
 namespace {
 
@@ -14,15 +15,6 @@ std::string Prefix(std::string_view name) {
   std::string s = "engine option '";
   s += name;
   s += "'";
-  return s;
-}
-
-std::string Join(const std::vector<std::string>& items) {
-  std::string s;
-  for (const auto& item : items) {
-    if (!s.empty()) s += ", ";
-    s += item;
-  }
   return s;
 }
 
@@ -46,8 +38,55 @@ std::string RangeText(const char* what, const std::string& min, const std::strin
 
 }  // namespace
 
+std::string ErrorMessage(const Status& s) {
+  const std::string text = s.ToString();
+  const size_t colon = text.find(": ");
+  return s.ok() || colon == std::string::npos ? text : text.substr(colon + 2);
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& name : names) {
+    if (!s.empty()) s += ", ";
+    s += name;
+  }
+  return s;
+}
+
+std::string ClosestName(std::string_view name, const std::vector<std::string>& known) {
+  // Levenshtein distance, one row at a time: names are short.
+  auto distance = [](std::string_view a, std::string_view b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      size_t diagonal = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j) {
+        const size_t above = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+        diagonal = above;
+      }
+    }
+    return row[b.size()];
+  };
+  const size_t limit = std::max<size_t>(1, name.size() / 3);
+  std::string best;
+  size_t best_distance = limit + 1;
+  for (const std::string& candidate : known) {
+    const size_t d = distance(name, candidate);
+    if (d < best_distance) {
+      best = candidate;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
 Status UnknownOption(std::string_view name, const std::vector<std::string>& known) {
-  return Status::InvalidArgument(Prefix(name) + ": unknown (choose from: " + Join(known) + ")");
+  const std::string closest = ClosestName(name, known);
+  const std::string hint = closest.empty() ? "" : "did you mean '" + closest + "'? ";
+  return Status::InvalidArgument(Prefix(name) + ": unknown (" + hint +
+                                 "choose from: " + JoinNames(known) + ")");
 }
 
 Status BadOptionValue(std::string_view name, std::string_view value, std::string_view expected) {
@@ -155,7 +194,7 @@ Status ParseChoice(std::string_view name, std::string_view value,
       return Status::OK();
     }
   }
-  return BadOptionValue(name, value, "choose from: " + Join(choices));
+  return BadOptionValue(name, value, "choose from: " + JoinNames(choices));
 }
 
-}  // namespace lsmbench
+}  // namespace lsm

@@ -1,0 +1,31 @@
+// lsm-driver's option commands, which need no run.json and open nothing:
+//   --describe-options [ENGINE]   the options ENGINE (default builtin) accepts, as JSON
+//   --check-options ENGINE [--option NAME=VALUE]...
+//                                 parses the options as a run would, prints JSON
+// The orchestrator's `lsmbench validate` reads both (pipelines/lsmbench).
+#ifndef LSMBENCH_DRIVER_OPTIONS_CLI_H_
+#define LSMBENCH_DRIVER_OPTIONS_CLI_H_
+
+#include <string>
+
+#include "adapters/adapter.h"
+
+namespace lsmbench::driver {
+
+// {"engine": E, "options": [{"name", "type", "default", "min", "max",
+// "choices", "unit", "doc"}, ...]} with "type" one of bool|int|size|real|
+// choice; "default" typed (sizes in bytes); keys that do not apply are left
+// out. *out is the JSON text; a non-OK status for an unknown engine or one
+// without a description (rocksdb).
+Status DescribeOptionsJson(const std::string& engine, std::string* out);
+
+// The same as Markdown: docs/engine-options.md is this output for builtin.
+Status DescribeOptionsMarkdown(const std::string& engine, std::string* out);
+
+// {"ok": bool, "errors": [{"name": NAME or "", "message": M}, ...]}: every
+// problem the engine's parser reports for this set of options; *ok as "ok".
+std::string CheckOptionsJson(const std::string& engine, const AdapterOptions& options, bool* ok);
+
+}  // namespace lsmbench::driver
+
+#endif  // LSMBENCH_DRIVER_OPTIONS_CLI_H_
