@@ -6,6 +6,9 @@
 #            completed requests/s, every one with its latency recorded
 #   sustain  running phase, 1 writer, constant RATE (default 1 M/s) for 6 s:
 #            achieved rate, final backlog, p99
+#   md1      running phase, Poisson arrivals at 2,500/s, 200 us service (rho 0.5):
+#            mean write latency against M/D/1's 300 us (the precise figure the
+#            calibration test only bounds, since a loaded machine moves it)
 # Each is run RUNS times (default 5); the median is printed last.
 #
 # usage: engines/driver/bench-driver.sh [BUILD_DIR] [RUNS] [RATE]
@@ -33,8 +36,15 @@ cat > "$WORK/sustain.json" <<JSON
  "arrival": {"process": "constant", "rate": $RATE}}
 JSON
 
+cat > "$WORK/md1.json" <<JSON
+{"engine": "null", "phase": "running", "duration_s": 8, "warmup_s": 1, "spin_us": 300,
+ "progress_s": 0, "workload": {"record_count": 1000},
+ "engine_options": {"service_time_us": "200"},
+ "arrival": {"process": "poisson", "rate": 2500}}
+JSON
+
 echo "lsm-driver harness benchmark: $RUNS runs each, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
-for kind in closed ceiling sustain; do
+for kind in closed ceiling sustain md1; do
   for i in $(seq 1 "$RUNS"); do
     "$DRIVER" --config "$WORK/$kind.json" --out "$WORK/out-$kind-$i" --quiet
   done
@@ -67,4 +77,7 @@ for r in rows:
     print(f"   {r[0]:,.0f} / {r[1]:,.0f}  backlog {r[2]}  p99 {r[3]:,.1f}  n {r[4]:,}")
 print("  median achieved                    ", f"{statistics.median(r[0] for r in rows):,.0f}")
 print("  median p99 (us)                    ", f"{statistics.median(r[3] for r in rows):,.1f}")
+md1 = [load("md1", i)["write_latency_us"]["mean"] for i in range(1, runs + 1)]
+print("M/D/1 at rho 0.5, mean latency (us, predicted 300):", " ".join(f"{x:,.1f}" for x in md1))
+print("  median                             ", f"{statistics.median(md1):,.1f}")
 PY
