@@ -7,7 +7,6 @@
 #include "gtest/gtest.h"
 #include "lsm/option_table.h"
 #include "lsm/options.h"
-#include "policy/policy.h"
 
 namespace lsmbench {
 namespace {
@@ -104,7 +103,7 @@ TEST(BuiltinAdapterTest, ErrorsNameTheOptionAndTheChoices) {
       ParseBuiltinOptions({{"wal", "sometimes"}}, &o).ToString());
 
   std::string policies;
-  for (const std::string& n : lsm::policy::PolicyNames()) {
+  for (const std::string n : lsm::kMergePolicyNames) {
     policies += (policies.empty() ? "" : ", ") + n;
   }
   EXPECT_EQ("Invalid argument: engine option 'merge_policy': bad value 'lazy' (choose from: " +
