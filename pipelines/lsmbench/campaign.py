@@ -39,6 +39,8 @@ from .testbeds import Testbed, TestbedError, open_testbed
 from .testbeds.distribute import Attempt, Job, distribute
 from .testbeds.remote import RemoteTestbed
 from .testbeds.sshconn import NodeUnreachable
+from .throttle import ThrottleLimits
+from .throttle.rates import is_relative, resolve_relative
 
 log = logging.getLogger("lsmbench")
 
@@ -74,11 +76,8 @@ def resolve_limits(plan: Plan, store: Store, testbed: Testbed, profile: Any = No
     th = plan.spec.throttle
     if not th.enabled:
         return None
-    from .calibrate import resolve_relative  # the throttle's grammar
-    from .throttle import ThrottleLimits
-
     values = {k: getattr(th, k) for k in ("write_bps", "read_bps", "write_iops", "read_iops")}
-    relative = any(isinstance(v, str) and v.strip().endswith("%") for v in values.values())
+    relative = any(is_relative(v) for v in values.values())
     if relative and profile is None:
         profile = load_profile(plan, store)
     out = {k: resolve_relative(v, profile, kind=k) for k, v in values.items() if v is not None}
@@ -421,7 +420,7 @@ def remote_limits(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: list[
     out: dict[str, Any] = {n.name: None for n in nodes}
     if not th.enabled:
         return out
-    relative = any(isinstance(getattr(th, k), str) and getattr(th, k).strip().endswith("%")
+    relative = any(is_relative(getattr(th, k))
                    for k in ("write_bps", "read_bps", "write_iops", "read_iops"))
     for n in nodes:
         profile = None

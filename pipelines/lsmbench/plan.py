@@ -22,8 +22,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import names
+from .engine_options import option_string
 from .spec import MATRIX_RESERVED, CampaignSpec, LoadedSpec, resolve_workload, set_dotted
+from .spec.checks import dimension_option
 from .units import format_duration
 
 _SLUG_RE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -34,15 +35,6 @@ MAX_ID_LEN = 96
 ASSUMED_LOAD_RATE = 50_000.0
 # Per point work around the driver runs (fresh dir, snapshot, fingerprint, store).
 ASSUMED_POINT_OVERHEAD_S = 2.0
-
-
-def option_string(value: Any) -> str:
-    """An engine option value as the driver's name=value strings expect it."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value)) if abs(value) < 1e15 else repr(value)
-    return str(value)
 
 
 def slug(value: Any) -> str:
@@ -227,24 +219,52 @@ def expand_matrix(matrix: dict[str, Any]) -> tuple[list[Point], int]:
     return points, excluded * reps
 
 
-def point_engine_options(spec: CampaignSpec, point: Point) -> dict[str, Any]:
-    """engine.options overlaid with the point's undotted (engine option) dimensions."""
-    opts = dict(spec.engine.options)
+def phase_name(phase_dir: str) -> str:
+    """The phase a phase directory ran: 'running@0.95' -> 'running', 'reload@0.5' -> 'load'."""
+    kind = phase_dir.split("@", 1)[0]
+    return "load" if kind == "reload" else kind
+
+
+def phase_utilization(phase_dir: str) -> float | None:
+    """The utilization in a sweep's phase directory name ('running@0.95' -> 0.95)."""
+    if "@" not in phase_dir:
+        return None
+    try:
+        return float(phase_dir.split("@", 1)[1])
+    except ValueError:
+        return None
+
+
+def phase_option_sources(spec: CampaignSpec, point: Point,
+                         phase: str) -> dict[str, tuple[str, str]]:
+    """The engine options a phase runs with: name -> (value as the driver's string, the spec
+    path that set it). Lowest to highest precedence: engine.options, the point's engine option
+    dimensions, phases.<phase>.engine_options, a phases.<phase>.engine_options.X dimension."""
+    ph = phase_name(phase)
+    chosen: dict[str, tuple[Any, str]] = {
+        k: (v, f"engine.options.{k}") for k, v in spec.engine.options.items()}
+    phase_dims: dict[str, tuple[Any, str]] = {}
     for dim, value in point.params.items():
-        if "." in dim:
-            if dim.startswith("engine.options."):
-                opts[dim[len("engine.options."):]] = value
+        option = dimension_option(dim)
+        if option is None:
             continue
-        opts[names.DIMENSION_ALIASES.get(dim, dim)] = value
-    return opts
+        values = spec.matrix.get(dim)
+        i = values.index(value) if isinstance(values, list) and value in values else 0
+        source = (value, f"matrix.{dim}[{i}]")
+        if not dim.startswith("phases."):
+            chosen[option] = source
+        elif dim.startswith(f"phases.{ph}.engine_options."):
+            phase_dims[option] = source
+    for k, v in getattr(spec.phases, ph).engine_options.items():
+        chosen[k] = (v, f"phases.{ph}.engine_options.{k}")
+    chosen.update(phase_dims)
+    return {k: (option_string(v), path) for k, (v, path) in sorted(chosen.items())}
 
 
 def phase_engine_options(spec: CampaignSpec, point: Point, phase: str) -> dict[str, str]:
-    """The engine options a phase runs with, as name -> string for run.json."""
-    opts = point_engine_options(spec, point)
-    section = getattr(spec.phases, phase.split("@")[0])
-    opts.update(section.engine_options)
-    return {k: option_string(v) for k, v in sorted(opts.items())}
+    """The engine options a phase runs with, as name -> string for run.json (spec: the
+    campaign's)."""
+    return {k: v for k, (v, _) in phase_option_sources(spec, point, phase).items()}
 
 
 def point_spec(loaded: LoadedSpec, point: Point) -> CampaignSpec:

@@ -102,7 +102,8 @@ def test_ids_unique_over_a_big_matrix():
 def test_engine_option_precedence():
     loaded = load(
         {"policy": ["tiering"], "scheduler": ["greedy"], "size_ratio": [4]},
-        engine={"options": {"merge_policy": "leveling", "memtable_bytes": "4M", "wal": False}},
+        engine={"options": {"merge_policy": "leveling", "memtable_bytes": "4M",
+                            "verify_checksums": False}},
         phases={"testing": {"engine_options": {"merge_scheduler": "fair",
                                                "merge_exact_min": True}}},
     )
@@ -112,7 +113,7 @@ def test_engine_option_precedence():
     # engine.options < matrix < phase overrides; values as the driver's strings
     assert testing == {"memtable_bytes": "4M", "merge_exact_min": "true",
                        "merge_policy": "tiering", "merge_scheduler": "fair",
-                       "size_ratio": "4", "wal": "false"}
+                       "size_ratio": "4", "verify_checksums": "false"}
     assert running["merge_scheduler"] == "greedy"
     assert "merge_exact_min" not in running
 

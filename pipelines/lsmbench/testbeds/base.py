@@ -32,6 +32,10 @@ class TestbedError(RuntimeError):
     """A testbed cannot do what was asked; the message says how to fix it."""
 
 
+class DefinitionError(TestbedError):
+    """A testbed definition the user gave is not one (bad input: exit 2, not 3)."""
+
+
 class TestbedNotImplemented(TestbedError):
     """A backend that the spec accepts but this version cannot run yet."""
 
