@@ -26,14 +26,7 @@ from . import __version__
 from .plan import Plan
 from .progress import Reporter
 from .publish import publish_point
-from .stages import (
-    PointContext,
-    PointFailed,
-    PointPipeline,
-    config_hash,
-    resolved_config,
-    shared_testing_errors,
-)
+from .stages import PointContext, PointFailed, PointPipeline, shared_testing_errors
 from .store import STATE_COMPLETE, STATE_FAILED, Store, StoreError, write_json_atomic
 from .testbeds import Testbed, TestbedError, open_testbed
 from .testbeds.distribute import Attempt, Job, distribute
@@ -163,9 +156,8 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
     todo = []
     skipped = []
     hashes: dict[str, str] = {}
-    configs = {point.id: resolved_config(plan, point) for point in plan.points}
     for point in plan.points:
-        h = config_hash(configs[point.id])
+        h = plan.point(point).config_hash
         hashes[point.id] = h
         rec = existing.get(point.id)
         if rec is not None and rec.state == STATE_COMPLETE and rec.data.get("config_hash") == h:
@@ -173,7 +165,7 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
         else:
             todo.append(point)
 
-    shared_errors = shared_testing_errors(plan, configs)
+    shared_errors = shared_testing_errors(plan)
     if shared_errors:
         raise CampaignError("\n".join(shared_errors[:5]))
 
@@ -310,8 +302,7 @@ def _run_point(plan: Plan, store: Store, testbed: Testbed, node: Any, limits: An
     started = time.time()
     t0 = time.monotonic()
     logger, handler = _point_logger(writer.path)
-    cfg = resolved_config(plan, point)
-    write_json_atomic(writer.path / "spec.json", cfg)
+    write_json_atomic(writer.path / "spec.json", plan.point(point).config)
     record: dict[str, Any] = {
         "schema": POINT_SCHEMA,
         "campaign": spec.name,
@@ -454,15 +445,13 @@ def _run_distributed(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: li
                      reporter: Reporter, options: RunOptions) -> dict[str, Any]:
     """The points over the nodes (testbeds.distribute): complete, failed, driver_s and the
     node failures (node, point, error) that were retried or recorded."""
-    from .plan import point_spec
-
     spec = plan.spec
     rep = _LockedReporter(reporter)
     lock = threading.Lock()
     totals: dict[str, Any] = {"complete": 0, "failed": 0, "driver_s": 0.0, "n": 0,
                               "node_failures": []}
     retries = int(getattr(testbed.spec, "retries", 1))
-    jobs = [Job(point=p, disk=str(getattr(point_spec(plan.loaded, p).testbed, "disk", "any")))
+    jobs = [Job(point=p, disk=str(getattr(plan.point(p).spec.testbed, "disk", "any")))
             for p in todo]
 
     def finish(point: Any, record: dict[str, Any]) -> None:

@@ -5,10 +5,9 @@ from __future__ import annotations
 import time
 
 import pytest
-from lsmbench.plan import (
+from lsmbench.plan import build_plan, expand_matrix
+from lsmbench.points import (
     MAX_ID_LEN,
-    build_plan,
-    expand_matrix,
     phase_engine_options,
     point_id,
     point_spec,

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from ..plan import Point, expand_matrix, phase_option_sources
+from ..plan import expand_matrix
+from ..points import Point, phase_option_sources
 from ..spec import PHASE_NAMES, LoadedSpec
 
 TIMEOUT_S = 30.0
