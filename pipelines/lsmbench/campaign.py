@@ -171,16 +171,16 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
 
     # The testbed.
     testbed = open_testbed(spec.testbed, campaign=spec.name, log=log)
-    if isinstance(testbed, RemoteTestbed):  # a redeploy shows its per-host progress
-        testbed.on_event = lambda host, status, task: (
-            reporter.message(f"[{host}] {status} {task}", "info")
-            if status in ("changed", "fatal", "unreachable") else None)
+    # A redeploy shows its per-host progress (testbeds that deploy per host call it).
+    testbed.on_event = lambda host, status, task: (
+        reporter.message(f"[{host}] {status} {task}", "info")
+        if status in ("changed", "fatal", "unreachable") else None)
     try:
         nodes = testbed.up()
         testbed.deploy(nodes)
     except TestbedError as e:
         raise CampaignError(f"testbed {spec.testbed.type}: {e}") from e
-    remote = isinstance(testbed, RemoteTestbed)
+    remote = testbed.distributed
     if remote:
         node_limits = remote_limits(plan, store, testbed, nodes, reporter)
         limits = None
