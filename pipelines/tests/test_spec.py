@@ -307,3 +307,10 @@ def test_every_spec_field_is_documented():
                if f"`{f}`" not in doc and f".{f}`" not in doc and f"{f}`," not in doc
                and f"`{f}," not in doc]
     assert missing == []
+
+
+def test_a_workload_file_dimension_names_files_that_exist():
+    lines = errors_of(raw(workload="update-uniform-1kb",
+                          matrix={"workload.file": ["update-uniform-1kb", "no-such-workload"]}))
+    assert lines and lines[0].startswith("matrix.workload.file[1]: unknown workload "
+                                         "'no-such-workload'"), lines

@@ -125,6 +125,14 @@ def semantic_errors(raw: dict[str, Any], source: Path | None) -> list[tuple[str,
         errors.append(("matrix", f"expected a mapping of dimensions, got {matrix!r}"))
     else:
         errors += matrix_errors(matrix, raw)
+        for key in ("workload", "workload.file"):  # each point's workload file must exist
+            values = matrix.get(key)
+            for i, v in enumerate(values if isinstance(values, list) else []):
+                if isinstance(v, str):
+                    try:
+                        find_workload_file(v, source)
+                    except ValueError as e:
+                        errors.append((f"matrix.{key}[{i}]", str(e)))
     wref = raw.get("workload")
     wfile = wref if isinstance(wref, str) else (
         wref.get("file") if isinstance(wref, dict) else None)
