@@ -26,19 +26,14 @@ from . import __version__
 from .plan import Plan
 from .progress import Reporter
 from .publish import publish_point
-from .stages import (
-    PointContext,
-    PointFailed,
-    PointPipeline,
-    config_hash,
-    resolved_config,
-    shared_testing_errors,
-)
+from .stages import PointContext, PointFailed, PointPipeline, shared_testing_errors
 from .store import STATE_COMPLETE, STATE_FAILED, Store, StoreError, write_json_atomic
 from .testbeds import Testbed, TestbedError, open_testbed
 from .testbeds.distribute import Attempt, Job, distribute
 from .testbeds.remote import RemoteTestbed
 from .testbeds.sshconn import NodeUnreachable
+from .throttle import ThrottleLimits
+from .throttle.rates import is_relative, resolve_relative
 
 log = logging.getLogger("lsmbench")
 
@@ -74,11 +69,8 @@ def resolve_limits(plan: Plan, store: Store, testbed: Testbed, profile: Any = No
     th = plan.spec.throttle
     if not th.enabled:
         return None
-    from .calibrate import resolve_relative  # the throttle's grammar
-    from .throttle import ThrottleLimits
-
     values = {k: getattr(th, k) for k in ("write_bps", "read_bps", "write_iops", "read_iops")}
-    relative = any(isinstance(v, str) and v.strip().endswith("%") for v in values.values())
+    relative = any(is_relative(v) for v in values.values())
     if relative and profile is None:
         profile = load_profile(plan, store)
     out = {k: resolve_relative(v, profile, kind=k) for k, v in values.items() if v is not None}
@@ -164,9 +156,8 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
     todo = []
     skipped = []
     hashes: dict[str, str] = {}
-    configs = {point.id: resolved_config(plan, point) for point in plan.points}
     for point in plan.points:
-        h = config_hash(configs[point.id])
+        h = plan.point(point).config_hash
         hashes[point.id] = h
         rec = existing.get(point.id)
         if rec is not None and rec.state == STATE_COMPLETE and rec.data.get("config_hash") == h:
@@ -174,22 +165,22 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
         else:
             todo.append(point)
 
-    shared_errors = shared_testing_errors(plan, configs)
+    shared_errors = shared_testing_errors(plan)
     if shared_errors:
         raise CampaignError("\n".join(shared_errors[:5]))
 
     # The testbed.
     testbed = open_testbed(spec.testbed, campaign=spec.name, log=log)
-    if isinstance(testbed, RemoteTestbed):  # a redeploy shows its per-host progress
-        testbed.on_event = lambda host, status, task: (
-            reporter.message(f"[{host}] {status} {task}", "info")
-            if status in ("changed", "fatal", "unreachable") else None)
+    # A redeploy shows its per-host progress (testbeds that deploy per host call it).
+    testbed.on_event = lambda host, status, task: (
+        reporter.message(f"[{host}] {status} {task}", "info")
+        if status in ("changed", "fatal", "unreachable") else None)
     try:
         nodes = testbed.up()
         testbed.deploy(nodes)
     except TestbedError as e:
         raise CampaignError(f"testbed {spec.testbed.type}: {e}") from e
-    remote = isinstance(testbed, RemoteTestbed)
+    remote = testbed.distributed
     if remote:
         node_limits = remote_limits(plan, store, testbed, nodes, reporter)
         limits = None
@@ -311,8 +302,7 @@ def _run_point(plan: Plan, store: Store, testbed: Testbed, node: Any, limits: An
     started = time.time()
     t0 = time.monotonic()
     logger, handler = _point_logger(writer.path)
-    cfg = resolved_config(plan, point)
-    write_json_atomic(writer.path / "spec.json", cfg)
+    write_json_atomic(writer.path / "spec.json", plan.point(point).config)
     record: dict[str, Any] = {
         "schema": POINT_SCHEMA,
         "campaign": spec.name,
@@ -421,7 +411,7 @@ def remote_limits(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: list[
     out: dict[str, Any] = {n.name: None for n in nodes}
     if not th.enabled:
         return out
-    relative = any(isinstance(getattr(th, k), str) and getattr(th, k).strip().endswith("%")
+    relative = any(is_relative(getattr(th, k))
                    for k in ("write_bps", "read_bps", "write_iops", "read_iops"))
     for n in nodes:
         profile = None
@@ -455,15 +445,13 @@ def _run_distributed(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: li
                      reporter: Reporter, options: RunOptions) -> dict[str, Any]:
     """The points over the nodes (testbeds.distribute): complete, failed, driver_s and the
     node failures (node, point, error) that were retried or recorded."""
-    from .plan import point_spec
-
     spec = plan.spec
     rep = _LockedReporter(reporter)
     lock = threading.Lock()
     totals: dict[str, Any] = {"complete": 0, "failed": 0, "driver_s": 0.0, "n": 0,
                               "node_failures": []}
     retries = int(getattr(testbed.spec, "retries", 1))
-    jobs = [Job(point=p, disk=str(getattr(point_spec(plan.loaded, p).testbed, "disk", "any")))
+    jobs = [Job(point=p, disk=str(getattr(plan.point(p).spec.testbed, "disk", "any")))
             for p in todo]
 
     def finish(point: Any, record: dict[str, Any]) -> None:

@@ -11,7 +11,8 @@
 
 Exit codes: 0 success; 1 a point failed (run) or a point could not be
 published (publish); 2 bad spec or usage; 3 the environment cannot run it
-(testbed, driver, throttle, results store); 130 interrupted.
+(testbed, driver, throttle, results store); 70 a bug in lsmbench (one line,
+--verbose for the traceback); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_ENV = 3
 EXIT_INTERRUPTED = 130
+EXIT_INTERNAL = 70  # a bug in lsmbench (EX_SOFTWARE); never a traceback
 
 
 def _print_json(obj: Any) -> None:
@@ -57,6 +59,25 @@ def _load(args: argparse.Namespace) -> Any:
     return load_spec(args.spec, sets=args.set)
 
 
+def _driver_check(loaded: Any) -> tuple[list[tuple[str, str]], list[str]]:
+    """Engine options checked by lsm-driver --check-options, when it is built: (errors by spec
+    path, warnings). Without it, rocksdb's options (no committed description) go unchecked."""
+    from .engine_options.driver_check import DriverCannotCheck, driver_errors
+    from .paths import find_driver
+    from .spec.checks import engines_of
+
+    unchecked = [e for e in engines_of(loaded.raw) if e == "rocksdb"]
+    driver = find_driver(getattr(loaded.spec.testbed, "driver", None))
+    why = "lsm-driver is not built (make build)"
+    if driver is not None:
+        try:
+            return driver_errors(loaded, driver), []
+        except DriverCannotCheck as e:
+            why = str(e)
+    return [], [f"{e} engine options were not checked: {why}; the driver checks them when "
+                "the run starts" for e in unchecked]
+
+
 def _history_load_s(results: Path, campaign: str) -> float | None:
     """Mean load time of the campaign's complete points, if any (for estimates)."""
     from .store import Store
@@ -78,8 +99,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     try:
         loaded = _load(args)
+        errors, warnings = _driver_check(loaded)
+        if errors:
+            raise SpecError(errors, args.spec)
     except SpecError as e:
         return _spec_errors(e, args.spec, args.json)
+    if not args.json:
+        for w in warnings:
+            print(f"{args.spec}: warning: {w}", file=sys.stderr)
     points, excluded = expand_matrix(loaded.spec.matrix)
     if not points:
         msg = "matrix.exclude: the exclude rules leave no point to run"
@@ -91,7 +118,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.json:
         _print_json({"valid": True, "spec": args.spec, "campaign": loaded.spec.name,
-                     "points": len(points), "excluded": excluded})
+                     "points": len(points), "excluded": excluded, "warnings": warnings})
     elif not args.quiet:
         print(f"{args.spec}: valid (campaign {loaded.spec.name}, {len(points)} points)")
     return EXIT_OK
@@ -148,8 +175,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     try:
         loaded = _load(args)
+        errors, warnings = _driver_check(loaded)
+        if errors:
+            raise SpecError(errors, args.spec)
     except SpecError as e:
         return _spec_errors(e, args.spec, args.json)
+    if not args.json and not args.quiet:
+        for w in warnings:
+            print(f"{args.spec}: warning: {w}", file=sys.stderr)
     results = Path(args.results)
     plan = build_plan(loaded, _history_load_s(results, loaded.spec.name))
     if not plan.points:
@@ -237,6 +270,10 @@ def cmd_publish(args: argparse.Namespace) -> int:
     from .store import Store
 
     target = Path(args.results)
+    if not target.is_dir():
+        print(f"{target}: not a directory (expected the results store, a campaign directory "
+              "or a point directory)", file=sys.stderr)
+        return EXIT_USAGE
     # RESULTS may be the store, a campaign directory, or a point directory.
     if (target / "point.json").is_file():
         store, campaigns, only = Store(target.parent.parent), [target.parent.name], target.name
@@ -514,6 +551,11 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
+    except Exception as e:  # a bug: say so in one line (the traceback with --verbose)
+        logging.getLogger("lsmbench").debug("internal error", exc_info=True)
+        print(f"lsmbench {args.command}: internal error: {type(e).__name__}: {e} (a bug: "
+              "please report it; --verbose shows where)", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

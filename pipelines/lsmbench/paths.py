@@ -22,10 +22,6 @@ def workloads_dir() -> Path:
     return project_root() / "workloads"
 
 
-def campaigns_dir() -> Path:
-    return project_root() / "pipelines" / "campaigns"
-
-
 def default_results_dir() -> Path:
     env = os.environ.get("LSMBENCH_RESULTS")
     return Path(env).resolve() if env else project_root() / "results"

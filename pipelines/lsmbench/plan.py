@@ -14,61 +14,20 @@ running phase uses the point's own scheduler.
 
 from __future__ import annotations
 
-import copy
-import hashlib
 import itertools
-import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import names
-from .spec import MATRIX_RESERVED, CampaignSpec, LoadedSpec, resolve_workload, set_dotted
+from .engine_options import option_string
+from .points import Point, ResolvedPoint, point_id, resolve_point, running_dir
+from .spec import MATRIX_RESERVED, CampaignSpec, LoadedSpec
 from .units import format_duration
-
-_SLUG_RE = re.compile(r"[^A-Za-z0-9._-]+")
-MAX_ID_LEN = 96
 
 # Rough speed of a load phase when nothing better is known (records/s), used
 # only for the plan's estimate; the store's history replaces it.
 ASSUMED_LOAD_RATE = 50_000.0
 # Per point work around the driver runs (fresh dir, snapshot, fingerprint, store).
 ASSUMED_POINT_OVERHEAD_S = 2.0
-
-
-def option_string(value: Any) -> str:
-    """An engine option value as the driver's name=value strings expect it."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value)) if abs(value) < 1e15 else repr(value)
-    return str(value)
-
-
-def slug(value: Any) -> str:
-    text = option_string(value)
-    s = _SLUG_RE.sub("-", text).strip("-")
-    return s or "x"
-
-
-def canonical_hash(obj: Any, n: int = 12) -> str:
-    blob = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()[:n]
-
-
-@dataclass(frozen=True)
-class Point:
-    """One run of the two-phase pipeline: matrix values x one repetition."""
-
-    index: int
-    id: str
-    params: dict[str, Any]  # dimension -> value, in matrix order
-    rep: int
-    seed: int
-
-    def label(self) -> str:
-        parts = [f"{k}={option_string(v)}" for k, v in self.params.items()]
-        return ",".join([*parts, f"rep={self.rep}"])
 
 
 @dataclass
@@ -88,10 +47,20 @@ class Plan:
     repetitions: int
     estimate_point_s: float
     notes: list[str] = field(default_factory=list)
+    # Each point resolved once (points.resolve_point), by id.
+    resolved: dict[str, ResolvedPoint] = field(default_factory=dict)
 
     @property
     def spec(self) -> CampaignSpec:
         return self.loaded.spec
+
+    def point(self, point: Point | str) -> ResolvedPoint:
+        """A point of the plan, resolved (by the point or its id)."""
+        pid = point if isinstance(point, str) else point.id
+        if pid not in self.resolved:
+            self.resolved[pid] = resolve_point(self.loaded, next(
+                p for p in self.points if p.id == pid))
+        return self.resolved[pid]
 
     @property
     def estimate_s(self) -> float:
@@ -166,26 +135,6 @@ def _excluded(params: dict[str, Any], rules: list[dict[str, Any]]) -> bool:
     return False
 
 
-def point_id(params: dict[str, Any], rep: int) -> str:
-    """'policy=tiering,size_ratio=3,rep=0': stable, readable, filesystem-safe.
-
-    Dimension names are shortened to their last dotted part when that is
-    unambiguous; ids longer than MAX_ID_LEN keep a prefix plus a hash of the
-    full parameters, so they stay unique.
-    """
-    short: dict[str, str] = {}
-    lasts = [k.rsplit(".", 1)[-1] for k in params]
-    for k in params:
-        last = k.rsplit(".", 1)[-1]
-        short[k] = last if lasts.count(last) == 1 else k
-    parts = [f"{slug(short[k])}={slug(v)}" for k, v in params.items()]
-    text = ",".join([*parts, f"rep={rep}"])
-    if len(text) > MAX_ID_LEN:
-        digest = canonical_hash({"params": params, "rep": rep}, 10)
-        text = f"{text[: MAX_ID_LEN - 12].rstrip(',=')}~{digest}"
-    return text
-
-
 def expand_matrix(matrix: dict[str, Any]) -> tuple[list[Point], int]:
     """All points of a (validated) matrix, in a stable order, and how many were excluded."""
     dims = _dimensions(matrix)
@@ -227,46 +176,6 @@ def expand_matrix(matrix: dict[str, Any]) -> tuple[list[Point], int]:
     return points, excluded * reps
 
 
-def point_engine_options(spec: CampaignSpec, point: Point) -> dict[str, Any]:
-    """engine.options overlaid with the point's undotted (engine option) dimensions."""
-    opts = dict(spec.engine.options)
-    for dim, value in point.params.items():
-        if "." in dim:
-            if dim.startswith("engine.options."):
-                opts[dim[len("engine.options."):]] = value
-            continue
-        opts[names.DIMENSION_ALIASES.get(dim, dim)] = value
-    return opts
-
-
-def phase_engine_options(spec: CampaignSpec, point: Point, phase: str) -> dict[str, str]:
-    """The engine options a phase runs with, as name -> string for run.json."""
-    opts = point_engine_options(spec, point)
-    section = getattr(spec.phases, phase.split("@")[0])
-    opts.update(section.engine_options)
-    return {k: option_string(v) for k, v in sorted(opts.items())}
-
-
-def point_spec(loaded: LoadedSpec, point: Point) -> CampaignSpec:
-    """The spec as this point sees it: dotted dimensions applied, matrix dropped."""
-    dotted = {k: v for k, v in point.params.items()
-              if "." in k and not k.startswith("engine.options.")}
-    if not dotted:
-        return loaded.spec
-    raw = copy.deepcopy({k: v for k, v in loaded.raw.items() if k != "matrix"})
-    for k, v in dotted.items():
-        set_dotted(raw, k, v)
-    return CampaignSpec.model_validate(raw)
-
-
-def point_workload(loaded: LoadedSpec, point: Point) -> dict[str, Any]:
-    """The workload object of a point: the campaign's, unless a 'workload.*' dimension varies it."""
-    if not any(k.startswith("workload.") for k in point.params):
-        return loaded.workload
-    data, _ = resolve_workload(point_spec(loaded, point).workload, loaded.source)
-    return data
-
-
 def phase_plan(spec: CampaignSpec, workload: dict[str, Any] | None = None) -> list[PhasePlan]:
     phases: list[PhasePlan] = []
     records = (workload or {}).get("record_count", 1)
@@ -275,7 +184,7 @@ def phase_plan(spec: CampaignSpec, workload: dict[str, Any] | None = None) -> li
     phases.append(PhasePlan("testing", spec.phases.testing.duration))
     if spec.phases.running.enabled:
         for u in spec.phases.running.sweep():
-            name = "running" if not spec.phases.running.utilizations else f"running@{u:g}"
+            name = running_dir(u, bool(spec.phases.running.utilizations))
             phases.append(PhasePlan(name, spec.phases.running.duration, u))
     return phases
 
@@ -327,6 +236,7 @@ def build_plan(loaded: LoadedSpec, history_load_s: float | None = None) -> Plan:
         repetitions=reps,
         estimate_point_s=estimate_point_s(spec, loaded.workload, history_load_s),
         notes=notes,
+        resolved={p.id: resolve_point(loaded, p) for p in points},
     )
     if spec.phases.testing.shared_across and points:
         groups = len(set(plan.testing_leaders().values()))

@@ -18,7 +18,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from .plan import Point
+from .points import Point
 from .units import format_duration
 
 

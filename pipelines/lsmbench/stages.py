@@ -19,15 +19,18 @@ caller commits it. Any failure raises :class:`PointFailed` naming the stage.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from . import verdict as vd
 from .driverio import EXIT_OK, DriverOutputs, build_run_json, describe_exit
-from .plan import Plan, Point, canonical_hash, phase_engine_options, point_spec, point_workload
+from .plan import Plan
+from .points import Point, running_dir
+from .progress import Reporter
 from .spec import CampaignSpec
 from .testbeds import Node, Testbed
 
@@ -42,23 +45,6 @@ class PointFailed(Exception):
         self.exit_code = exit_code
 
 
-class Reporter(Protocol):
-    def phase_start(self, point: Point, phase: str, duration_s: float | None) -> None: ...
-    def phase_tick(self, elapsed_s: float) -> None: ...
-    def phase_end(self, point: Point, phase: str, info: dict[str, Any]) -> None: ...
-
-
-class NullReporter:
-    def phase_start(self, point: Point, phase: str, duration_s: float | None) -> None:
-        pass
-
-    def phase_tick(self, elapsed_s: float) -> None:
-        pass
-
-    def phase_end(self, point: Point, phase: str, info: dict[str, Any]) -> None:
-        pass
-
-
 @dataclass
 class PointContext:
     plan: Plan
@@ -67,7 +53,7 @@ class PointContext:
     node: Node
     out_dir: Path  # the point's temporary directory in the store
     limits: Any = None  # ThrottleLimits or None
-    reporter: Reporter = field(default_factory=NullReporter)
+    reporter: Reporter = field(default_factory=Reporter)
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("lsmbench.point"))
     # The maximum measured by another point of the same testing group
     # (phases.testing.shared_across), with "shared_from" naming it: this point runs no
@@ -87,32 +73,6 @@ class PointResult:
     fingerprint: dict[str, Any] | None = None
 
 
-def resolved_config(plan: Plan, point: Point) -> dict[str, Any]:
-    """Everything that decides a point's measurements; its hash decides resume."""
-    spec = point_spec(plan.loaded, point)
-    phases = {
-        ph: phase_engine_options(spec, point, ph) for ph in ("load", "testing", "running")
-    }
-    return {
-        "campaign": spec.name,
-        "point": point.id,
-        "params": point.params,
-        "rep": point.rep,
-        "seed": point.seed,
-        "engine": spec.engine.name,
-        "engine_options": phases,
-        "workload": point_workload(plan.loaded, point),
-        "phases": spec.phases.model_dump(),
-        "verdict": spec.verdict.model_dump(),
-        "throttle": spec.throttle.model_dump(),
-        "testbed": spec.testbed.type,
-    }
-
-
-def config_hash(config: dict[str, Any]) -> str:
-    return canonical_hash(config, 16)
-
-
 def _testing_signature(config: dict[str, Any]) -> dict[str, Any]:
     """What a point's testing phase depends on: the tree it starts from and the phase."""
     phases = config["phases"]
@@ -129,11 +89,9 @@ def _testing_signature(config: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def shared_testing_errors(plan: Plan,
-                          configs: dict[str, dict[str, Any]] | None = None) -> list[str]:
+def shared_testing_errors(plan: Plan) -> list[str]:
     """phases.testing.shared_across: groups whose points would not run the same testing
-    phase (a listed dimension changes it after all), named with the first difference.
-    configs: the points' resolved_config by id, when the caller has them already."""
+    phase (a listed dimension changes it after all), named with the first difference."""
     if not plan.spec.phases.testing.shared_across:
         return []
     leaders = plan.testing_leaders()
@@ -142,8 +100,7 @@ def shared_testing_errors(plan: Plan,
     signatures: dict[str, dict[str, Any]] = {}
     for point in plan.points:
         leader = leaders[point.id]
-        config = configs[point.id] if configs is not None else resolved_config(plan, point)
-        sig = _testing_signature(config)
+        sig = _testing_signature(plan.point(point).config)
         if leader == point.id:
             signatures[leader] = sig
             continue
@@ -170,8 +127,9 @@ def shared_testing_errors(plan: Plan,
 class PointPipeline:
     def __init__(self, ctx: PointContext) -> None:
         self.ctx = ctx
-        self.spec: CampaignSpec = point_spec(ctx.plan.loaded, ctx.point)
-        self.workload = point_workload(ctx.plan.loaded, ctx.point)
+        self.resolved = ctx.plan.point(ctx.point)
+        self.spec: CampaignSpec = self.resolved.spec
+        self.workload = self.resolved.workload
         self.result = PointResult()
         self.data_dir: str | None = None
         self.snap_dir: str | None = None
@@ -184,7 +142,7 @@ class PointPipeline:
                    timeout_s: float | None = None, options_phase: str | None = None,
                    drain_s: float = 0.0, queries: dict[str, Any] | None = None) -> DriverOutputs:
         ctx = self.ctx
-        opts = phase_engine_options(self.spec, ctx.point, options_phase or phase)
+        opts = self.resolved.phase_options(options_phase or phase)
         doc = build_run_json(
             engine=self.spec.engine.name,
             engine_options=opts,
@@ -321,9 +279,8 @@ class PointPipeline:
         self._running_next_insert: int | None = None
         self.prepare()
         try:
-            cfg = resolved_config(self.ctx.plan, self.ctx.point)
             self.result.fingerprint = tb.fingerprint(node, self.data_dir or node.data_root,
-                                                     config_hash(cfg))
+                                                     self.resolved.config_hash)
         except Exception as e:  # the fingerprint is informative; never fail a point for it
             self.ctx.log.warning("fingerprint incomplete: %s", e)
         try:
@@ -350,7 +307,7 @@ class PointPipeline:
             if running.enabled:
                 sweep = running.sweep()
                 for i, u in enumerate(sweep):
-                    phase_dir = "running" if not running.utilizations else f"running@{u:g}"
+                    phase_dir = running_dir(u, bool(running.utilizations))
                     insert_start = loaded_next
                     if running.start == "snapshot":
                         tb.snapshot(node, self.snap_dir, self.data_dir)
@@ -358,7 +315,7 @@ class PointPipeline:
                         tb.remove_dir(node, self.data_dir)
                         self.prepare()
                         if has_load:
-                            loaded_next = self.load(f"reload@{u:g}").next_insert_id
+                            loaded_next = self.load(running_dir(u, True, "reload")).next_insert_id
                             insert_start = loaded_next
                     else:  # continue where the previous phase left off
                         insert_start = (self._running_next_insert if i > 0
@@ -405,6 +362,4 @@ def _last_error(log_tail: str) -> str:
 
 
 def _dumps(obj: Any) -> str:
-    import json
-
     return json.dumps(obj, indent=2, default=str) + "\n"

@@ -1,8 +1,11 @@
 """Parsing of human-friendly durations and byte sizes used in specs.
 
 Durations: a number (seconds) or a string with a unit: "90", "90s", "1.5m",
-"2h", "250ms". Sizes: a number (bytes) or "4MiB", "4M", "64KB", "1GiB"
-(binary multiples: K = KiB, as the driver's option parser reads them).
+"2h", "250ms". Sizes (engine options of type size): a number of bytes or
+digits with a K, M or G suffix, "4M" (binary multiples: K = KiB), exactly as
+the driver's option parser reads them (engines/adapters/option_parser.h).
+This is the one size parser; throttle rates have their own grammar
+(lsmbench.throttle.rates).
 """
 
 from __future__ import annotations
@@ -12,23 +15,8 @@ import re
 _DURATION_UNITS = {"ms": 0.001, "s": 1.0, "sec": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0}
 _DURATION_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-z]*)\s*$")
 
-_SIZE_UNITS = {
-    "": 1,
-    "b": 1,
-    "k": 1 << 10,
-    "kb": 1 << 10,
-    "kib": 1 << 10,
-    "m": 1 << 20,
-    "mb": 1 << 20,
-    "mib": 1 << 20,
-    "g": 1 << 30,
-    "gb": 1 << 30,
-    "gib": 1 << 30,
-    "t": 1 << 40,
-    "tb": 1 << 40,
-    "tib": 1 << 40,
-}
-_SIZE_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z]*)\s*$")
+_SIZE_RE = re.compile(r"([0-9]+)([KkMmGg]?)")
+_SIZE_SHIFT = {"": 0, "k": 10, "m": 20, "g": 30}
 
 
 def parse_duration(value: object) -> float:
@@ -53,23 +41,19 @@ def parse_duration(value: object) -> float:
 
 
 def parse_size(value: object) -> int:
-    """Bytes from a number or a string such as '4MiB', '64K', '1G' (binary units)."""
-    if isinstance(value, bool):
-        raise ValueError(f"expected a size such as 4MiB, got {value!r}")
-    if isinstance(value, int):
-        n = value
-    elif isinstance(value, float):
-        n = int(value)
+    """Bytes from an integer or a string of digits with an optional K, M or G suffix (KiB,
+    MiB, GiB; either case): exactly the byte counts lsm-driver reads ("4M", "65536")."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        text = str(value)
     elif isinstance(value, str):
-        m = _SIZE_RE.match(value)
-        if not m or m.group(2).lower() not in _SIZE_UNITS:
-            raise ValueError(f"bad size {value!r} (expected bytes or a number with K, M, G)")
-        n = int(float(m.group(1)) * _SIZE_UNITS[m.group(2).lower()])
+        text = value
     else:
-        raise ValueError(f"expected a size such as 4MiB, got {value!r}")
-    if n < 0:
-        raise ValueError(f"size must not be negative, got {value!r}")
-    return n
+        raise ValueError(f"expected a byte count such as 4M or 65536, got {value!r}")
+    m = _SIZE_RE.fullmatch(text)
+    if not m:
+        raise ValueError(f"bad size {value!r} (expected digits with an optional suffix K, M "
+                         "or G = KiB, MiB, GiB)")
+    return int(m.group(1)) << _SIZE_SHIFT[m.group(2).lower()]
 
 
 def format_duration(seconds: float) -> str:

@@ -18,10 +18,10 @@ from lsmbench.calibrate import (
     direct_io_supported,
     parse_fio_json,
     profile_from_fio,
-    resolve_relative,
     run_calibration,
 )
 from lsmbench.throttle import resolve_device
+from lsmbench.throttle.rates import resolve_relative
 
 DATA = Path(__file__).parent / "data"
 # Recorded on the development VM (virtio disk vda, ext4) with fio-3.33:

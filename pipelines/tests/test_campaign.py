@@ -141,9 +141,9 @@ def test_throttled_campaign_end_to_end(tmp_path, data_root, driver_path):
 def test_failing_point_is_recorded_and_campaign_goes_on(tmp_path, data_root, driver_path):
     spec = write_spec(tmp_path / "fail.yaml", data_root,
                       name="fail",
-                      matrix={"memtable_bytes": ["1M", "1X"],
+                      matrix={"workload.set.value_size": [1000, "lots"],
                               "phases.testing.duration": ["2s", "1s"],
-                              "exclude": [{"memtable_bytes": "1X",
+                              "exclude": [{"workload.set.value_size": "lots",
                                            "phases.testing.duration": "1s"}]},
                       phases={"testing": {"duration": "2s", "warmup": "0.9s"},
                               "running": {"duration": "1s"}},
@@ -154,22 +154,23 @@ def test_failing_point_is_recorded_and_campaign_goes_on(tmp_path, data_root, dri
     assert r.returncode == 1, r.stdout + r.stderr  # a point failed
     assert "1 complete, 2 failed" in r.stdout
     store = Store(results)
-    # The engine rejects an option value: the driver exits 2 before anything runs.
-    rec = store.point("fail", "memtable_bytes=1X,duration=2s,rep=0")
+    # The driver rejects a workload value (engine options are refused by validate already):
+    # it exits 2 before anything runs.
+    rec = store.point("fail", "duration=2s,value_size=lots,rep=0")
     assert rec is not None and rec.state == "failed"
     err = rec.data["error"]
     assert err["stage"] == "load" and err["exit_code"] == 2
-    assert "memtable_bytes" in err["message"] and "1X" in err["message"]
+    assert "value_size" in err["message"]
     # A testing phase with no whole interval after its warm-up has no measured
     # window: the driver refuses it before running anything (exit 2, naming it).
-    rec = store.point("fail", "memtable_bytes=1M,duration=1s,rep=0")
+    rec = store.point("fail", "duration=1s,value_size=1000,rep=0")
     assert rec is not None and rec.state == "failed"
     err = rec.data["error"]
     assert err["stage"] == "testing" and err["exit_code"] == 2
     assert "warmup_s" in err["message"] and "no measured window" in err["message"]
-    ok = store.point("fail", "memtable_bytes=1M,duration=2s,rep=0")
+    ok = store.point("fail", "duration=2s,value_size=1000,rep=0")
     assert ok is not None and ok.state == "complete"
-    assert "FAILED memtable_bytes=1X,duration=2s,rep=0: load: lsm-driver:" in r.stderr
+    assert "FAILED duration=2s,value_size=lots,rep=0: load: lsm-driver:" in r.stderr
 
 
 def _drivers_of(path: Path) -> list[int]:

@@ -36,7 +36,7 @@ def test_validate_ok_and_json(capsys):
     assert code == 0 and "valid (campaign quickstart, 4 points)" in out
     code, out, _ = cli(capsys, "validate", str(QUICKSTART), "--json")
     assert json.loads(out) == {"valid": True, "spec": str(QUICKSTART), "campaign": "quickstart",
-                               "points": 4, "excluded": 0}
+                               "points": 4, "excluded": 0, "warnings": []}
 
 
 def test_validate_lists_every_error_and_exits_2(capsys, tmp_path):
@@ -45,8 +45,8 @@ def test_validate_lists_every_error_and_exits_2(capsys, tmp_path):
     code, out, err = cli(capsys, "validate", str(p))
     assert code == 2 and out == ""
     assert f"{p}: 2 error(s)" in err
-    assert ("  matrix.scheduler[2]: unknown scheduler 'gredy' (choose from: single, fair, "
-            "greedy, greedy_k, idle, leveldb)") in err.splitlines()
+    assert ("  matrix.scheduler[2]: unknown merge_scheduler 'gredy' (choose from: single, fair, "
+            "greedy, greedy_k, idle, leveldb); did you mean 'greedy'?") in err.splitlines()
     assert any(line.startswith("  phases.testing.duration: bad duration 'soon'")
                for line in err.splitlines())
     code, out, _ = cli(capsys, "validate", str(p), "--json")
@@ -58,7 +58,7 @@ def test_validate_lists_every_error_and_exits_2(capsys, tmp_path):
 
 def test_validate_with_set(capsys):
     code, _, err = cli(capsys, "validate", str(QUICKSTART), "--set", "matrix.policy=[tearing]")
-    assert code == 2 and "matrix.policy[0]: unknown policy 'tearing'" in err
+    assert code == 2 and "matrix.policy[0]: unknown merge_policy 'tearing'" in err
     code, out, _ = cli(capsys, "validate", str(QUICKSTART), "--set",
                        "matrix.scheduler=[single,fair,greedy]")
     assert code == 0 and "6 points" in out

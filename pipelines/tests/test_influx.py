@@ -635,3 +635,22 @@ def test_database_created_on_demand_even_without_retries(influxd, point_dir):
     sink.publish_point(point_dir, {"campaign": "c", "point": "p"})
     rows = _rows(influxd.query("SELECT COUNT(*) FROM lsm_summary", db="created_on_demand"))
     assert rows, "nothing was written"
+
+
+def test_each_phase_is_tagged_with_the_options_it_ran(point_dir):
+    """The quickstart's testing phase runs the fair scheduler whatever the point's scheduler:
+    its lines say scheduler=fair; the running phase's say the point's (issue 12)."""
+    meta = json.loads((point_dir / "point.json").read_text())
+    meta["params"] = {"policy": "tiering", "scheduler": "greedy"}
+    meta["phases"] = {
+        "testing": {"engine_options": {"merge_policy": "tiering", "merge_scheduler": "fair"}},
+        "running": {"engine_options": {"merge_policy": "tiering", "merge_scheduler": "greedy"}},
+    }
+    (point_dir / "point.json").write_text(json.dumps(meta))
+    tags_by_phase: dict[str, set[str]] = {}
+    for line in point_to_lines(point_dir):
+        tags = _parse(line)[1]
+        phase = next(kv.split("=", 1)[1] for kv in tags.split(",") if kv.startswith("phase="))
+        tags_by_phase.setdefault(phase, set()).add(
+            next(kv for kv in tags.split(",") if kv.startswith("scheduler=")))
+    assert tags_by_phase == {"testing": {"scheduler=fair"}, "running": {"scheduler=greedy"}}

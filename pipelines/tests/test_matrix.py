@@ -5,10 +5,9 @@ from __future__ import annotations
 import time
 
 import pytest
-from lsmbench.plan import (
+from lsmbench.plan import build_plan, expand_matrix
+from lsmbench.points import (
     MAX_ID_LEN,
-    build_plan,
-    expand_matrix,
     phase_engine_options,
     point_id,
     point_spec,
@@ -102,7 +101,8 @@ def test_ids_unique_over_a_big_matrix():
 def test_engine_option_precedence():
     loaded = load(
         {"policy": ["tiering"], "scheduler": ["greedy"], "size_ratio": [4]},
-        engine={"options": {"merge_policy": "leveling", "memtable_bytes": "4M", "wal": False}},
+        engine={"options": {"merge_policy": "leveling", "memtable_bytes": "4M",
+                            "verify_checksums": False}},
         phases={"testing": {"engine_options": {"merge_scheduler": "fair",
                                                "merge_exact_min": True}}},
     )
@@ -112,7 +112,7 @@ def test_engine_option_precedence():
     # engine.options < matrix < phase overrides; values as the driver's strings
     assert testing == {"memtable_bytes": "4M", "merge_exact_min": "true",
                        "merge_policy": "tiering", "merge_scheduler": "fair",
-                       "size_ratio": "4", "wal": "false"}
+                       "size_ratio": "4", "verify_checksums": "false"}
     assert running["merge_scheduler"] == "greedy"
     assert "merge_exact_min" not in running
 

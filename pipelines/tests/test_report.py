@@ -23,7 +23,7 @@ from lsmbench.report.figures import (
     sweep_figure,
     windowed,
 )
-from lsmbench.report.load import Phase, Point
+from lsmbench.report.load import StoredPhase, StoredPoint
 from lsmbench.report.render import md_escape
 
 FIXTURE = Path(__file__).parent / "fixtures" / "report" / "results" / "report-fixture"
@@ -321,17 +321,17 @@ def test_cli_writes_atomically_and_prints_the_path(tmp_path, monkeypatch, capsys
 # -- figures that appear only when the data has them --------------------------------------------
 
 
-def _point(pid: str, phases: dict[str, Phase], verdicts: list[dict[str, Any]] | None = None
-           ) -> Point:
+def _point(pid: str, phases: dict[str, StoredPhase], verdicts: list[dict[str, Any]] | None = None
+           ) -> StoredPoint:
     record = {"state": "complete", "params": {"policy": pid}, "verdicts": verdicts or [],
               "verdict": (verdicts or [None])[-1]}
-    return Point(pid, Path(pid), record, None, None, phases)
+    return StoredPoint(pid, Path(pid), record, None, None, phases)
 
 
 def test_figures_are_skipped_without_their_data():
     ivs = [{"t_start_s": i, "t_end_s": i + 1, "ops": {"writes": 10}, "engine": {}}
            for i in range(4)]
-    pt = _point("a", {"running": Phase("running", ivs, {}, None)},
+    pt = _point("a", {"running": StoredPhase("running", ivs, {}, None)},
                 [{"utilization": 0.9, "p99_write_latency_s": 0.1, "sustainable": True}])
     assert query_figure([pt]) is None
     assert flushes_figure([pt]) is None

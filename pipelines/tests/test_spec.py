@@ -102,16 +102,16 @@ def test_ssh_and_terraform_specs_validate_today():
 BAD = [
     # (changes, expected line) -- each bad spec asserts its message
     ({"matrix": {"scheduler": ["single", "fair", "gredy"]}},
-     "matrix.scheduler[2]: unknown scheduler 'gredy' (choose from: single, fair, greedy, "
+     "matrix.scheduler[2]: unknown merge_scheduler 'gredy' (choose from: single, fair, greedy, "
      "greedy_k, idle, leveldb)"),
     ({"matrix": {"policy": ["tiering", "tearing"]}},
-     "matrix.policy[1]: unknown policy 'tearing' (choose from: leveling, tiering, size-tiered, "
-     "partitioned, bigtable, exploring, constant, minlatency, binomial)"),
+     "matrix.policy[1]: unknown merge_policy 'tearing' (choose from: leveling, tiering, "
+     "size-tiered, partitioned, bigtable, exploring, constant, minlatency, binomial)"),
     ({"engine": {"options": {"merge_policy": "levling"}}},
-     "engine.options.merge_policy: unknown policy 'levling' (choose from: leveling, tiering, "
+     "engine.options.merge_policy: unknown merge_policy 'levling' (choose from: leveling, tiering, "
      "size-tiered, partitioned, bigtable, exploring, constant, minlatency, binomial)"),
     ({"phases": {"testing": {"engine_options": {"merge_scheduler": "fari"}}}},
-     "phases.testing.engine_options.merge_scheduler: unknown scheduler 'fari' (choose from: "
+     "phases.testing.engine_options.merge_scheduler: unknown merge_scheduler 'fari' (choose from: "
      "single, fair, greedy, greedy_k, idle, leveldb)"),
     ({"matrix": {"throttle.write_bps": ["10MB/s", "20MB/s"]}},
      "matrix.throttle.write_bps: throttle.write_bps cannot vary per point: the throttle's rates "
@@ -263,17 +263,17 @@ def test_set_parses_yaml_values_and_matrix_keys():
     r = raw(matrix={"policy": ["tiering"]})
     loaded = validate_raw(r, sets=["matrix.size_ratio=[3, 5]", "matrix.policy[0]=leveling",
                                    "matrix.phases.running.utilization=[0.5, 0.9]",
-                                   "engine.options.wal=false", "testbed.type=local"])
+                                   "engine.options.verify_checksums=false", "testbed.type=local"])
     m = loaded.spec.matrix
     assert m["size_ratio"] == [3, 5]
     assert m["policy"] == ["leveling"]
     assert m["phases.running.utilization"] == [0.5, 0.9]
-    assert loaded.spec.engine.options["wal"] is False
+    assert loaded.spec.engine.options["verify_checksums"] is False
 
 
 def test_set_values_are_validated_like_spec_text():
     lines = errors_of(raw(), sets=["matrix.scheduler=[single, gredy]"])
-    assert lines[0].startswith("matrix.scheduler[1]: unknown scheduler 'gredy'")
+    assert lines[0].startswith("matrix.scheduler[1]: unknown merge_scheduler 'gredy'")
     lines = errors_of(raw(), sets=["nonsense"])
     assert lines == ["--set: expected key=value, got 'nonsense'"]
 
@@ -307,3 +307,10 @@ def test_every_spec_field_is_documented():
                if f"`{f}`" not in doc and f".{f}`" not in doc and f"{f}`," not in doc
                and f"`{f}," not in doc]
     assert missing == []
+
+
+def test_a_workload_file_dimension_names_files_that_exist():
+    lines = errors_of(raw(workload="update-uniform-1kb",
+                          matrix={"workload.file": ["update-uniform-1kb", "no-such-workload"]}))
+    assert lines and lines[0].startswith("matrix.workload.file[1]: unknown workload "
+                                         "'no-such-workload'"), lines

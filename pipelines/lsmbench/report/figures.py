@@ -21,7 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure as MplFigure
 
-from .load import Phase, Point
+from .load import StoredPhase, StoredPoint
 
 OKABE_ITO: tuple[str, ...] = (
     "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000",
@@ -94,7 +94,7 @@ def _get(obj: Any, *path: str) -> Any:
     return obj
 
 
-def label(pt: Point) -> str:
+def label(pt: StoredPoint) -> str:
     """A point's legend entry: its matrix values, else its id."""
     params = pt.params
     if params:
@@ -125,12 +125,12 @@ def windowed(intervals: list[dict[str, Any]], window_s: float,
     return [buckets[k][2] for k in ks], [buckets[k][0] / buckets[k][1] for k in ks]
 
 
-def _duration(ph: Phase) -> float:
+def _duration(ph: StoredPhase) -> float:
     ends = [_num(iv.get("t_end_s")) for iv in ph.intervals]
     return max((e for e in ends if e is not None), default=0.0)
 
 
-def _interval_s(ph: Phase) -> float:
+def _interval_s(ph: StoredPhase) -> float:
     v = _num(ph.summary_get("interval_s"))
     if v:
         return v
@@ -139,7 +139,7 @@ def _interval_s(ph: Phase) -> float:
     return max(spans, default=1.0) or 1.0
 
 
-def effective_window(phases: Sequence[Phase], window_s: float) -> tuple[float, str]:
+def effective_window(phases: Sequence[StoredPhase], window_s: float) -> tuple[float, str]:
     """The averaging window and how the caption describes it. Phases shorter than three
     windows fall back to the driver's interval, and the caption says so."""
     longest = max((_duration(p) for p in phases), default=0.0)
@@ -151,7 +151,7 @@ def effective_window(phases: Sequence[Phase], window_s: float) -> tuple[float, s
                       f"{_MIN_WINDOWS} windows of {window_s:g} s)")
 
 
-def _time_unit(phases: Sequence[Phase]) -> tuple[float, str]:
+def _time_unit(phases: Sequence[StoredPhase]) -> tuple[float, str]:
     longest = max((_duration(p) for p in phases), default=0.0)
     return (60.0, "min") if longest > 1200 else (1.0, "s")
 
@@ -160,11 +160,12 @@ def _writes(iv: dict[str, Any]) -> float | None:
     return _num(_get(iv, "ops", "writes"))
 
 
-def _phase_pairs(points: Sequence[Point]) -> list[tuple[int, Point, Phase | None, Phase | None]]:
+def _phase_pairs(points: Sequence[StoredPoint],
+                 ) -> list[tuple[int, StoredPoint, StoredPhase | None, StoredPhase | None]]:
     return [(i, p, p.testing, p.running) for i, p in enumerate(points) if p.ok]
 
 
-def _running_title(points: Sequence[Point], short: bool = False) -> str:
+def _running_title(points: Sequence[StoredPoint], short: bool = False) -> str:
     us = {p.verdict.get("utilization") for p in points if p.ok and p.verdict}
     if len(us) == 1:
         (u,) = us
@@ -177,7 +178,7 @@ def _running_title(points: Sequence[Point], short: bool = False) -> str:
 # ---------------------------------------------------------------- figures
 
 
-def throughput_figure(points: Sequence[Point], window_s: float = DEFAULT_WINDOW_S
+def throughput_figure(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_S
                       ) -> Figure | None:
     pairs = _phase_pairs(points)
     phases = [ph for _, _, t, r in pairs for ph in (t, r) if ph is not None]
@@ -215,7 +216,7 @@ def throughput_figure(points: Sequence[Point], window_s: float = DEFAULT_WINDOW_
                   "throughput measured in the testing phase (warm-up excluded).", _render(fig))
 
 
-def components_figure(points: Sequence[Point]) -> Figure | None:
+def components_figure(points: Sequence[StoredPoint]) -> Figure | None:
     pairs = _phase_pairs(points)
     phases = [ph for _, _, t, r in pairs for ph in (t, r) if ph is not None]
     scale, unit = _time_unit(phases)
@@ -287,7 +288,7 @@ def ccdf_from_buckets(buckets: list[list[float]]) -> tuple[list[float], list[flo
 _PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p999", 0.999))
 
 
-def latency_figure(points: Sequence[Point]) -> Figure | None:
+def latency_figure(points: Sequence[StoredPoint]) -> Figure | None:
     fig, axes = _new(2)
     sources: set[str] = set()
     drawn = False
@@ -339,7 +340,7 @@ def latency_figure(points: Sequence[Point]) -> Figure | None:
                   f"{', '.join(sorted(sources))}.", _render(fig))
 
 
-def _query_types(ph: Phase) -> list[str]:
+def _query_types(ph: StoredPhase) -> list[str]:
     types: list[str] = []
     for iv in ph.intervals:
         for name, q in (iv.get("queries") or {}).items():
@@ -348,7 +349,7 @@ def _query_types(ph: Phase) -> list[str]:
     return types
 
 
-def query_figure(points: Sequence[Point], window_s: float = DEFAULT_WINDOW_S
+def query_figure(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_S
                  ) -> Figure | None:
     runs = [(i, p, p.running) for i, p in enumerate(points) if p.ok and p.running is not None]
     types: list[str] = []
@@ -383,7 +384,7 @@ def query_figure(points: Sequence[Point], window_s: float = DEFAULT_WINDOW_S
                   f"phase; {wtext}.", _render(fig))
 
 
-def _flush_series(ph: Phase) -> tuple[list[float], list[float], list[float]]:
+def _flush_series(ph: StoredPhase) -> tuple[list[float], list[float], list[float]]:
     fl, wa, comps = [], [], []
     for iv in ph.intervals:
         e = iv.get("engine") or {}
@@ -400,7 +401,7 @@ def _flush_series(ph: Phase) -> tuple[list[float], list[float], list[float]]:
     return fl, wa, comps
 
 
-def flushes_figure(points: Sequence[Point]) -> Figure | None:
+def flushes_figure(points: Sequence[StoredPoint]) -> Figure | None:
     """Write amplification and SSTable count as functions of the number of flushes (the
     bounded-depth paper's figures); drawn when the engine reports flushes and write
     amplification, from the phase of each point with the most flushes."""
@@ -408,7 +409,7 @@ def flushes_figure(points: Sequence[Point]) -> Figure | None:
     for i, pt in enumerate(points):
         if not pt.ok:
             continue
-        best: tuple[Phase, tuple[list[float], list[float], list[float]]] | None = None
+        best: tuple[StoredPhase, tuple[list[float], list[float], list[float]]] | None = None
         for ph in pt.phases.values():
             if ph.kind == "load":
                 continue
@@ -443,7 +444,7 @@ def flushes_figure(points: Sequence[Point]) -> Figure | None:
                   "flushes).", _render(fig))
 
 
-def sweep_figure(points: Sequence[Point]) -> Figure | None:
+def sweep_figure(points: Sequence[StoredPoint]) -> Figure | None:
     swept = [(i, p) for i, p in enumerate(points) if p.ok and len(p.verdicts) >= 2]
     if not swept:
         return None
@@ -476,7 +477,7 @@ def sweep_figure(points: Sequence[Point]) -> Figure | None:
                   "are sustainable runs, hollow ones are not.", _render(fig))
 
 
-def all_figures(points: Sequence[Point], window_s: float = DEFAULT_WINDOW_S) -> list[Figure]:
+def all_figures(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_S) -> list[Figure]:
     """Every figure the data supports, in the report's order."""
     out = [
         throughput_figure(points, window_s),

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..driverio import read_timeseries
+from ..points import phase_name, phase_utilization
 from ..store import CAMPAIGN_FILE, POINT_FILE, STATE_COMPLETE
 
 
@@ -35,7 +36,7 @@ def _read_json(path: Path) -> dict[str, Any] | None:
 
 
 @dataclass
-class Phase:
+class StoredPhase:
     """One phase directory of a point: load, testing, running or running@U."""
 
     name: str
@@ -45,16 +46,11 @@ class Phase:
 
     @property
     def kind(self) -> str:
-        return self.name.split("@", 1)[0]
+        return phase_name(self.name)
 
     @property
     def utilization(self) -> float | None:
-        if "@" in self.name:
-            try:
-                return float(self.name.split("@", 1)[1])
-            except ValueError:
-                return None
-        return None
+        return phase_utilization(self.name)
 
     def regular_intervals(self) -> list[dict[str, Any]]:
         """The intervals without the drain after the arrivals ended."""
@@ -70,13 +66,15 @@ class Phase:
 
 
 @dataclass
-class Point:
+class StoredPoint:
+    """A point as the store holds it: point.json, spec.json, fingerprint and phase data."""
+
     id: str
     path: Path
     record: dict[str, Any]
     spec: dict[str, Any] | None
     fingerprint: dict[str, Any] | None
-    phases: dict[str, Phase] = field(default_factory=dict)
+    phases: dict[str, StoredPhase] = field(default_factory=dict)
 
     @property
     def state(self) -> str:
@@ -110,11 +108,11 @@ class Point:
         return [v for v in self.record.get("verdicts") or [] if isinstance(v, dict)]
 
     @property
-    def testing(self) -> Phase | None:
+    def testing(self) -> StoredPhase | None:
         return self.phases.get("testing")
 
     @property
-    def running(self) -> Phase | None:
+    def running(self) -> StoredPhase | None:
         """The running phase the point's verdict refers to (the headline of a sweep)."""
         v = self.verdict
         if v and isinstance(v.get("phase"), str) and v["phase"] in self.phases:
@@ -130,7 +128,7 @@ class Campaign:
     name: str
     path: Path
     meta: dict[str, Any]
-    points: list[Point]
+    points: list[StoredPoint]
 
     @property
     def spec(self) -> dict[str, Any]:
@@ -141,26 +139,26 @@ class Campaign:
     def description(self) -> str:
         return str(self.spec.get("description") or "")
 
-    def point(self, point_id: str) -> Point | None:
+    def point(self, point_id: str) -> StoredPoint | None:
         for p in self.points:
             if p.id == point_id:
                 return p
         return None
 
 
-def _read_phase(d: Path) -> Phase | None:
+def _read_phase(d: Path) -> StoredPhase | None:
     summary = _read_json(d / "summary.json")
     intervals = read_timeseries(d / "timeseries.jsonl")
     if summary is None and not intervals:
         return None
-    return Phase(d.name, intervals, summary, _read_json(d / "histograms.json"))
+    return StoredPhase(d.name, intervals, summary, _read_json(d / "histograms.json"))
 
 
-def read_point(d: Path) -> Point:
+def read_point(d: Path) -> StoredPoint:
     record = _read_json(d / POINT_FILE)
     if record is None:
         raise ReportError(f"{d}: no {POINT_FILE}")
-    pt = Point(str(record.get("point") or d.name), d, record, _read_json(d / "spec.json"),
+    pt = StoredPoint(str(record.get("point") or d.name), d, record, _read_json(d / "spec.json"),
                _read_json(d / "fingerprint.json"))
     for sub in sorted(p for p in d.iterdir() if p.is_dir()):
         ph = _read_phase(sub)
@@ -196,7 +194,7 @@ def read_campaign(d: Path) -> Campaign:
             try:
                 points.append(read_point(p))
             except ReportError as e:  # one damaged point must not hide the others
-                points.append(Point(p.name, p, {"state": "unreadable", "error": {
+                points.append(StoredPoint(p.name, p, {"state": "unreadable", "error": {
                     "stage": "report", "message": str(e)}}, None, None))
     if not points and not meta:
         raise ReportError(f"{d}: not a campaign directory (no {CAMPAIGN_FILE}, no points)")
@@ -255,7 +253,7 @@ def _ms(us: Any) -> float | None:
     return v / 1000.0 if v is not None else None
 
 
-def component_counts(phase: Phase) -> list[float]:
+def component_counts(phase: StoredPhase) -> list[float]:
     """engine.disk_components of the phase's measured intervals (all regular ones if none is
     marked measured)."""
     ivs = phase.regular_intervals()
@@ -268,7 +266,7 @@ def component_counts(phase: Phase) -> list[float]:
     return out
 
 
-def point_row(pt: Point) -> Row:
+def point_row(pt: StoredPoint) -> Row:
     mt = pt.record.get("max_throughput") or {}
     run = pt.running
     v = pt.verdict or {}

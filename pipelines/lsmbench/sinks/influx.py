@@ -463,11 +463,25 @@ def _read_intervals(phase_dir: Path) -> tuple[list[dict[str, Any]], Path | None]
     return [], None
 
 
-def _param_value(params: Mapping[str, Any], *names: str) -> str | None:
-    for key, value in params.items():
-        if key.rsplit(".", 1)[-1] in names and value is not None:
-            return str(value)
-    return None
+# Tag -> the engine option it shows.
+_OPTION_TAGS = {"policy": "merge_policy", "scheduler": "merge_scheduler"}
+
+
+def _option_tags(phase_record: Any, params: Mapping[str, Any]) -> dict[str, str]:
+    """policy and scheduler as the phase ran them: the engine options point.json records for
+    the phase (a testing phase with the fair scheduler is tagged fair, whatever the point's
+    scheduler); a point stored without them falls back to its matrix values."""
+    options = phase_record.get("engine_options") if isinstance(phase_record, Mapping) else None
+    out: dict[str, str] = {}
+    for tag, option in _OPTION_TAGS.items():
+        if isinstance(options, Mapping):
+            value = options.get(option)
+        else:
+            value = next((v for k, v in params.items()
+                          if k.rsplit(".", 1)[-1] in (tag, option) and v is not None), None)
+        if value is not None and value != "":
+            out[tag] = str(value)
+    return out
 
 
 def _phase_start_ns(
@@ -513,9 +527,9 @@ def point_to_lines(
     """The line protocol of one stored point (see the module docstring for what is sent).
 
     tags: campaign, point, engine, policy, scheduler, host as known to the caller (other keys
-    become meta.* fields). Missing ones are taken from point.json (campaign, point, engine, and
-    policy/scheduler from the matrix values) and summary.json (host); phase is the phase
-    directory's name.
+    become meta.* fields). Missing ones are taken from point.json (campaign, point, engine;
+    policy/scheduler per phase from the engine options that phase ran with) and summary.json
+    (host); phase is the phase directory's name.
     """
     point_dir = Path(point_dir)
     meta = _read_json(point_dir / "point.json") or {}
@@ -525,12 +539,11 @@ def point_to_lines(
         "campaign": meta.get("campaign"),
         "point": meta.get("point") or point_dir.name,
         "engine": meta.get("engine"),
-        "policy": _param_value(params, "policy", "merge_policy"),
-        "scheduler": _param_value(params, "scheduler", "merge_scheduler"),
     }
     for key, value in derived.items():
         if key not in base_tags and value:
             base_tags[key] = str(value)
+    phase_records = meta.get("phases") if isinstance(meta.get("phases"), Mapping) else {}
     point_fields: dict[str, Any] = dict(meta_fields)
     for key, value in params.items():
         if value is not None:
@@ -552,7 +565,8 @@ def point_to_lines(
         intervals, ts_path = _read_intervals(phase_dir)
         if summary is None and ts_path is None:
             continue  # not a phase directory
-        phase_tags = {**base_tags, "phase": phase_dir.name}
+        phase_tags = {**_option_tags(phase_records.get(phase_dir.name), params),
+                      **base_tags, "phase": phase_dir.name}
         if summary:
             for tag, key in (("host", "hostname"), ("engine", "engine")):
                 if tag not in phase_tags and isinstance(summary.get(key), str) and summary[key]:

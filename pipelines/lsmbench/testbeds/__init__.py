@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from .base import Node, PhaseRun, Testbed, TestbedError, TestbedNotImplemented
+from .base import DefinitionError, Node, PhaseRun, Testbed, TestbedError, TestbedNotImplemented
 from .local import LocalTestbed
 from .ssh import SshTestbed
 from .state import TestbedState
@@ -24,16 +24,16 @@ def definition_spec(doc: Any, where: str) -> Any:
     from pydantic import TypeAdapter, ValidationError
 
     from ..spec import Testbed as TestbedModel
-    from ..spec import _testbed_shorthand
+    from ..spec import testbed_shorthand
 
     try:
-        spec = TypeAdapter(TestbedModel).validate_python(_testbed_shorthand(doc))
+        spec = TypeAdapter(TestbedModel).validate_python(testbed_shorthand(doc))
     except ValidationError as e:
         lines = [f"{where}: {'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
                  for err in e.errors()]
-        raise TestbedError("\n".join(lines)) from None
+        raise DefinitionError("\n".join(lines)) from None
     if spec.type == "named":
-        raise TestbedError(f"{where}: a testbed definition cannot name another testbed")
+        raise DefinitionError(f"{where}: a testbed definition cannot name another testbed")
     return spec
 
 
@@ -68,6 +68,7 @@ def open_testbed(spec: Any, *, campaign: str, log: logging.Logger | None = None)
 
 __all__ = [
     "BACKENDS",
+    "DefinitionError",
     "LocalTestbed",
     "Node",
     "PhaseRun",

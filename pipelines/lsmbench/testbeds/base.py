@@ -32,6 +32,10 @@ class TestbedError(RuntimeError):
     """A testbed cannot do what was asked; the message says how to fix it."""
 
 
+class DefinitionError(TestbedError):
+    """A testbed definition the user gave is not one (bad input: exit 2, not 3)."""
+
+
 class TestbedNotImplemented(TestbedError):
     """A backend that the spec accepts but this version cannot run yet."""
 
@@ -68,11 +72,16 @@ Tick = Callable[[float], None]
 
 class Testbed(abc.ABC):
     kind: ClassVar[str] = ""
+    # Points run on several nodes in parallel (testbeds.distribute), each node with its own
+    # throttle limits; a local testbed runs them one after the other on this machine.
+    distributed: ClassVar[bool] = False
 
     def __init__(self, spec: Any, *, campaign: str, log: logging.Logger | None = None) -> None:
         self.spec = spec
         self.campaign = campaign
         self.log = log or logging.getLogger(f"lsmbench.testbed.{self.kind}")
+        # (host, status, task) while a deploy runs, for testbeds that deploy per host.
+        self.on_event: Callable[[str, str, str], None] | None = None
 
     def describe(self) -> str:
         return self.kind
@@ -117,28 +126,3 @@ class Testbed(abc.ABC):
 
     def down(self, success: bool) -> None:  # noqa: B027 - optional step
         """Release what up() made (a no-op for kept or local testbeds)."""
-
-
-class PlannedTestbed(Testbed):
-    """A testbed whose spec is accepted and planned but which cannot run yet:
-    every operation raises TestbedNotImplemented with ``not_yet``."""
-
-    not_yet: str = "this testbed is not implemented yet"
-
-    def up(self) -> list[Node]:
-        raise TestbedNotImplemented(self.not_yet)
-
-    def prepare_data_dir(self, node: Node, key: str) -> str:
-        raise TestbedNotImplemented(self.not_yet)
-
-    def snapshot(self, node: Node, src: str, dst: str) -> None:
-        raise TestbedNotImplemented(self.not_yet)
-
-    def remove_dir(self, node: Node, path: str) -> None:
-        raise TestbedNotImplemented(self.not_yet)
-
-    def run_driver(self, node: Node, run_doc: dict[str, Any], out_dir: Any, **kw: Any) -> PhaseRun:
-        raise TestbedNotImplemented(self.not_yet)
-
-    def fingerprint(self, node: Node, data_dir: str, options_hash: str) -> dict[str, Any]:
-        raise TestbedNotImplemented(self.not_yet)

@@ -21,9 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from .base import TestbedError
+from ..spec.reading import read_document
+from .base import DefinitionError, TestbedError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENV = 0, 1, 2, 3
 
@@ -38,13 +37,13 @@ def _definition(args: argparse.Namespace) -> dict[str, Any] | None:
         return None
     path = Path(args.file)
     try:
-        doc = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as e:
-        raise TestbedError(f"{path}: {e}") from e
+        doc = read_document(path)
+    except ValueError as e:
+        raise DefinitionError(str(e)) from None
     if isinstance(doc, dict) and "testbed" in doc and "type" not in doc:
         doc = doc["testbed"]  # a campaign spec: its testbed section
     if not isinstance(doc, dict):
-        raise TestbedError(f"{path}: expected a testbed definition (a mapping with 'type')")
+        raise DefinitionError(f"{path}: expected a testbed definition (a mapping with 'type')")
     inv = doc.get("inventory")
     if isinstance(inv, str) and not Path(inv).expanduser().is_absolute():
         # Relative to the definition file, not to where the command runs.
@@ -55,7 +54,7 @@ def _definition(args: argparse.Namespace) -> dict[str, Any] | None:
         try:
             apply_set(doc, assignment)
         except ValueError as e:
-            raise TestbedError(f"--set {assignment}: {e}") from e
+            raise DefinitionError(f"--set {assignment}: {e}") from e
     return doc
 
 
@@ -212,6 +211,9 @@ def cmd_testbed(args: argparse.Namespace) -> int:
           "calibrate": cmd_calibrate}[args.action]
     try:
         return fn(args)
+    except DefinitionError as e:
+        print(f"lsmbench testbed {args.action}: {e}", file=sys.stderr)
+        return EXIT_USAGE
     except TestbedError as e:
         print(f"lsmbench testbed {args.action}: {e}", file=sys.stderr)
         return EXIT_ENV

@@ -23,7 +23,7 @@ from typing import Any
 
 from .. import fingerprint as fp
 from ..paths import project_root
-from .ansible_runner import Event, PlaybookResult, run_playbook
+from .ansible_runner import PlaybookResult, run_playbook
 from .base import Node, PhaseRun, Testbed, TestbedError, Tick
 from .inventory import HostEntry, ansible_inventory, write_yaml
 from .sshconn import HostKeyChanged, NodeUnreachable, SshTarget
@@ -32,6 +32,8 @@ from .state import TestbedState, content_hash, helper_archive, source_archive
 
 class RemoteTestbed(Testbed):
     """A testbed of SSH nodes; subclasses say where the inventory comes from."""
+
+    distributed = True
 
     def __init__(self, spec: Any, *, campaign: str, log: Any = None,
                  state: TestbedState | None = None) -> None:
@@ -43,7 +45,6 @@ class RemoteTestbed(Testbed):
                                f"got {spec.remote_root!r}")
         self.targets: dict[str, SshTarget] = {}
         self.entries: dict[str, HostEntry] = {}
-        self.on_event: Event | None = None  # per-host Ansible progress (set by the CLI)
         self.last_playbook: PlaybookResult | None = None
 
     # -- the inventory ----------------------------------------------------------------------

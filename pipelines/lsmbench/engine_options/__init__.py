@@ -1,0 +1,164 @@
+"""The engines' option descriptions, and checking a spec's engine options against them.
+
+``<engine>.json`` beside this file is what ``lsm-driver --describe-options ENGINE``
+prints (committed, so that ``lsmbench validate`` works before anything is
+built): every option the engine's adapter accepts, with its type and range.
+A value is checked as the driver will read it: the string
+:func:`option_string` makes of it, in the driver's grammar (bool: true, false,
+1, 0; int: optional '-' and digits; size: digits with an optional K/M/G
+suffix, :func:`lsmbench.units.parse_size`; real: a finite number; choice: one
+of the names, exactly). RocksDB has no committed description (hundreds of
+options): its options are checked by the driver itself (:mod:`.driver_check`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import re
+from functools import cache
+from importlib import resources
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ..units import parse_size
+
+_INT_RE = re.compile(r"-?[0-9]+")
+_REAL_RE = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+_BOOLS = ("true", "false", "1", "0")
+
+
+class OptionDescription(BaseModel):
+    """One option as the driver describes it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    type: Literal["bool", "int", "size", "real", "choice", "string"]
+    default: Any = None
+    min: float | None = None
+    max: float | None = None
+    unit: str | None = None
+    choices: tuple[str, ...] | None = None
+    doc: str = ""
+
+    def allowed(self) -> str:
+        """What the option takes, for messages: 'choose from: a, b', 'an integer in [0, 64]'."""
+        if self.type == "choice":
+            return f"choose from: {', '.join(self.choices or ())}"
+        if self.type == "bool":
+            return "choose from: true, false"
+        what = {"int": "an integer", "size": "a byte count (optional suffix K, M or G)",
+                "real": "a number", "string": "a string"}[self.type]
+        if self.min is not None and self.max is not None:
+            return f"{what} in [{_num(self.min)}, {_num(self.max)}]"
+        if self.min is not None:
+            return f"{what} >= {_num(self.min)}"
+        if self.max is not None:
+            return f"{what} <= {_num(self.max)}"
+        return what
+
+
+class EngineDescription(BaseModel):
+    """Every option of one engine's adapter."""
+
+    model_config = ConfigDict(frozen=True)
+
+    engine: str
+    options: tuple[OptionDescription, ...]
+
+    def get(self, name: str) -> OptionDescription | None:
+        return next((o for o in self.options if o.name == name), None)
+
+    def names(self) -> list[str]:
+        return [o.name for o in self.options]
+
+
+class DescriptionError(RuntimeError):
+    """A committed description that does not parse: a packaging bug, not the user's."""
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() and abs(v) < 1e18 else f"{v:g}"
+
+
+def option_string(value: Any) -> str:
+    """An engine option value as the driver's name=value strings expect it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value)) if abs(value) < 1e15 else repr(value)
+    return str(value)
+
+
+@cache
+def description(engine: str) -> EngineDescription | None:
+    """The committed description of an engine's options, None when there is none (rocksdb)."""
+    res = resources.files(__package__).joinpath(f"{engine}.json")
+    if not res.is_file():
+        return None
+    try:
+        return EngineDescription.model_validate(json.loads(res.read_text()))
+    except (ValueError, ValidationError) as e:
+        raise DescriptionError(f"engine_options/{engine}.json: {e}") from e
+
+
+def choices(engine: str, option: str) -> tuple[str, ...]:
+    """The names a choice option takes ('merge_scheduler' -> single, fair, ...); () if none."""
+    desc = description(engine)
+    opt = desc.get(option) if desc else None
+    return opt.choices or () if opt else ()
+
+
+def value_error(opt: OptionDescription, value: Any) -> str | None:
+    """Why the driver would refuse this value for the option, None when it reads it."""
+    text = option_string(value)
+    ok = True
+    number: float | None = None
+    if opt.type == "bool":
+        ok = text in _BOOLS
+    elif opt.type == "choice":
+        ok = text in (opt.choices or ())
+    elif opt.type == "int":
+        ok = bool(_INT_RE.fullmatch(text))
+        number = int(text) if ok else None
+    elif opt.type == "size":
+        try:
+            number = parse_size(text)
+        except ValueError:
+            ok = False
+    elif opt.type == "real":
+        ok = bool(_REAL_RE.fullmatch(text)) and math.isfinite(float(text))
+        number = float(text) if ok else None
+    if ok and number is not None:
+        ok = ((opt.min is None or number >= opt.min) and (opt.max is None or number <= opt.max))
+    if ok:
+        return None
+    if opt.type == "choice":
+        close = difflib.get_close_matches(text, list(opt.choices or ()), n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        return f"unknown {opt.name} '{text}' ({opt.allowed()}){hint}"
+    unit = f" {opt.unit}" if opt.unit and opt.type != "size" else ""
+    return f"bad value '{text}' for {opt.name} ({opt.allowed()}{unit})"
+
+
+def name_error(desc: EngineDescription, name: str) -> str:
+    """The message for an option the engine does not have, with the closest name."""
+    close = difflib.get_close_matches(name, desc.names(), n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    return (f"unknown {desc.engine} engine option '{name}'{hint} (the options: "
+            f"{', '.join(desc.names())})")
+
+
+def check(engine: str, name: str, value: Any) -> str | None:
+    """Why `name: value` is not an option of the engine, None when fine or unknowable (no
+    committed description)."""
+    desc = description(engine)
+    if desc is None:
+        return None
+    opt = desc.get(name)
+    if opt is None:
+        return name_error(desc, name)
+    return value_error(opt, value)

@@ -1,0 +1,337 @@
+"""Cross-field checks of a raw spec, after (and besides) the models' own.
+
+Engine options -- in engine.options, a phase's engine_options, or a matrix
+dimension that names one (policy -> merge_policy, scheduler ->
+merge_scheduler) -- against the engine's option description
+(:mod:`lsmbench.engine_options`); the matrix (dimension names and values,
+zip groups, exclude rules); testing phases shared across dimensions; the
+workload file. Every error is (spec path, message).
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from .. import engine_options, names
+from .errors import pydantic_errors
+from .models import (
+    DOTTED_DIMENSION_ROOTS,
+    MATRIX_RESERVED,
+    PER_POINT_THROTTLE_FIELDS,
+    PHASE_NAMES,
+    CampaignSpec,
+)
+from .overrides import set_dotted
+from .workload import find_workload_file
+
+_OPTION_RE = re.compile(r"^[a-z_][a-z0-9_.]*$")
+
+
+def _is_scalar(v: Any) -> bool:
+    return isinstance(v, str | int | float | bool)
+
+
+def dimension_option(key: str) -> str | None:
+    """The engine option a matrix dimension sets: its name for an undotted one (aliases
+    resolved: policy -> merge_policy), the last part of engine.options.X and
+    phases.P.engine_options.X; None for any other spec path."""
+    if "." not in key:
+        return names.DIMENSION_ALIASES.get(key, key)
+    if key.startswith("engine.options.") or (key.startswith("phases.")
+                                             and ".engine_options." in key):
+        return key.rsplit(".", 1)[-1]
+    return None
+
+
+def engines_of(raw: dict[str, Any]) -> list[str]:
+    """The engines a campaign runs: engine.name, or each value of an engine.name dimension.
+    An unknown name (the models report it) counts as the closest known one, or builtin, so
+    that its options are still checked."""
+    matrix = raw.get("matrix")
+    dim = matrix.get("engine.name") if isinstance(matrix, dict) else None
+    if dim is not None:
+        values = dim if isinstance(dim, list) else [dim]
+    else:
+        engine = raw.get("engine")
+        values = [engine.get("name", "builtin") if isinstance(engine, dict) else "builtin"]
+    out = []
+    for v in values:
+        if not isinstance(v, str) or v not in names.ENGINES:
+            close = difflib.get_close_matches(str(v), names.ENGINES, n=1)
+            v = close[0] if close else "builtin"
+        if v not in out:
+            out.append(v)
+    return out
+
+
+def _option_errors(option: str, value: Any, path: str, name_path: str,
+                   engines: list[str]) -> list[tuple[str, str]]:
+    """An engine option's value against each engine's description: a bad value at `path`,
+    an unknown name at `name_path` (the key itself)."""
+    out: list[tuple[str, str]] = []
+    for engine in engines:
+        desc = engine_options.description(engine)
+        if desc is None:
+            continue  # rocksdb: the driver checks (engine_options.driver_check)
+        opt = desc.get(option)
+        if opt is None:
+            out.append((name_path, engine_options.name_error(desc, option)))
+        else:
+            msg = engine_options.value_error(opt, value)
+            if msg is not None:
+                out.append((path, msg))
+    return out
+
+
+def _check_engine_options(opts: Any, path: str, engines: list[str]) -> list[tuple[str, str]]:
+    errors: list[tuple[str, str]] = []
+    if not isinstance(opts, dict):
+        return errors  # pydantic reports the type
+    for key, value in opts.items():
+        kpath = f"{path}.{key}"
+        if not isinstance(key, str) or not _OPTION_RE.match(key):
+            errors.append((kpath, "bad engine option name (lower_case_with_underscores)"))
+        elif not _is_scalar(value):
+            errors.append((kpath, f"expected a scalar value, got {value!r}"))
+        else:
+            errors += _option_errors(key, value, kpath, kpath, engines)
+    return errors
+
+
+def semantic_errors(raw: dict[str, Any], source: Path | None) -> list[tuple[str, str]]:
+    errors: list[tuple[str, str]] = []
+    engines = engines_of(raw)
+    engine = raw.get("engine")
+    if isinstance(engine, dict):
+        errors += _check_engine_options(engine.get("options", {}), "engine.options", engines)
+    phases = raw.get("phases")
+    if isinstance(phases, dict):
+        for ph in PHASE_NAMES:
+            section = phases.get(ph)
+            if isinstance(section, dict) and "engine_options" in section:
+                errors += _check_engine_options(
+                    section["engine_options"], f"phases.{ph}.engine_options", engines
+                )
+    matrix = raw.get("matrix", {})
+    if matrix is None:
+        matrix = {}
+    if not isinstance(matrix, dict):
+        errors.append(("matrix", f"expected a mapping of dimensions, got {matrix!r}"))
+    else:
+        errors += matrix_errors(matrix, raw)
+        for key in ("workload", "workload.file"):  # each point's workload file must exist
+            values = matrix.get(key)
+            for i, v in enumerate(values if isinstance(values, list) else []):
+                if isinstance(v, str):
+                    try:
+                        find_workload_file(v, source)
+                    except ValueError as e:
+                        errors.append((f"matrix.{key}[{i}]", str(e)))
+    wref = raw.get("workload")
+    wfile = wref if isinstance(wref, str) else (
+        wref.get("file") if isinstance(wref, dict) else None)
+    if isinstance(wfile, str):
+        try:
+            find_workload_file(wfile, source)
+        except ValueError as e:
+            errors.append(("workload", str(e)))
+    return errors
+
+
+def shared_testing_errors(spec: CampaignSpec) -> list[tuple[str, str]]:
+    shared = spec.phases.testing.shared_across
+    if not shared:
+        return []
+    path = "phases.testing.shared_across"
+    errors: list[tuple[str, str]] = []
+    dims = [k for k in spec.matrix if k not in MATRIX_RESERVED]
+    for i, name in enumerate(shared):
+        if name not in dims:
+            errors.append((f"{path}[{i}]", f"{name!r} is not a matrix dimension (the "
+                                           f"dimensions: {names.choices(dims) or 'none'})"))
+        elif name.startswith("phases.testing.") or name.startswith("phases.load."):
+            errors.append((f"{path}[{i}]", f"{name!r} changes the testing phase (or the tree "
+                                           "it starts from), so points differing in it "
+                                           "cannot share one"))
+    if len(set(shared)) != len(shared):
+        errors.append((path, "a dimension is listed twice"))
+    if spec.phases.running.start == "continue":
+        errors.append((path, "needs phases.running.start 'snapshot' or 'reload': with "
+                             "'continue' each running phase starts from its own testing "
+                             "phase's tree"))
+    if spec.testbed.type != "local":
+        errors.append((path, "only on a local testbed: the nodes of a remote testbed may "
+                             "differ in speed, so one node's maximum is not another's"))
+    return errors
+
+
+def matrix_errors(matrix: dict[str, Any], raw: dict[str, Any]) -> list[tuple[str, str]]:
+    """Every error in a raw matrix mapping, each with its path under 'matrix'."""
+    errors: list[tuple[str, str]] = []
+    dims: dict[str, list[Any]] = {}
+    for key, values in matrix.items():
+        if key in MATRIX_RESERVED:
+            continue
+        path = f"matrix.{key}"
+        if not isinstance(key, str) or not key:
+            errors.append((path, "a dimension needs a name"))
+            continue
+        if key == "rep":
+            errors.append((path, "'rep' is reserved for the repetition number "
+                                 "(use matrix.repetitions)"))
+            continue
+        if "." in key:
+            root = key.split(".", 1)[0]
+            if root not in DOTTED_DIMENSION_ROOTS:
+                errors.append((
+                    path,
+                    f"a dotted dimension sets a part of the spec; it must start with one of: "
+                    f"{names.choices(DOTTED_DIMENSION_ROOTS)}",
+                ))
+                continue
+            if root == "throttle" and key not in PER_POINT_THROTTLE_FIELDS:
+                # The cgroup limits are resolved and checked once per campaign (and
+                # per node); a per-point rate would be silently ignored.
+                errors.append((
+                    path,
+                    f"{key} cannot vary per point: the throttle's rates are set once per "
+                    f"campaign; vary {names.choices(PER_POINT_THROTTLE_FIELDS)}, or run one "
+                    f"campaign per rate",
+                ))
+                continue
+        elif not _OPTION_RE.match(key):
+            errors.append((path, "bad dimension name (an engine option name, 'policy', "
+                                 "'scheduler', or a dotted spec path)"))
+            continue
+        if not isinstance(values, list):
+            values = [values]
+        if not values:
+            errors.append((path, "a dimension needs at least one value"))
+            continue
+        ok = True
+        seen: list[Any] = []
+        for i, v in enumerate(values):
+            if not _is_scalar(v):
+                errors.append((f"{path}[{i}]", f"expected a scalar value, got {v!r}"))
+                ok = False
+                continue
+            if v in seen:
+                errors.append((f"{path}[{i}]", f"duplicate value {v!r}"))
+                ok = False
+            seen.append(v)
+            option = dimension_option(key)
+            if option is not None:
+                bad = _option_errors(option, v, f"{path}[{i}]", path, engines_of(raw))
+                if bad:
+                    ok = False
+                    errors += bad
+        if ok and "." in key:
+            errors += _dotted_dimension_errors(key, values, raw)
+        dims[key] = values
+    if "repetitions" in matrix:
+        r = matrix["repetitions"]
+        if isinstance(r, bool) or not isinstance(r, int) or r < 1:
+            errors.append(("matrix.repetitions", f"expected an integer >= 1, got {r!r}"))
+    if "seeds" in matrix:
+        seeds = matrix["seeds"]
+        if not isinstance(seeds, list) or not seeds:
+            errors.append(("matrix.seeds", f"expected a list of integers, got {seeds!r}"))
+        else:
+            for i, s in enumerate(seeds):
+                if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+                    errors.append((f"matrix.seeds[{i}]", f"expected an integer >= 0, got {s!r}"))
+            r = matrix.get("repetitions")
+            if isinstance(r, int) and not isinstance(r, bool) and r != len(seeds):
+                errors.append((
+                    "matrix.seeds",
+                    f"{len(seeds)} seeds for {r} repetitions (give one seed per repetition)",
+                ))
+    errors += _zip_errors(matrix.get("zip"), dims)
+    errors += _exclude_errors(matrix.get("exclude"), dims)
+    return errors
+
+
+def _dotted_dimension_errors(key: str, values: list[Any], raw: dict[str, Any]) -> list:
+    """Validates each value of a dotted dimension by setting it in the spec."""
+    errors: list[tuple[str, str]] = []
+    base = {k: v for k, v in raw.items() if k != "matrix"}
+    for i, v in enumerate(values):
+        trial = copy.deepcopy(base)
+        set_dotted(trial, key, v)
+        try:
+            CampaignSpec.model_validate(trial)
+        except ValidationError as e:
+            for p, m in pydantic_errors(e):
+                if p == key or p.startswith(key + ".") or key.startswith(p + "."):
+                    errors.append((f"matrix.{key}[{i}]", m))
+    return errors
+
+
+def _zip_errors(zips: Any, dims: dict[str, list[Any]]) -> list[tuple[str, str]]:
+    if zips is None:
+        return []
+    if not isinstance(zips, list):
+        return [("matrix.zip", "expected a list of groups, e.g. [[policy, size_ratio]]")]
+    if zips and all(isinstance(z, str) for z in zips):
+        zips = [zips]  # one group written flat
+    errors: list[tuple[str, str]] = []
+    used: dict[str, int] = {}
+    for gi, group in enumerate(zips):
+        gpath = f"matrix.zip[{gi}]"
+        if not isinstance(group, list) or len(group) < 2:
+            errors.append((gpath, "a zip group names at least two dimensions"))
+            continue
+        lengths = {}
+        for di, d in enumerate(group):
+            if d not in dims:
+                errors.append((
+                    f"{gpath}[{di}]",
+                    f"unknown dimension {d!r} (choose from: {names.choices(list(dims))})",
+                ))
+                continue
+            if d in used:
+                errors.append((f"{gpath}[{di}]", f"dimension {d!r} is already in zip group "
+                                                 f"{used[d]}"))
+            used[d] = gi
+            lengths[d] = len(dims[d])
+        if len(set(lengths.values())) > 1:
+            detail = ", ".join(f"{d} has {n}" for d, n in lengths.items())
+            errors.append((gpath, f"zipped dimensions need the same number of values ({detail})"))
+    return errors
+
+
+def _exclude_errors(rules: Any, dims: dict[str, list[Any]]) -> list[tuple[str, str]]:
+    if rules is None:
+        return []
+    if not isinstance(rules, list):
+        return [("matrix.exclude", "expected a list of rules, e.g. [{policy: leveling, "
+                                   "size_ratio: 3}]")]
+    errors: list[tuple[str, str]] = []
+    for ri, rule in enumerate(rules):
+        rpath = f"matrix.exclude[{ri}]"
+        if not isinstance(rule, dict) or not rule:
+            errors.append((rpath, "a rule is a mapping of dimension: value (or list of values)"))
+            continue
+        for d, v in rule.items():
+            if d not in dims:
+                errors.append((
+                    f"{rpath}.{d}",
+                    f"unknown dimension {d!r} (choose from: {names.choices(list(dims))})",
+                ))
+                continue
+            for x in v if isinstance(v, list) else [v]:
+                if x not in dims[d]:
+                    errors.append((
+                        f"{rpath}.{d}",
+                        f"value {x!r} is not in matrix.{d} "
+                        f"({names.choices([str(y) for y in dims[d]])})",
+                    ))
+    return errors
+
+

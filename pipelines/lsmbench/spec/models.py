@@ -1,0 +1,397 @@
+"""The campaign spec's models: its schema, ranges and per-field checks (pydantic).
+
+Cross-field checks that need the whole raw mapping (matrix, engine options,
+the workload file) are in :mod:`lsmbench.spec.checks`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from .. import names
+from ..throttle.rates import check_rate
+from ..units import parse_duration
+
+PHASE_NAMES: tuple[str, ...] = ("load", "testing", "running")
+MATRIX_RESERVED: tuple[str, ...] = ("zip", "exclude", "repetitions", "seeds")
+# Dotted matrix dimensions may set any of these parts of the spec per point.
+# The throttle fields a matrix point may set (the others are campaign-wide).
+PER_POINT_THROTTLE_FIELDS: tuple[str, ...] = ("throttle.enabled", "throttle.phases")
+
+DOTTED_DIMENSION_ROOTS: tuple[str, ...] = ("engine", "phases", "workload", "verdict", "throttle",
+                                           "testbed")
+CREDENTIAL_KEYS = frozenset({"token", "password", "api_key", "apikey", "secret", "auth"})
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
+
+
+def _duration(v: Any) -> Any:
+    return parse_duration(v) if v is not None else v
+
+
+Duration = Annotated[float, BeforeValidator(_duration)]
+EngineOptions = dict[str, Any]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_default=True)
+
+
+# ---------------------------------------------------------------- engine
+
+
+class EngineSpec(Strict):
+    """The engine the driver measures and its options (passed to its adapter by name)."""
+
+    name: str = "builtin"
+    options: EngineOptions = Field(default_factory=dict)
+
+    @field_validator("name")
+    @classmethod
+    def _known_engine(cls, v: str) -> str:
+        if v not in names.ENGINES:
+            raise ValueError(f"unknown engine '{v}' (choose from: {names.choices(names.ENGINES)})")
+        return v
+
+
+# ---------------------------------------------------------------- workload
+
+
+class WorkloadRef(Strict):
+    """A workload file (a name in workloads/ or a path) or an inline workload, plus overrides."""
+
+    file: str | None = None
+    inline: dict[str, Any] | None = None
+    set: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> WorkloadRef:
+        if (self.file is None) == (self.inline is None):
+            raise ValueError("give exactly one of 'file' (a workload in workloads/) or 'inline'")
+        return self
+
+
+def workload_shorthand(v: Any) -> Any:
+    return {"file": v} if isinstance(v, str) else v
+
+
+# ---------------------------------------------------------------- phases
+
+
+class LoadPhase(Strict):
+    enabled: bool = True
+    threads: int | None = Field(default=None, ge=1, le=1024)
+    engine_options: EngineOptions = Field(default_factory=dict)
+    timeout: Duration | None = None
+
+
+class TestingPhase(Strict):
+    duration: Duration = Field(default=600.0, gt=0)
+    warmup: Duration | None = None
+    warmup_fraction: float = Field(default=1 / 6, ge=0, lt=1)
+    threads: int | None = Field(default=None, ge=1, le=1024)
+    queries: dict[str, Any] | None = None
+    engine_options: EngineOptions = Field(default_factory=dict)
+    timeout: Duration | None = None
+    # Matrix dimensions that do not change the testing phase (typically the running
+    # phase's scheduler): points that differ only in them, in the same repetition, share
+    # one testing phase -- run by the first of them -- and so run at the same rate.
+    shared_across: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _warmup_shorter(self) -> TestingPhase:
+        if self.warmup is not None and self.warmup >= self.duration:
+            raise ValueError(
+                f"warmup ({self.warmup:g}s) must be shorter than duration ({self.duration:g}s)"
+            )
+        return self
+
+    def warmup_seconds(self) -> float:
+        return self.warmup if self.warmup is not None else self.duration * self.warmup_fraction
+
+
+class RunningPhase(Strict):
+    enabled: bool = True
+    duration: Duration = Field(default=600.0, gt=0)
+    warmup: Duration = 0.0
+    utilization: float = Field(default=0.95, gt=0, le=2)
+    utilizations: list[Annotated[float, Field(gt=0, le=2)]] | None = None
+    arrival: dict[str, Any] = Field(default_factory=dict)
+    drain: Duration = 0.0
+    threads: int | None = Field(default=None, ge=1, le=1024)
+    queries: dict[str, Any] | None = None
+    engine_options: EngineOptions = Field(default_factory=dict)
+    start: Literal["snapshot", "reload", "continue"] = "snapshot"
+    timeout: Duration | None = None
+
+    @field_validator("utilizations")
+    @classmethod
+    def _sweep(cls, v: list[float] | None) -> list[float] | None:
+        if v is not None:
+            if not v:
+                raise ValueError("give at least one utilization, or leave the sweep out")
+            if len(set(v)) != len(v):
+                raise ValueError(f"duplicate utilizations in {v}")
+        return v
+
+    @field_validator("arrival")
+    @classmethod
+    def _no_rate(cls, v: dict[str, Any]) -> dict[str, Any]:
+        if "rate" in v:
+            raise ValueError(
+                "'rate' is computed (utilization x the testing phase's maximum); set "
+                "'utilization' instead"
+            )
+        return v
+
+    @model_validator(mode="after")
+    def _warmup_shorter(self) -> RunningPhase:
+        if self.warmup >= self.duration:
+            raise ValueError(
+                f"warmup ({self.warmup:g}s) must be shorter than duration ({self.duration:g}s)"
+            )
+        return self
+
+    def sweep(self) -> list[float]:
+        """The utilizations the running phase is run at, in the order given."""
+        return list(self.utilizations) if self.utilizations else [self.utilization]
+
+    def headline_utilization(self) -> float:
+        """The utilization the point's verdict refers to."""
+        sweep = self.sweep()
+        return self.utilization if self.utilization in sweep else max(sweep)
+
+
+class Phases(Strict):
+    interval: Duration = Field(default=1.0, ge=0.01, le=3600)
+    load: LoadPhase = Field(default_factory=LoadPhase)
+    testing: TestingPhase = Field(default_factory=TestingPhase)
+    running: RunningPhase = Field(default_factory=RunningPhase)
+
+
+class VerdictSpec(Strict):
+    """Sustainable = p99 write latency under a bound and no growing backlog."""
+
+    p99_write_latency: Duration = Field(default=1.0, gt=0)
+    max_backlog: Duration = Field(default=1.0, ge=0)
+
+
+# ---------------------------------------------------------------- throttle
+
+
+class ThrottleSpec(Strict):
+    """cgroup I/O limits on the data disk; percentages are of the fio-calibrated disk."""
+
+    enabled: bool = True
+    write_bps: Any = None
+    read_bps: Any = None
+    write_iops: Any = None
+    read_iops: Any = None
+    device: str = "auto"
+    cpus: str | None = None
+    cpu_quota: float | None = Field(default=None, gt=0)
+    phases: list[Literal["load", "testing", "running"]] = Field(
+        default_factory=lambda: list(PHASE_NAMES)
+    )
+    required: bool = True
+
+    @field_validator("write_bps", "read_bps", "write_iops", "read_iops")
+    @classmethod
+    def _rate(cls, v: Any, info: ValidationInfo) -> Any:
+        return check_rate(v, str(info.field_name))
+
+
+# ---------------------------------------------------------------- sinks
+
+
+class InfluxSinkSpec(Strict):
+    """InfluxDB (v1 database or v2 org/bucket). Credentials only from env or a file."""
+
+    url: str
+    api: Literal["v1", "v2"] | None = None
+    database: str | None = None
+    retention_policy: str | None = None
+    org: str | None = None
+    bucket: str | None = None
+    username: str | None = None
+    token_env: str | None = "LSMBENCH_INFLUX_TOKEN"
+    token_file: str | None = None
+    measurement_prefix: str = "lsm"
+    tags: dict[str, str] = Field(default_factory=dict)
+    timeout: Duration = Field(default=10.0, gt=0)
+    retries: int = Field(default=3, ge=0, le=20)
+
+    @field_validator("url")
+    @classmethod
+    def _http(cls, v: str) -> str:
+        if not re.match(r"^https?://[^\s/]+", v):
+            raise ValueError(f"expected an http:// or https:// URL, got {v!r}")
+        return v.rstrip("/")
+
+    @model_validator(mode="after")
+    def _target(self) -> InfluxSinkSpec:
+        if self.bucket is not None and self.org is None:
+            raise ValueError("an InfluxDB 2 bucket needs its 'org'")
+        if self.database is None and self.bucket is None:
+            self.database = "lsmbench"
+        return self
+
+
+class Sinks(Strict):
+    influx: InfluxSinkSpec | None = None
+
+
+# ---------------------------------------------------------------- testbeds
+
+
+class _NodeDefaults(Strict):
+    data_dir: str = "/var/tmp/lsmbench"
+    drop_caches: bool = False
+    fstrim: bool = False
+    keep_data: bool = False
+
+
+class LocalTestbed(_NodeDefaults):
+    type: Literal["local"] = "local"
+    driver: str | None = None
+    calibration: str | None = None
+
+
+DiskKind = Literal["ssd", "hdd"]
+
+
+class SshHost(Strict):
+    """One data disk of a node (a node with two data disks is listed twice, one entry per
+    disk, each with its own data_dir and name). The key file is a path: never the key."""
+
+    address: str
+    name: str | None = None
+    user: str | None = None
+    port: int = Field(default=22, ge=1, le=65535)
+    key_file: str | None = None
+    data_dir: str | None = None
+    device: str = "auto"
+    disk: DiskKind = "ssd"
+    remote_root: str | None = None  # this node's, when not the testbed's
+
+
+class _RemoteDefaults(_NodeDefaults):
+    """What the ssh and terraform testbeds share: how nodes are deployed and used."""
+
+    playbook: str = "ansible/playbooks/deploy.yml"
+    remote_root: str = "/var/lib/lsmbench"
+    python: str = "/usr/bin/python3"
+    # Run the node helper and Ansible with sudo (non-root users; the throttle needs root).
+    become: bool = False
+    # A point whose node fails (unreachable, driver killed) runs again on another node
+    # this many times before it is recorded as failed.
+    retries: int = Field(default=1, ge=0, le=10)
+    # Which disk kind the points ask for ("any": every node); a matrix dimension
+    # `testbed.disk: [ssd, hdd]` spreads the points over both kinds.
+    disk: Literal["any", "ssd", "hdd"] = "any"
+    # Extra variables for the deploy playbook (no secrets: those go by path or env).
+    ansible_vars: dict[str, Any] = Field(default_factory=dict)
+
+
+class SshTestbed(_RemoteDefaults):
+    type: Literal["ssh"]
+    hosts: list[SshHost] = Field(default_factory=list)
+    inventory: str | None = None
+
+    @model_validator(mode="after")
+    def _some_hosts(self) -> SshTestbed:
+        if not self.hosts and not self.inventory:
+            raise ValueError("give 'hosts' (a list of {address, user, ...}) or an 'inventory' file")
+        return self
+
+
+class TerraformTestbed(_RemoteDefaults):
+    type: Literal["terraform"]
+    module: str
+    workspace: str = "default"
+    variables: dict[str, Any] = Field(default_factory=dict)
+    reuse: bool = True
+    destroy: Literal["never", "on-success", "always"] = "never"
+    ssh_user: str | None = None
+    key_file: str | None = None
+
+
+class NamedTestbed(Strict):
+    """`testbed: NAME`: a testbed brought up with `lsmbench testbed up NAME` (its definition and
+    state are under testbeds/NAME/); the campaign reuses it without reprovisioning."""
+
+    type: Literal["named"]
+    name: str
+    disk: Literal["any", "ssd", "hdd"] = "any"
+    keep_data: bool = False
+
+    @field_validator("name")
+    @classmethod
+    def _slug(cls, v: str) -> str:
+        if not _NAME_RE.match(v):
+            raise ValueError(f"bad testbed name {v!r} (letters, digits, '.', '_', '-')")
+        return v
+
+    @property
+    def data_dir(self) -> str:
+        """Each node's own (testbeds/NAME/testbed.yml); shown by `lsmbench plan`."""
+        return f"on each node of testbed {self.name}"
+
+
+Testbed = Annotated[LocalTestbed | SshTestbed | TerraformTestbed | NamedTestbed,
+                    Field(discriminator="type")]
+TESTBED_TYPES: tuple[str, ...] = names.TESTBEDS
+
+
+def throttle_shorthand(v: Any) -> Any:
+    if v is None or v is False or (isinstance(v, str) and v.lower() in ("none", "off")):
+        return {"enabled": False}
+    return v
+
+
+def testbed_shorthand(v: Any) -> Any:
+    """`testbed: local` is the local testbed; `testbed: NAME` a testbed named NAME."""
+    if isinstance(v, str):
+        return {"type": v} if v in TESTBED_TYPES else {"type": "named", "name": v}
+    return v
+
+
+# ---------------------------------------------------------------- campaign
+
+
+class CampaignSpec(Strict):
+    name: str
+    description: str = ""
+    engine: EngineSpec = Field(default_factory=EngineSpec)
+    matrix: dict[str, Any] = Field(default_factory=dict)
+    workload: Annotated[WorkloadRef, BeforeValidator(workload_shorthand)]
+    phases: Phases = Field(default_factory=Phases)
+    verdict: VerdictSpec = Field(default_factory=VerdictSpec)
+    throttle: Annotated[ThrottleSpec, BeforeValidator(throttle_shorthand)] = Field(
+        default_factory=lambda: ThrottleSpec(enabled=False)
+    )
+    sinks: Sinks = Field(default_factory=Sinks)
+    testbed: Annotated[Testbed, BeforeValidator(testbed_shorthand)] = Field(
+        default_factory=LocalTestbed
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _slug(cls, v: str) -> str:
+        if not _NAME_RE.match(v):
+            raise ValueError(
+                f"bad campaign name {v!r} (letters, digits, '.', '_', '-'; at most 80 characters)"
+            )
+        return v
+
