@@ -280,7 +280,9 @@ Status ParseRocksDbOptions(const AdapterOptions& options, rocksdb::Options* resu
     rocksdb::Options next;
     rocksdb::Status s = rocksdb::GetOptionsFromString(config, *result, name + "=" + value, &next);
     if (!s.ok()) {
-      add(Status::InvalidArgument("engine option '" + name + "'", s.ToString()));
+      // RocksDB's own words, without its code prefix ("Invalid argument: ").
+      add(Status::InvalidArgument("engine option '" + name + "'",
+                                  s.getState() != nullptr ? s.getState() : s.ToString()));
       continue;
     }
     *result = std::move(next);
