@@ -6,6 +6,9 @@
 // ranges overlap it. The exact rules are in POLICIES.md.
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <map>
+#include <string>
 
 #include "policy/levels.h"
 #include "policy/policies.h"
@@ -64,6 +67,8 @@ class PartitionedPolicy final : public MergePolicy {
     if (local) return std::max<uint64_t>(runs.level0, runs.deeper > 0 ? 1 : 0);
     return runs.level0 + runs.deeper;
   }
+
+  Status CheckStackShape(const Snapshot& snapshot, const std::string& dir) const override;
 
  private:
   double Capacity(int level) const {
@@ -197,6 +202,36 @@ std::vector<MergeOp> PartitionedPolicy::PickMerges(const Snapshot& snapshot) con
     }
   }
   return ops;
+}
+
+Status PartitionedPolicy::CheckStackShape(const Snapshot& snapshot, const std::string& dir) const {
+  // Each level >= 1 is read as one sorted run; a stack policy's tree
+  // (overlapping components in a level, or levels out of order) would be
+  // merged wrongly, so switching is refused, not attempted.
+  const std::string refused = std::string("merge_policy ") + Name() + " cannot open " + dir;
+  std::map<int, std::vector<const Component*>> levels;
+  int previous_level = std::numeric_limits<int>::max();
+  for (const Component& c : snapshot.stack) {
+    if (c.level > previous_level) {
+      return Status::InvalidArgument(refused,
+                                     "its components were written by a stack policy "
+                                     "(levels out of order); use that policy");
+    }
+    previous_level = c.level;
+    if (c.level >= 1) levels[c.level].push_back(&c);
+  }
+  for (auto& [level, files] : levels) {
+    std::sort(files.begin(), files.end(),
+              [](const Component* a, const Component* b) { return a->smallest < b->smallest; });
+    for (size_t i = 1; i < files.size(); i++) {
+      if (files[i]->smallest <= files[i - 1]->largest) {
+        return Status::InvalidArgument(refused, "level " + std::to_string(level) +
+                                                    " holds overlapping components, written by a "
+                                                    "stack policy; use that policy");
+      }
+    }
+  }
+  return Status::OK();
 }
 
 std::unique_ptr<MergePolicy> NewPartitionedPolicy(const PartitionedParams& params) {

@@ -175,6 +175,37 @@ TEST(Partitioned, ConstraintCountsLevelZeroAndOneRunPerLevel) {
   EXPECT_EQ(tiering->ConstrainedCount(snap, true), 3u);
 }
 
+TEST(Partitioned, OpensItsOwnShape) {
+  auto p = NewPartitionedPolicy(Params());
+  // Level 2 first, then level 1 with disjoint files, then overlapping level 0.
+  auto snap = MakeTree(
+      {{2, 300, "a", "m"}, {2, 300, "n", "z"}, {1, 200, "d", "f"}, {1, 200, "a", "c"},
+       {0, 100, "a", "z"}, {0, 100, "b", "y"}});
+  EXPECT_TRUE(p->CheckStackShape(snap, "/db").ok());
+  EXPECT_TRUE(p->CheckStackShape(Snapshot(), "/db").ok());
+}
+
+TEST(Partitioned, RefusesAStackPolicysTreeNamingTheReason) {
+  auto p = NewPartitionedPolicy(Params());
+  Status s = p->CheckStackShape(MakeTree({{1, 200, "a", "c"}, {2, 300, "d", "f"}}), "/db");
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_EQ(s.ToString(),
+            "Invalid argument: merge_policy partitioned cannot open /db: its components were "
+            "written by a stack policy (levels out of order); use that policy");
+  s = p->CheckStackShape(MakeTree({{1, 200, "a", "f"}, {1, 200, "f", "k"}}), "/db");
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_EQ(s.ToString(),
+            "Invalid argument: merge_policy partitioned cannot open /db: level 1 holds "
+            "overlapping components, written by a stack policy; use that policy");
+  // What a stack policy accepts.
+  PolicyOptions o;
+  o.name = "leveling";
+  std::unique_ptr<MergePolicy> leveling;
+  ASSERT_TRUE(NewMergePolicy(o, &leveling).ok());
+  EXPECT_TRUE(leveling->CheckStackShape(MakeTree({{1, 200, "a", "f"}, {1, 200, "f", "k"}}), "/db")
+                  .ok());
+}
+
 TEST(Partitioned, ParametersAreValidatedByName) {
   Options o;
   o.merge_policy = "partitioned";

@@ -48,6 +48,10 @@ uint64_t MergePolicy::ConstrainedCount(const Snapshot& snapshot, bool local) con
   return most;
 }
 
+Status MergePolicy::CheckStackShape(const Snapshot&, const std::string&) const {
+  return Status::OK();
+}
+
 namespace {
 
 PartitionedParams ResolvePartitioned(const Options& o) {

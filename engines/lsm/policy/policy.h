@@ -76,6 +76,10 @@ class MergePolicy {
   // (global), or the most components in one level (local). A partitioned
   // level is one sorted run and counts once.
   virtual uint64_t ConstrainedCount(const Snapshot& snapshot, bool local) const;
+  // Called at open, before any merge: InvalidArgument, naming `dir`, when
+  // the stack was written in a shape this policy would merge wrongly
+  // (another policy wrote it). Stack policies accept any stack.
+  virtual Status CheckStackShape(const Snapshot& snapshot, const std::string& dir) const;
 };
 
 // The valid policy names, for error messages and --help.

@@ -46,10 +46,7 @@ DBImpl::DBImpl(const Options& options, std::string dir,
                std::unique_ptr<sched::MergeScheduler> scheduler)
     : options_(options),
       env_(options.env != nullptr ? options.env : Env::Default()),
-      dir_(std::move(dir)),
-      policy_(std::move(policy)),
-      scheduler_(std::move(scheduler)),
-      track_writes_(scheduler_->RecheckIntervalMicros() > 0) {
+      dir_(std::move(dir)) {
   if (options.io_budget_bytes_per_sec > 0) {
     io_budget_ = std::make_shared<IoBudget>(options.io_budget_bytes_per_sec);
   }
@@ -61,6 +58,9 @@ DBImpl::DBImpl(const Options& options, std::string dir,
   table_options_.block_bytes = options.block_bytes;
   table_options_.bloom_bits_per_key = options.bloom_bits_per_key;
   table_options_.verify_checksums = options.verify_checksums;
+  MergeControl::Host* host = this;  // a private base, converted where accessible
+  merge_control_ = std::make_unique<MergeControl>(options, std::move(policy), std::move(scheduler),
+                                                  env_, &mu_, host);
 }
 
 DBImpl::~DBImpl() {
@@ -70,17 +70,11 @@ DBImpl::~DBImpl() {
     std::unique_lock<std::mutex> lock(mu_);
     bg_cv_.wait(lock, [this] { return imms_.empty() || !bg_error_.ok(); });
     shutting_down_ = true;
-    // Merges stop at their next block boundary; their inputs stay.
-    for (auto& job : merges_) job->Cancel();
+    merge_control_->BeginShutdown();
     flush_cv_.notify_all();
-    timer_cv_.notify_all();
-    std::vector<std::thread> threads = std::move(finished_merge_threads_);
-    for (auto& [id, thread] : merge_threads_) threads.push_back(std::move(thread));
-    merge_threads_.clear();
     lock.unlock();
     flush_thread_.join();
-    if (timer_thread_.joinable()) timer_thread_.join();
-    for (std::thread& t : threads) t.join();
+    merge_control_->JoinThreads();
   }
   if (wal_file_) {
     if (options_.wal == WalMode::kSync) wal_file_->Sync();
@@ -120,7 +114,7 @@ Status DBImpl::Recover() {
     if (!s.ok()) return s;
     stack.push_back(std::move(c));
   }
-  s = CheckStackShape(stack);
+  s = merge_control_->CheckStackShape(stack, dir_);
   if (!s.ok()) return s;
 
   // Replay the logs of memtables that were not flushed, oldest first.
@@ -156,10 +150,8 @@ Status DBImpl::Recover() {
     snapshot.added.push_back(c->meta());
     snapshot.stack.push_back(c->meta().number);
   }
-  // Round robin continues where it stopped (LevelDB keeps its compaction
-  // pointers the same way): every phase of a benchmark reopens the tree.
-  if (policy_->Partitioned()) round_robin_cursor_ = std::move(state.merge_cursors);
-  snapshot.merge_cursors = round_robin_cursor_;
+  merge_control_->RestoreCursor(std::move(state.merge_cursors));
+  snapshot.merge_cursors = merge_control_->round_robin_cursor();
   s = ManifestWriter::Create(env_, dir_, manifest_number, snapshot, &manifest_);
   if (!s.ok()) return s;
   RemoveObsoleteFiles(stack, manifest_number,
@@ -172,11 +164,11 @@ Status DBImpl::Recover() {
   mem_ = std::make_shared<MemTable>(wal_number, options_.memtable_bytes);
   auto version = std::make_shared<Version>();
   version->stack = std::move(stack);
-  version->Index(policy_->Partitioned());
+  version->Index(merge_control_->partitioned());
   version_ = std::move(version);
   InstallSuperVersion();
   UpdateComponentStats();
-  if (track_writes_) SampleWrites();
+  merge_control_->Opened();
   ScheduleMerges();
   lock.unlock();
   // The budget tells flushes from merges by the thread's I/O priority.
@@ -184,40 +176,6 @@ Status DBImpl::Recover() {
     SetThreadIoPriority(IoPriority::kFlush);
     FlushLoop();
   });
-  if (track_writes_) timer_thread_ = std::thread([this] { TimerLoop(); });
-  return Status::OK();
-}
-
-Status DBImpl::CheckStackShape(const std::vector<ComponentPtr>& stack) const {
-  // A partitioned policy reads each level >= 1 as one sorted run; a stack
-  // policy's tree (overlapping components in a level, or levels out of
-  // order) would be merged wrongly, so switching is refused, not attempted.
-  if (!policy_->Partitioned()) return Status::OK();
-  std::map<int, std::vector<const ComponentMeta*>> levels;
-  int previous_level = std::numeric_limits<int>::max();
-  for (const ComponentPtr& c : stack) {
-    const ComponentMeta& m = c->meta();
-    if (m.level > previous_level) {
-      return Status::InvalidArgument("merge_policy partitioned cannot open " + dir_,
-                                     "its components were written by a stack policy "
-                                     "(levels out of order); use that policy");
-    }
-    previous_level = m.level;
-    if (m.level >= 1) levels[m.level].push_back(&m);
-  }
-  for (auto& [level, files] : levels) {
-    std::sort(files.begin(), files.end(), [](const ComponentMeta* a, const ComponentMeta* b) {
-      return a->smallest < b->smallest;
-    });
-    for (size_t i = 1; i < files.size(); i++) {
-      if (files[i]->smallest <= files[i - 1]->largest) {
-        return Status::InvalidArgument(
-            "merge_policy partitioned cannot open " + dir_,
-            "level " + std::to_string(level) +
-                " holds overlapping components, written by a stack policy; use that policy");
-      }
-    }
-  }
   return Status::OK();
 }
 
@@ -432,22 +390,20 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force) 
       s = bg_error_;
       break;
     }
-    if (constraint_exceeded_ && (!merges_.empty() || flushing_ || !imms_.empty())) {
-      // The component constraint: writes stop (not slow down: the paper's
-      // Theorem 1) until merges bring the count back. With no merge to wait
-      // for, waiting would never end: writes go on over the constraint.
+    const MergeControl::WriteAdmission admission =
+        merge_control_->AdmitWrite(flushing_ || !imms_.empty());
+    if (admission.stop) {
       begin_stall(true);
       bg_cv_.wait(lock);
       continue;
     }
-    if (slowdown_exceeded_ && !slowed_down && !force) {
-      // LevelDB's write control: delay this write by 1 ms, once, so that
-      // merges get ahead before writes must stop. The writer keeps its place
-      // at the front of the queue; the others wait behind it.
+    if (admission.slowdown_micros > 0 && !slowed_down && !force) {
+      // Once per write. The writer keeps its place at the front of the
+      // queue; the others wait behind it.
       slowed_down = true;
       lock.unlock();
       const uint64_t begin = env_->NowMicros();
-      env_->SleepForMicroseconds(1000);
+      env_->SleepForMicroseconds(admission.slowdown_micros);
       counters_.slowdowns.fetch_add(1, std::memory_order_relaxed);
       counters_.slowdown_micros.fetch_add(env_->NowMicros() - begin, std::memory_order_relaxed);
       lock.lock();
@@ -552,7 +508,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator() {
   auto it = stack.rbegin();
   while (it != stack.rend()) {
     const int level = (*it)->meta().level;
-    if (!policy_->Partitioned() || level == 0) {
+    if (!merge_control_->partitioned() || level == 0) {
       children.push_back((*it++)->table().NewIterator());
       continue;
     }
@@ -629,14 +585,9 @@ Status DBImpl::FlushMemTable(const std::shared_ptr<MemTable>& imm) {
     component_stats_.memory_components_immutable = imms_.size();
   }
   ScheduleMerges();
-  {
-    // Stats::average_sstables: the count this flush's decision leaves.
-    uint64_t settled = version_->stack.size();
-    for (const auto& job : merges_) {
-      settled -= std::min<uint64_t>(settled, job->inputs().size() - 1);
-    }
-    counters_.sstables_after_flush.fetch_add(settled, std::memory_order_relaxed);
-  }
+  // Stats::average_sstables: the count this flush's decision leaves.
+  counters_.sstables_after_flush.fetch_add(
+      merge_control_->ComponentsAfterMerges(version_->stack.size()), std::memory_order_relaxed);
   lock.unlock();
   if (imm->wal_number() != 0) env_->RemoveFile(WalFileName(dir_, imm->wal_number()));
   return Status::OK();
@@ -658,7 +609,7 @@ Status DBImpl::LogAndApply(std::unique_lock<std::mutex>& lock, std::vector<Compo
   }
   edit.added = std::move(added);
   for (const ComponentPtr& c : new_stack) edit.stack.push_back(c->meta().number);
-  edit.merge_cursors = round_robin_cursor_;
+  edit.merge_cursors = merge_control_->round_robin_cursor();
   edit.next_file_number = next_file_number_.load();
   // The stack cannot change while manifest_mu_ is held, so the mutex can go
   // during the fsync: writers and readers are not held up by it.
@@ -681,7 +632,7 @@ Status DBImpl::LogAndApply(std::unique_lock<std::mutex>& lock, std::vector<Compo
   }
   auto version = std::make_shared<Version>();
   version->stack = std::move(new_stack);
-  version->Index(policy_->Partitioned());
+  version->Index(merge_control_->partitioned());
   version_ = std::move(version);
   // The flushed memtable and its component change places in one step, so a
   // reader always sees the data in one of them.
@@ -815,7 +766,7 @@ Status DBImpl::BuildComponents(InternalIterator* input, uint64_t expected_entrie
 Status DBImpl::WaitForIdle() {
   std::unique_lock<std::mutex> lock(mu_);
   bg_cv_.wait(lock, [this] {
-    return !bg_error_.ok() || (imms_.empty() && !flushing_ && merges_.empty());
+    return !bg_error_.ok() || (imms_.empty() && !flushing_ && !merge_control_->HasMerges());
   });
   return bg_error_;
 }
@@ -837,8 +788,8 @@ void DBImpl::UpdateComponentStats() {
     st.disk_components_per_level[level]++;
     st.disk_bytes += c->meta().file_size;
   }
-  st.max_components = max_components_;
-  st.constrained_components = constrained_count_;
+  st.max_components = merge_control_->max_components();
+  st.constrained_components = merge_control_->constrained_count();
   st.memory_components_immutable = imms_.size();
 }
 
@@ -847,14 +798,8 @@ Stats DBImpl::GetStats() const {
   {
     std::lock_guard<std::mutex> stats_lock(stats_mu_);
     st = component_stats_;
-    for (const auto& job : stats_merges_) {
-      if (job->paused()) {
-        st.merges_pending++;
-      } else {
-        st.merges_running++;
-        st.merge_remaining_input_bytes.push_back(job->RemainingInputBytes());
-      }
-    }
+    // Under stats_mu_ still: the component and merge parts are one snapshot.
+    merge_control_->AddMergeStats(&st);
   }
   auto load = [](const std::atomic<uint64_t>& v) { return v.load(std::memory_order_relaxed); };
   st.puts = load(counters_.puts);

@@ -5,7 +5,6 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -14,6 +13,7 @@
 
 #include "db/manifest.h"
 #include "db/memtable.h"
+#include "db/merge_control.h"
 #include "db/merge_job.h"
 #include "db/version.h"
 #include "env/io_budget.h"
@@ -24,7 +24,9 @@
 
 namespace lsm {
 
-class DBImpl final : public DB {
+// Merges are decided and run by MergeControl, for which DBImpl is the host:
+// it builds and installs their outputs.
+class DBImpl final : public DB, private MergeControl::Host {
  public:
   DBImpl(const Options& options, std::string dir, std::unique_ptr<policy::MergePolicy> policy,
          std::unique_ptr<sched::MergeScheduler> scheduler);
@@ -75,20 +77,15 @@ class DBImpl final : public DB {
 
   void FlushLoop();
   Status FlushMemTable(const std::shared_ptr<MemTable>& imm);
-  // Each created merge runs on its own thread, which starts paused; the
-  // scheduler decides which merges run (Reschedule).
-  void StartMerge(std::shared_ptr<MergeJob> job);  // REQUIRES: mu_
-  void MergeThread(const std::shared_ptr<MergeJob>& job);
-  void Reschedule();                // REQUIRES: mu_
-  // What the scheduler sees of the client and the constraint. REQUIRES: mu_
-  sched::SchedulerContext MakeSchedulerContext() const;
-  // Only for a scheduler that asks to be rechecked (idle): records the write
-  // counter for the rate window and re-decides, every RecheckIntervalMicros,
-  // because deferral ends without any merge event.
-  void TimerLoop();
-  void SampleWrites();  // REQUIRES: mu_
-  void JoinFinishedMergeThreads();  // REQUIRES: mu_
-  Status RunMerge(MergeJob* job);
+
+  // MergeControl::Host.
+  Status RunMerge(MergeJob* job) override;
+  void MergeEnded(const Status& s) override;  // REQUIRES: mu_
+  bool HasBackgroundError() const override { return !bg_error_.ok(); }  // REQUIRES: mu_
+  uint64_t UserBytesWritten() const override {
+    return counters_.user_bytes.load(std::memory_order_relaxed);
+  }
+
   // Writes the entries of `input` to a new component file. meta->number stays
   // 0 when nothing survived (every entry was a dropped tombstone). job may be
   // null (flush); a merge checks it for pause/cancel at block boundaries.
@@ -109,22 +106,13 @@ class DBImpl final : public DB {
   // imms_ in the same step), or null for a merge.
   Status LogAndApply(std::unique_lock<std::mutex>& lock, std::vector<ComponentPtr> new_stack,
                      std::vector<ComponentMeta> added, const std::shared_ptr<MemTable>& flushed);
-  // Asks the policy for merges and queues them. REQUIRES: mu_
+  // Tells merge control the stack changed: it recomputes the constraint and
+  // creates and schedules the merges the policy picks. REQUIRES: mu_
   void ScheduleMerges();
-  // The components op names, in stack order; false when one is missing or
-  // being merged, or (stack policies) they are not one contiguous run.
-  // REQUIRES: mu_
-  bool ResolveMergeInputs(const policy::MergeOp& op, std::vector<ComponentPtr>* inputs) const;
   // Partitioned policies: each level's files together, deepest level first.
   static void SortByLevelBlock(std::vector<ComponentPtr>* stack);
-  // Recomputes the component constraint and whether writes must stop or slow
-  // down. REQUIRES: mu_
-  void UpdateConstraint(const policy::Snapshot& snap);
-  policy::Snapshot PolicySnapshot() const;  // REQUIRES: mu_
-  void UpdateComponentStats();              // REQUIRES: mu_
+  void UpdateComponentStats();  // REQUIRES: mu_
   Status RecoverWal(uint64_t wal_number, std::vector<ComponentPtr>* stack);
-  // InvalidArgument when the policy cannot work on the recovered stack.
-  Status CheckStackShape(const std::vector<ComponentPtr>& stack) const;
   // Removes unreferenced components, WALs below min_wal, other manifests and
   // temporary files.
   void RemoveObsoleteFiles(const std::vector<ComponentPtr>& stack, uint64_t keep_manifest,
@@ -137,8 +125,6 @@ class DBImpl final : public DB {
   std::unique_ptr<Env> budget_env_;
   Env* env_;  // options_.env (or the default), wrapped by budget_env_ when set
   const std::string dir_;
-  const std::unique_ptr<policy::MergePolicy> policy_;
-  const std::unique_ptr<sched::MergeScheduler> scheduler_;
   std::unique_ptr<FileLock> dir_lock_;
   TableOptions table_options_;
 
@@ -157,20 +143,9 @@ class DBImpl final : public DB {
   std::shared_ptr<const SuperVersion> super_version_;  // guarded by mu_
   std::unique_ptr<WritableFile> wal_file_;      // owned by the front writer
   std::unique_ptr<log::Writer> wal_;            // owned by the front writer
-  std::vector<std::shared_ptr<MergeJob>> merges_;      // guarded by mu_; created, not done
-  std::map<uint64_t, std::thread> merge_threads_;      // guarded by mu_; by merge id
-  std::vector<std::thread> finished_merge_threads_;    // guarded by mu_; to be joined
-  uint64_t max_components_ = 0;                        // guarded by mu_: the bound in force
-  uint64_t constrained_count_ = 0;                     // guarded by mu_: what it bounds
-  bool constraint_exceeded_ = false;                   // guarded by mu_: writes stop
-  bool slowdown_exceeded_ = false;                     // guarded by mu_: writes slow down
-  // At or within one component of the constraint: deferring merges could
-  // stall writers, so the scheduler must run them.
-  bool constraint_pressure_ = false;                   // guarded by mu_
-  uint64_t next_merge_id_ = 1;                         // guarded by mu_
-  // Partitioned policies: per level, the largest key of the last file a
-  // merge took from it (policy::Snapshot::round_robin_cursor).
-  std::vector<std::string> round_robin_cursor_;        // guarded by mu_
+  // The policy, the scheduler and the merges; its state is guarded by mu_
+  // too. Declared after mu_, which its destructor may lock.
+  std::unique_ptr<MergeControl> merge_control_;
   bool flushing_ = false;                              // guarded by mu_
   bool shutting_down_ = false;                         // guarded by mu_
   Status bg_error_;                                    // guarded by mu_
@@ -192,25 +167,11 @@ class DBImpl final : public DB {
     std::atomic<uint64_t> slowdowns{0}, slowdown_micros{0};
   };
   Counters counters_;
+  // Lock order: mu_, then stats_mu_, then merge control's stats mutex.
   mutable std::mutex stats_mu_;
-  Stats component_stats_;  // guarded by stats_mu_: the component/merge part of Stats
-  std::vector<std::shared_ptr<MergeJob>> stats_merges_;  // guarded by stats_mu_
-
-  // The idle scheduler's view of the client; unused (and not updated) for
-  // the other schedulers, which pay nothing for it.
-  struct WriteSample {
-    uint64_t micros;
-    uint64_t user_bytes;
-  };
-  const bool track_writes_;  // the scheduler asks for rechecks
-  std::deque<WriteSample> write_samples_;  // guarded by mu_; oldest first, ~6 entries
-  // When a sample first saw the counter move: the last write, to the
-  // timer's precision. 0: no write since Open.
-  uint64_t last_write_micros_ = 0;  // guarded by mu_
-  std::condition_variable timer_cv_;            // wakes TimerLoop for shutdown
+  Stats component_stats_;  // guarded by stats_mu_: the component part of Stats
 
   std::thread flush_thread_;
-  std::thread timer_thread_;  // only when track_writes_
 };
 
 }  // namespace lsm

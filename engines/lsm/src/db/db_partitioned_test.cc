@@ -1,4 +1,5 @@
-// Partitioned leveling through the DB: what survives a reopen.
+// Partitioned leveling through the DB: what survives a reopen, and what it
+// refuses to open.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -67,6 +68,31 @@ TEST(PartitionedDBTest, RoundRobinCursorSurvivesReopen) {
   ASSERT_TRUE(DB::Open(options, dir.path(), &db).ok());
   db.reset();  // closes
   EXPECT_EQ(before, CursorsOpenWrote(dir.path()));
+}
+
+TEST(PartitionedDBTest, RefusesATreeWrittenByAStackPolicy) {
+  test::TempDir dir;
+  Options options;
+  options.merge_policy = "tiering";
+  options.memtable_bytes = 4096;
+  std::unique_ptr<DB> db;
+  ASSERT_TRUE(DB::Open(options, dir.path(), &db).ok());
+  // Every flush covers the same keys, so tiering's level-1 components overlap.
+  for (int flush = 0; flush < 6; ++flush) {
+    for (char k = 'a'; k <= 'z'; ++k) ASSERT_TRUE(db->Put(std::string(1, k), "v").ok());
+    ASSERT_TRUE(db->Flush().ok());
+    ASSERT_TRUE(db->WaitForIdle().ok());
+  }
+  ASSERT_GE(db->GetStats().disk_components_per_level.size(), 2u);
+  db.reset();  // closes
+
+  options.merge_policy = "partitioned";
+  Status s = DB::Open(options, dir.path(), &db);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("merge_policy partitioned cannot open " + dir.path()),
+            std::string::npos)
+      << s.ToString();
+  EXPECT_NE(s.ToString().find("written by a stack policy"), std::string::npos) << s.ToString();
 }
 
 }  // namespace
