@@ -198,8 +198,8 @@ TEST(Partitioned, RefusesAStackPolicysTreeNamingTheReason) {
             "Invalid argument: merge_policy partitioned cannot open /db: level 1 holds "
             "overlapping components, written by a stack policy; use that policy");
   // What a stack policy accepts.
-  PolicyOptions o;
-  o.name = "leveling";
+  Options o;
+  o.merge_policy = "leveling";
   std::unique_ptr<MergePolicy> leveling;
   ASSERT_TRUE(NewMergePolicy(o, &leveling).ok());
   EXPECT_TRUE(leveling->CheckStackShape(MakeTree({{1, 200, "a", "f"}, {1, 200, "f", "k"}}), "/db")

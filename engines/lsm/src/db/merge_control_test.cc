@@ -118,10 +118,9 @@ class MergeControlTest : public testing::Test {
  protected:
   void Open(std::vector<policy::MergeOp> ops = {}, const std::string& scheduler = "single",
             bool partitioned = false) {
-    sched::SchedulerOptions so;
-    so.name = scheduler;
+    options_.merge_scheduler = scheduler;
     std::unique_ptr<sched::MergeScheduler> sched;
-    ASSERT_TRUE(sched::NewMergeScheduler(so, &sched).ok());
+    ASSERT_TRUE(sched::NewMergeScheduler(options_, &sched).ok());
     control_ = std::make_unique<MergeControl>(
         options_, std::make_unique<ScriptedPolicy>(std::move(ops), partitioned), std::move(sched),
         Env::Default(), &mu_, &host_);
