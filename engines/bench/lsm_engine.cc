@@ -1,4 +1,6 @@
 // The bundled engine through its public API (lsm/db.h).
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 #include "bench_engine.h"
@@ -17,7 +19,10 @@ class LsmBenchEngine final : public BenchEngine {
                    : config.lsm_wal == "async" ? lsm::WalMode::kAsync
                                                : lsm::WalMode::kOff;
     options_.bloom_bits_per_key = config.bloom_bits_per_key;
-    options_.merge_policy = config.merge_policy;
+    if (!lsm::ParseName(config.merge_policy, &options_.merge_policy)) {
+      std::fprintf(stderr, "lsm-bench: --merge_policy=%s: unknown\n", config.merge_policy.c_str());
+      std::exit(2);
+    }
     if (config.partition_bytes != 0) options_.partition_bytes = config.partition_bytes;
     options_.verify_checksums = config.verify_checksums;
   }
@@ -29,7 +34,7 @@ class LsmBenchEngine final : public BenchEngine {
     o << "memtable_bytes=" << options_.memtable_bytes
       << " memory_components=" << options_.memory_components << " wal=" << config_wal_
       << " bloom_bits_per_key=" << options_.bloom_bits_per_key
-      << " merge_policy=" << options_.merge_policy
+      << " merge_policy=" << lsm::ToString(options_.merge_policy)
       << " partition_bytes=" << options_.partition_bytes << " size_ratio=" << options_.size_ratio
       << " (0 = policy default) block_bytes=" << options_.block_bytes
       << " verify_checksums=" << options_.verify_checksums;

@@ -212,7 +212,7 @@ std::string CsvHeader(bool timed) {
 }
 
 std::string FormatRow(const CliOptions& o, const Checkpoint& c, bool timed) {
-  const std::string& policy = o.sim.engine.merge_policy;
+  const std::string policy = ToString(o.sim.engine.merge_policy);
   const std::string k = std::to_string(o.sim.engine.sstable_bound);
   std::string row;
   if (o.format == "csv") {

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "lsm/db.h"
+#include "lsm/option_table.h"
 #include "sim/simulator.h"
 
 namespace lsm::sim {
@@ -29,13 +30,14 @@ std::string Key(uint64_t i) {
 
 Status RunEngine(const ReplayOptions& o, ReplayResult* r) {
   Options options;
-  options.merge_policy = o.policy;
+  Status s = SetOption(&options, "merge_policy", o.policy);
+  if (!s.ok()) return s;
   options.sstable_bound = o.k;
   options.memtable_bytes = o.memtable_bytes;
   options.wal = WalMode::kOff;
   options.error_if_exists = true;
   std::unique_ptr<DB> db;
-  Status s = DB::Open(options, o.dir, &db);
+  s = DB::Open(options, o.dir, &db);
   if (!s.ok()) return s;
   std::string value(o.value_bytes, 'v');
   uint64_t flushes = 0, flushed = 0;
@@ -82,7 +84,8 @@ Status RunReplay(const ReplayOptions& o, ReplayResult* r) {
   if (!s.ok()) return s;
 
   SimOptions so;
-  so.engine.merge_policy = o.policy;
+  s = SetOption(&so.engine, "merge_policy", o.policy);
+  if (!s.ok()) return s;
   so.engine.sstable_bound = o.k;
   std::unique_ptr<Simulator> sim;
   s = Simulator::Create(so, &sim);

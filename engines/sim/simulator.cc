@@ -38,7 +38,7 @@ Status Simulator::Create(const SimOptions& options, std::unique_ptr<Simulator>* 
   if (!s.ok()) return s;
   std::unique_ptr<sched::MergeScheduler> scheduler;
   if (t.bandwidth > 0) {
-    if (options.engine.merge_scheduler == "idle") {
+    if (options.engine.merge_scheduler == SchedulerKind::kIdle) {
       return Status::InvalidArgument("scheduler 'idle' is not simulated",
                                      "choose from: single, fair, greedy, greedy_k");
     }

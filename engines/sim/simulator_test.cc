@@ -2,6 +2,7 @@
 // worked out by hand, the update model, the timed model (stalls, bandwidth,
 // schedulers) and its errors.
 #include "sim/simulator.h"
+#include "options/option_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -11,11 +12,11 @@ namespace {
 std::unique_ptr<Simulator> Make(const std::string& policy, int k, double bandwidth = 0,
                                 double arrival = 0, const std::string& scheduler = "single") {
   SimOptions o;
-  o.engine.merge_policy = policy;
+  o.engine.merge_policy = lsm::test::Named<lsm::PolicyKind>(policy);
   o.engine.sstable_bound = k;
   o.time.bandwidth = bandwidth;
   o.time.arrival_rate = arrival;
-  o.engine.merge_scheduler = scheduler;
+  o.engine.merge_scheduler = lsm::test::Named<lsm::SchedulerKind>(scheduler);
   std::unique_ptr<Simulator> sim;
   Status s = Simulator::Create(o, &sim);
   EXPECT_TRUE(s.ok()) << s.ToString();
@@ -39,7 +40,7 @@ TEST(Simulator, ConstantByHand) {
 
 TEST(Simulator, ObsoleteFractionShrinksMergeOutputs) {
   SimOptions o;
-  o.engine.merge_policy = "constant";
+  o.engine.merge_policy = lsm::PolicyKind::kConstant;
   o.engine.sstable_bound = 1;
   o.obsolete_fraction = 0.5;
   std::unique_ptr<Simulator> sim;
@@ -69,18 +70,18 @@ TEST(Simulator, DecisionsAreObserved) {
 TEST(Simulator, RejectsBadParameters) {
   std::unique_ptr<Simulator> sim;
   SimOptions o;
-  o.engine.merge_policy = "nope";
+  o.engine.merge_policy = lsm::test::Named<lsm::PolicyKind>("nope");
   EXPECT_TRUE(Simulator::Create(o, &sim).IsInvalidArgument());
-  o.engine.merge_policy = "binomial";
+  o.engine.merge_policy = lsm::PolicyKind::kBinomial;
   o.obsolete_fraction = 1;
   EXPECT_TRUE(Simulator::Create(o, &sim).IsInvalidArgument());
   o.obsolete_fraction = 0;
   o.time.bandwidth = 100;
   EXPECT_TRUE(Simulator::Create(o, &sim).IsInvalidArgument()) << "bandwidth without arrival";
   o.time.arrival_rate = 10;
-  o.engine.merge_scheduler = "idle";
+  o.engine.merge_scheduler = lsm::SchedulerKind::kIdle;
   EXPECT_TRUE(Simulator::Create(o, &sim).IsInvalidArgument());
-  o.engine.merge_scheduler = "single";
+  o.engine.merge_scheduler = lsm::SchedulerKind::kSingle;
   ASSERT_TRUE(Simulator::Create(o, &sim).ok());
   EXPECT_TRUE(sim->Flush(0).IsInvalidArgument());
 }
@@ -137,11 +138,11 @@ TEST(SimulatorTimed, SchedulersShareTheBandwidth) {
   for (const char* scheduler : {"single", "fair"}) {
     SCOPED_TRACE(scheduler);
     SimOptions o;
-    o.engine.merge_policy = "size-tiered";
+    o.engine.merge_policy = lsm::PolicyKind::kSizeTiered;
     o.engine.max_merge_components = 2;
     o.time.bandwidth = 100;
     o.time.arrival_rate = 1e9;
-    o.engine.merge_scheduler = scheduler;
+    o.engine.merge_scheduler = lsm::test::Named<lsm::SchedulerKind>(scheduler);
     o.engine.max_components = 1000;
     std::unique_ptr<Simulator> sim;
     ASSERT_TRUE(Simulator::Create(o, &sim).ok());

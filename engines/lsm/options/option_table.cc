@@ -76,10 +76,17 @@ std::string GetField(const Options& options, const Names& names) {
 // Policies whose size ratio counts components (an integer), and the least
 // ratio each policy accepts (below it leveling and tiering degenerate: T = 1
 // would move data down forever or merge single components forever).
-double LeastSizeRatio(const std::string& policy) {
-  if (policy == "size-tiered") return 1;
-  if (policy == "leveling" || policy == "partitioned" || policy == "tiering") return 2;
-  return 0;  // bounded-depth policies ignore it
+double LeastSizeRatio(PolicyKind policy) {
+  switch (policy) {
+    case PolicyKind::kSizeTiered:
+      return 1;
+    case PolicyKind::kLeveling:
+    case PolicyKind::kPartitioned:
+    case PolicyKind::kTiering:
+      return 2;
+    default:
+      return 0;  // bounded-depth policies ignore it
+  }
 }
 
 std::string Number(double v) {
@@ -103,9 +110,9 @@ void CheckRules(const Options& o, std::vector<std::string>* errors) {
                                       " is below l0_trigger " + std::to_string(o.l0_trigger));
   const double least = LeastSizeRatio(o.merge_policy);
   if (o.size_ratio != 0 && least > 0) {
-    const bool integer = o.merge_policy == "tiering";
+    const bool integer = o.merge_policy == PolicyKind::kTiering;
     rule(o.size_ratio >= least && (!integer || o.size_ratio == std::floor(o.size_ratio)),
-         "engine option 'size_ratio': " + Number(o.size_ratio) + " for " + o.merge_policy +
+         "engine option 'size_ratio': " + Number(o.size_ratio) + " for " + ToString(o.merge_policy) +
              " (expected 0, the policy's default, or " + (integer ? "an integer " : "a number ") +
              ">= " + Number(least) + ")");
   }

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "gtest/gtest.h"
+#include "option_test_util.h"
 
 namespace lsm {
 namespace {
@@ -36,7 +37,7 @@ TEST(OptionTableTest, SetOptionParsesEachKind) {
   EXPECT_EQ(WalMode::kSync, o.wal);
   EXPECT_EQ("sync", FindOption("wal")->get(o));
   ASSERT_TRUE(SetOption(&o, "merge_policy", "leveling").ok());
-  EXPECT_EQ("leveling", o.merge_policy);
+  EXPECT_EQ(PolicyKind::kLeveling, o.merge_policy);
   ASSERT_TRUE(SetOption(&o, "exploring_ratio", "0.5").ok());
   EXPECT_EQ(0.5, o.exploring_ratio);
   ASSERT_TRUE(SetOption(&o, "verify_checksums", "0").ok());
@@ -84,7 +85,7 @@ TEST(OptionTableTest, SetOptionsReportsEveryProblemAtOnce) {
 TEST(OptionTableTest, CheckOptionsSeesFieldsSetInTheStruct) {
   Options o;
   o.memtable_bytes = 1;
-  o.merge_scheduler = "gredy";
+  o.merge_scheduler = lsm::test::Named<lsm::SchedulerKind>("gredy");
   o.wal = static_cast<WalMode>(7);
   const std::string text = CheckOptions(o).ToString();
   for (const char* name : {"'memtable_bytes'", "'merge_scheduler'", "'wal'"}) {
@@ -111,7 +112,7 @@ TEST(OptionTableTest, RulesBetweenOptions) {
            {"partitioned", 1.9, false}, {"size-tiered", 1, true}, {"size-tiered", 0.99, false},
            {"binomial", 0.5, true}}) {
     o = Options();
-    o.merge_policy = policy;
+    o.merge_policy = lsm::test::Named<lsm::PolicyKind>(policy);
     o.size_ratio = ratio;
     EXPECT_EQ(ok, CheckOptions(o).ok()) << policy << " " << ratio << ": "
                                         << CheckOptions(o).ToString();

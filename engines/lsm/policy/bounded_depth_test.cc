@@ -15,6 +15,7 @@
 
 #include "policy/policy_test_util.h"
 #include "policy/stack_runs.h"
+#include "options/option_test_util.h"
 
 namespace lsm::policy {
 namespace {
@@ -25,7 +26,7 @@ using test::MakeStack;
 
 std::unique_ptr<MergePolicy> Make(const std::string& name, int k) {
   Options o;
-  o.merge_policy = name;
+  o.merge_policy = lsm::test::Named<lsm::PolicyKind>(name);
   o.sstable_bound = k;
   std::unique_ptr<MergePolicy> p;
   Status s = NewMergePolicy(o, &p);
@@ -233,7 +234,7 @@ TEST(BoundedDepthFactory, ValidatesTheBoundAndExploringParameters) {
     EXPECT_STREQ(Make(name, 4)->Name(), name.c_str());
   }
   Options o;
-  o.merge_policy = "binomial";
+  o.merge_policy = lsm::PolicyKind::kBinomial;
   std::unique_ptr<MergePolicy> p;
   o.sstable_bound = 0;
   Status s = NewMergePolicy(o, &p);

@@ -5,6 +5,7 @@
 
 #include "policy/policies.h"
 #include "policy/policy_test_util.h"
+#include "options/option_test_util.h"
 
 namespace lsm::policy {
 namespace {
@@ -199,7 +200,7 @@ TEST(Partitioned, RefusesAStackPolicysTreeNamingTheReason) {
             "overlapping components, written by a stack policy; use that policy");
   // What a stack policy accepts.
   Options o;
-  o.merge_policy = "leveling";
+  o.merge_policy = lsm::PolicyKind::kLeveling;
   std::unique_ptr<MergePolicy> leveling;
   ASSERT_TRUE(NewMergePolicy(o, &leveling).ok());
   EXPECT_TRUE(leveling->CheckStackShape(MakeTree({{1, 200, "a", "f"}, {1, 200, "f", "k"}}), "/db")
@@ -208,7 +209,7 @@ TEST(Partitioned, RefusesAStackPolicysTreeNamingTheReason) {
 
 TEST(Partitioned, ParametersAreValidatedByName) {
   Options o;
-  o.merge_policy = "partitioned";
+  o.merge_policy = lsm::PolicyKind::kPartitioned;
   std::unique_ptr<MergePolicy> p;
   ASSERT_TRUE(NewMergePolicy(o, &p).ok());
   EXPECT_TRUE(p->Partitioned());
@@ -224,7 +225,7 @@ TEST(Partitioned, ParametersAreValidatedByName) {
   bad.l0_stop = 3;  // below the trigger
   expect_bad(bad, "l0_stop");
   bad = o;
-  bad.partition_pick = "random";
+  bad.partition_pick = lsm::test::Named<lsm::PartitionPick>("random");
   expect_bad(bad, "partition_pick");
   bad = o;
   bad.partition_bytes = 10;

@@ -14,10 +14,6 @@ namespace lsm::policy {
 
 namespace {
 
-constexpr const char* kLeveling = "leveling";
-constexpr const char* kTiering = "tiering";
-constexpr const char* kPartitioned = "partitioned";
-constexpr const char* kChooseBest = "choose-best";
 
 
 // The size ratio to use: the policy's default for 0 (CheckOptions has
@@ -63,7 +59,7 @@ PartitionedParams ResolvePartitioned(const Options& o) {
                             : static_cast<uint64_t>(o.l0_trigger) * o.memtable_bytes;
   params.l0_trigger = o.l0_trigger;
   params.l0_stop = o.l0_stop;
-  params.choose_best = o.partition_pick == kChooseBest;
+  params.choose_best = o.partition_pick == PartitionPick::kChooseBest;
   params.l0_merge_exact = o.l0_merge_exact;
   return params;
 }
@@ -74,18 +70,19 @@ Status NewMergePolicy(const Options& options, std::unique_ptr<MergePolicy>* poli
   policy->reset();
   Status s = CheckOptions(options);
   if (!s.ok()) return s;
-  const std::string& name = options.merge_policy;
-  if (std::unique_ptr<MergePolicy> p = NewBoundedDepthPolicy(name, ResolveBoundedDepth(options))) {
+  const PolicyKind kind = options.merge_policy;
+  if (std::unique_ptr<MergePolicy> p =
+          NewBoundedDepthPolicy(ToString(kind), ResolveBoundedDepth(options))) {
     *policy = std::move(p);
-  } else if (name == kPartitioned) {
+  } else if (kind == PolicyKind::kPartitioned) {
     *policy = NewPartitionedPolicy(ResolvePartitioned(options));
-  } else if (name == kLeveling) {
+  } else if (kind == PolicyKind::kLeveling) {
     LevelingParams params;
     params.size_ratio = ResolveRatio(options.size_ratio, kLevelingDefaultRatio);
     params.memtable_bytes = options.memtable_bytes;
     params.dynamic_level_sizes = options.dynamic_level_sizes;
     *policy = NewLevelingPolicy(params);
-  } else if (name == kTiering) {
+  } else if (kind == PolicyKind::kTiering) {
     *policy = NewTieringPolicy(static_cast<int>(ResolveRatio(options.size_ratio,
                                                              kTieringDefaultRatio)));
   } else {

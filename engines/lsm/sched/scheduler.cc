@@ -33,7 +33,7 @@ class SingleScheduler final : public MergeScheduler {
 class IdleScheduler final : public MergeScheduler {
  public:
   explicit IdleScheduler(const Options& o)
-      : after_burst_(o.idle_mode == "after_burst"),
+      : after_burst_(o.idle_mode == IdleMode::kAfterBurst),
         threshold_(static_cast<double>(o.idle_threshold_bytes_per_sec)),
         delay_micros_(static_cast<uint64_t>(o.idle_delay_ms) * 1000),
         probe_micros_(static_cast<uint64_t>(o.idle_probe_ms) * 1000) {}
@@ -148,20 +148,26 @@ std::vector<std::string> IdleModeNames() {
 Status NewMergeScheduler(const Options& options, std::unique_ptr<MergeScheduler>* scheduler) {
   Status s = CheckOptions(options);
   if (!s.ok()) return s;
-  const std::string& name = options.merge_scheduler;
-  if (name == "single") {
-    *scheduler = std::make_unique<SingleScheduler>();
-  } else if (name == "fair") {
-    *scheduler = std::make_unique<FairScheduler>();
-  } else if (name == "greedy") {
-    *scheduler = std::make_unique<GreedyScheduler>("greedy", 1);
-  } else if (name == "greedy_k") {
-    *scheduler =
-        std::make_unique<GreedyScheduler>("greedy_k", static_cast<size_t>(options.greedy_k));
-  } else if (name == "leveldb") {
-    *scheduler = std::make_unique<LevelDbScheduler>();
-  } else {
-    *scheduler = std::make_unique<IdleScheduler>(options);
+  switch (options.merge_scheduler) {
+    case SchedulerKind::kSingle:
+      *scheduler = std::make_unique<SingleScheduler>();
+      break;
+    case SchedulerKind::kFair:
+      *scheduler = std::make_unique<FairScheduler>();
+      break;
+    case SchedulerKind::kGreedy:
+      *scheduler = std::make_unique<GreedyScheduler>("greedy", 1);
+      break;
+    case SchedulerKind::kGreedyK:
+      *scheduler =
+          std::make_unique<GreedyScheduler>("greedy_k", static_cast<size_t>(options.greedy_k));
+      break;
+    case SchedulerKind::kLevelDb:
+      *scheduler = std::make_unique<LevelDbScheduler>();
+      break;
+    case SchedulerKind::kIdle:
+      *scheduler = std::make_unique<IdleScheduler>(options);
+      break;
   }
   return Status::OK();
 }

@@ -1,4 +1,5 @@
 #include "sched/scheduler.h"
+#include "options/option_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +8,7 @@ namespace {
 
 std::unique_ptr<MergeScheduler> Make(const std::string& name, int k = 2) {
   Options options;
-  options.merge_scheduler = name;
+  options.merge_scheduler = lsm::test::Named<lsm::SchedulerKind>(name);
   options.greedy_k = k;
   std::unique_ptr<MergeScheduler> s;
   Status status = NewMergeScheduler(options, &s);
@@ -72,22 +73,22 @@ TEST(SchedulerTest, LevelDbRunsOneByScoreAndNeverPreempts) {
 
 TEST(SchedulerTest, UnknownNameListsTheValidOnes) {
   Options options;
-  options.merge_scheduler = "gredy";
+  options.merge_scheduler = lsm::test::Named<lsm::SchedulerKind>("gredy");
   std::unique_ptr<MergeScheduler> s;
   Status status = NewMergeScheduler(options, &s);
   EXPECT_TRUE(status.IsInvalidArgument());
-  EXPECT_NE(status.ToString().find("gredy"), std::string::npos);
+  EXPECT_NE(status.ToString().find("'merge_scheduler'"), std::string::npos);
   EXPECT_NE(status.ToString().find("single, fair, greedy, greedy_k, idle"), std::string::npos)
       << status.ToString();
-  options.merge_scheduler = "greedy_k";
+  options.merge_scheduler = lsm::SchedulerKind::kGreedyK;
   options.greedy_k = 0;
   EXPECT_TRUE(NewMergeScheduler(options, &s).IsInvalidArgument());
 }
 
 std::unique_ptr<MergeScheduler> MakeIdle(const std::string& mode) {
   Options options;
-  options.merge_scheduler = "idle";
-  options.idle_mode = mode;
+  options.merge_scheduler = lsm::SchedulerKind::kIdle;
+  options.idle_mode = lsm::test::Named<lsm::IdleMode>(mode);
   options.idle_probe_ms = 500;
   options.idle_threshold_bytes_per_sec = 1000;
   options.idle_delay_ms = 200;
@@ -148,16 +149,16 @@ TEST(SchedulerTest, OnlyIdleAsksForRechecks) {
 
 TEST(SchedulerTest, IdleValidatesItsOptions) {
   Options options;
-  options.merge_scheduler = "idle";
+  options.merge_scheduler = lsm::SchedulerKind::kIdle;
   std::unique_ptr<MergeScheduler> s;
   ASSERT_TRUE(NewMergeScheduler(options, &s).ok());  // the defaults are valid
-  options.idle_mode = "sometimes";
+  options.idle_mode = lsm::test::Named<lsm::IdleMode>("sometimes");
   Status status = NewMergeScheduler(options, &s);
   EXPECT_TRUE(status.IsInvalidArgument());
   EXPECT_NE(status.ToString().find("idle_mode"), std::string::npos) << status.ToString();
   EXPECT_NE(status.ToString().find("rate, after_burst"), std::string::npos) << status.ToString();
   options = Options();
-  options.merge_scheduler = "idle";
+  options.merge_scheduler = lsm::SchedulerKind::kIdle;
   options.idle_probe_ms = 9;
   status = NewMergeScheduler(options, &s);
   EXPECT_NE(status.ToString().find("idle_probe_ms"), std::string::npos) << status.ToString();

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace lsm {
 
@@ -20,9 +21,20 @@ enum class WalMode {
   kSync,   // logged and fsynced before acknowledging (concurrent writers share one fsync)
 };
 
-// The names of closed value sets, in one place: the option table accepts
-// exactly these, the policy and scheduler factories construct them.
-// kWalModeNames is indexed by WalMode.
+// Closed value sets: an enum each, with its names in one array indexed by the
+// enumerator (the option table accepts exactly these names; ToString and
+// ParseName convert).
+enum class PolicyKind {
+  kLeveling, kTiering, kSizeTiered, kPartitioned,
+  // Mao et al. 2019's bounded-depth policies.
+  kBigtable, kExploring, kConstant, kMinLatency, kBinomial,
+};
+enum class SchedulerKind { kSingle, kFair, kGreedy, kGreedyK, kIdle, kLevelDb };
+enum class PartitionPick { kRoundRobin, kChooseBest };
+enum class IdleMode { kRate, kAfterBurst };
+enum class ConstraintScope { kGlobal, kLocal };
+enum class WriteControl { kStop, kSlowdown };
+
 inline constexpr std::array<const char*, 3> kWalModeNames = {"off", "async", "sync"};
 inline constexpr std::array<const char*, 9> kMergePolicyNames = {
     "leveling", "tiering",   "size-tiered", "partitioned", "bigtable",
@@ -34,6 +46,59 @@ inline constexpr std::array<const char*, 2> kIdleModeNames = {"rate", "after_bur
 inline constexpr std::array<const char*, 2> kConstraintNames = {"global", "local"};
 inline constexpr std::array<const char*, 2> kWriteControlNames = {"stop", "slowdown"};
 inline constexpr std::array<const char*, 0> kNoChoices = {};
+
+// The names of an enum's values.
+template <typename E>
+struct EnumNames;
+template <>
+struct EnumNames<WalMode> {
+  static constexpr const auto& kNames = kWalModeNames;
+};
+template <>
+struct EnumNames<PolicyKind> {
+  static constexpr const auto& kNames = kMergePolicyNames;
+};
+template <>
+struct EnumNames<SchedulerKind> {
+  static constexpr const auto& kNames = kMergeSchedulerNames;
+};
+template <>
+struct EnumNames<PartitionPick> {
+  static constexpr const auto& kNames = kPartitionPickNames;
+};
+template <>
+struct EnumNames<IdleMode> {
+  static constexpr const auto& kNames = kIdleModeNames;
+};
+template <>
+struct EnumNames<ConstraintScope> {
+  static constexpr const auto& kNames = kConstraintNames;
+};
+template <>
+struct EnumNames<WriteControl> {
+  static constexpr const auto& kNames = kWriteControlNames;
+};
+
+// "leveling" for PolicyKind::kLeveling; "?" for a value outside the enum.
+template <typename E>
+const char* ToString(E value) {
+  const auto& names = EnumNames<E>::kNames;
+  const size_t i = static_cast<size_t>(value);
+  return i < names.size() ? names[i] : "?";
+}
+
+// The value named `name` (exact match); false, *value unchanged, for none.
+template <typename E>
+bool ParseName(std::string_view name, E* value) {
+  const auto& names = EnumNames<E>::kNames;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (name == names[i]) {
+      *value = static_cast<E>(i);
+      return true;
+    }
+  }
+  return false;
+}
 
 inline constexpr uint64_t kGiB = uint64_t{1} << 30;
 

@@ -8,6 +8,7 @@
 
 #include "db/test_util.h"
 #include "lsm/db.h"
+#include "options/option_test_util.h"
 
 namespace lsm {
 namespace {
@@ -25,7 +26,7 @@ TEST(BoundedDepthDBTest, FreeRunningWritesKeepTheBound) {
     Options options;
     options.wal = WalMode::kOff;
     options.memtable_bytes = 8 << 10;
-    options.merge_policy = policy;
+    options.merge_policy = lsm::test::Named<lsm::PolicyKind>(policy);
     options.sstable_bound = 3;
     std::unique_ptr<DB> db;
     ASSERT_TRUE(DB::Open(options, dir.path(), &db).ok());
@@ -52,7 +53,7 @@ TEST(BoundedDepthDBTest, AverageIsCountedPerSettledFlush) {
   test::TempDir dir;
   Options options;
   options.wal = WalMode::kOff;
-  options.merge_policy = "constant";
+  options.merge_policy = lsm::PolicyKind::kConstant;
   options.sstable_bound = 2;
   std::unique_ptr<DB> db;
   ASSERT_TRUE(DB::Open(options, dir.path(), &db).ok());
@@ -70,7 +71,7 @@ TEST(BoundedDepthDBTest, AverageIsCountedPerSettledFlush) {
 TEST(BoundedDepthDBTest, BadBoundIsRejectedByName) {
   test::TempDir dir;
   Options options;
-  options.merge_policy = "binomial";
+  options.merge_policy = lsm::PolicyKind::kBinomial;
   options.sstable_bound = 0;
   std::unique_ptr<DB> db;
   Status s = DB::Open(options, dir.path(), &db);

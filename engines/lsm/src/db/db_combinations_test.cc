@@ -20,6 +20,7 @@
 #include "lsm/db.h"
 #include "policy/policy.h"
 #include "sched/scheduler.h"
+#include "options/option_test_util.h"
 
 namespace lsm {
 namespace {
@@ -61,10 +62,10 @@ void RunEpisode(const Combination& c, std::mt19937_64& rng, const std::string& d
   Options options;
   options.memtable_bytes = 8 * 1024;
   options.memory_components = 2 + static_cast<int>(rng() % 3);
-  options.merge_policy = c.policy;
-  options.merge_scheduler = c.scheduler;
-  options.constraint = c.constraint;
-  options.write_control = c.write_control;
+  options.merge_policy = lsm::test::Named<lsm::PolicyKind>(c.policy);
+  options.merge_scheduler = lsm::test::Named<lsm::SchedulerKind>(c.scheduler);
+  options.constraint = lsm::test::Named<lsm::ConstraintScope>(c.constraint);
+  options.write_control = lsm::test::Named<lsm::WriteControl>(c.write_control);
   options.partition_bytes = 8 * 1024;
   options.wal = WalMode::kOff;
   // Half the episodes use the policy's own bound, half a tight explicit one.

@@ -28,7 +28,7 @@ Options CrashOptions() {
   Options options;
   options.wal = WalMode::kSync;
   options.memtable_bytes = 16 * 1024;  // flushes and merges all the time
-  options.merge_policy = "tiering";
+  options.merge_policy = lsm::PolicyKind::kTiering;
   return options;
 }
 

@@ -11,6 +11,7 @@
 #include "lsm/db.h"
 #include "policy/policy.h"
 #include "sched/scheduler.h"
+#include "options/option_test_util.h"
 
 namespace lsm {
 namespace {
@@ -61,8 +62,8 @@ TEST_P(ModelTest, MatchesStdMap) {
   test::TempDir dir;
   Options options;
   options.memtable_bytes = 64 * 1024;
-  options.merge_policy = GetParam().policy;
-  options.merge_scheduler = GetParam().scheduler;
+  options.merge_policy = lsm::test::Named<lsm::PolicyKind>(GetParam().policy);
+  options.merge_scheduler = lsm::test::Named<lsm::SchedulerKind>(GetParam().scheduler);
   options.partition_bytes = 16 * 1024;  // partitioned: several files per level
   options.wal = WalMode::kAsync;
   std::unique_ptr<DB> db;

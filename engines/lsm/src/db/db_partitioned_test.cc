@@ -44,8 +44,8 @@ std::vector<std::string> CursorsOpenWrote(const std::string& dir) {
 TEST(PartitionedDBTest, RoundRobinCursorSurvivesReopen) {
   test::TempDir dir;
   Options options;
-  options.merge_policy = "partitioned";
-  options.partition_pick = "round-robin";
+  options.merge_policy = lsm::PolicyKind::kPartitioned;
+  options.partition_pick = lsm::PartitionPick::kRoundRobin;
   options.memtable_bytes = 32 * 1024;
   options.partition_bytes = 8 * 1024;
   options.level1_bytes = 32 * 1024;
@@ -73,7 +73,7 @@ TEST(PartitionedDBTest, RoundRobinCursorSurvivesReopen) {
 TEST(PartitionedDBTest, RefusesATreeWrittenByAStackPolicy) {
   test::TempDir dir;
   Options options;
-  options.merge_policy = "tiering";
+  options.merge_policy = lsm::PolicyKind::kTiering;
   options.memtable_bytes = 4096;
   std::unique_ptr<DB> db;
   ASSERT_TRUE(DB::Open(options, dir.path(), &db).ok());
@@ -86,7 +86,7 @@ TEST(PartitionedDBTest, RefusesATreeWrittenByAStackPolicy) {
   ASSERT_GE(db->GetStats().disk_components_per_level.size(), 2u);
   db.reset();  // closes
 
-  options.merge_policy = "partitioned";
+  options.merge_policy = lsm::PolicyKind::kPartitioned;
   Status s = DB::Open(options, dir.path(), &db);
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
   EXPECT_NE(s.ToString().find("merge_policy partitioned cannot open " + dir.path()),

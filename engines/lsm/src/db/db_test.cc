@@ -12,6 +12,7 @@
 
 #include "db/filenames.h"
 #include "db/test_util.h"
+#include "options/option_test_util.h"
 
 namespace lsm {
 namespace {
@@ -126,13 +127,15 @@ TEST(DBTest, DataDirThatIsAFileIsIOErrorNamingIt) {
 }
 
 TEST(DBTest, UnknownPolicyListsValidNames) {
+  // A policy outside the enum (e.g. a cast from an unchecked integer).
   test::TempDir dir;
   Options options;
-  options.merge_policy = "levelling";
+  options.merge_policy = lsm::test::Named<lsm::PolicyKind>("levelling");
   std::unique_ptr<DB> db;
   Status s = DB::Open(options, dir.path(), &db);
   EXPECT_TRUE(s.IsInvalidArgument());
-  for (const char* name : {"levelling", "leveling", "tiering", "size-tiered"}) {
+  EXPECT_EQ(db, nullptr);
+  for (const char* name : {"'merge_policy'", "leveling", "tiering", "size-tiered"}) {
     EXPECT_NE(s.ToString().find(name), std::string::npos) << s.ToString();
   }
 }
@@ -158,7 +161,7 @@ TEST(DBTest, IteratorIsASnapshotAndOutlivesMerges) {
   test::TempDir dir;
   Options options;
   options.memtable_bytes = 8 * 1024;
-  options.merge_policy = "tiering";
+  options.merge_policy = lsm::PolicyKind::kTiering;
   auto db = OpenOrDie(options, dir.path());
   for (int i = 0; i < 2000; i++) ASSERT_TRUE(db->Put(Key(i), "old").ok());
   auto it = db->NewIterator();
@@ -214,7 +217,7 @@ TEST(DBTest, StatsTrackLevelsAndWriteAmplification) {
   test::TempDir dir;
   Options options;
   options.memtable_bytes = 16 * 1024;
-  options.merge_policy = "leveling";
+  options.merge_policy = lsm::PolicyKind::kLeveling;
   options.wal = WalMode::kOff;
   auto db = OpenOrDie(options, dir.path());
   for (int i = 0; i < 20000; i++) ASSERT_TRUE(db->Put(Key(i % 5000), std::string(50, 'v')).ok());
@@ -318,7 +321,7 @@ TEST(IoBudgetDBTest, FlushesAndMergesKeepToTheBudget) {
   Options options;
   options.wal = WalMode::kOff;
   options.memtable_bytes = 256 * 1024;
-  options.merge_policy = "tiering";
+  options.merge_policy = lsm::PolicyKind::kTiering;
   options.io_budget_bytes_per_sec = 4 << 20;
   auto db = OpenOrDie(options, dir.path());
   const uint64_t start = Env::Default()->NowMicros();
@@ -348,8 +351,8 @@ uint64_t MaxMergesRunning(const std::string& scheduler, uint64_t* max_created) {
   Options options;
   options.wal = WalMode::kOff;
   options.memtable_bytes = 32 * 1024;
-  options.merge_policy = "tiering";
-  options.merge_scheduler = scheduler;
+  options.merge_policy = lsm::PolicyKind::kTiering;
+  options.merge_scheduler = lsm::test::Named<lsm::SchedulerKind>(scheduler);
   options.greedy_k = 2;
   options.io_budget_bytes_per_sec = 2 << 20;  // merges last long enough to overlap
   auto db = OpenOrDie(options, dir.path());
@@ -390,7 +393,7 @@ TEST(SchedulerDBTest, FairRunsEveryCreatedMerge) {
 TEST(SchedulerDBTest, UnknownSchedulerIsInvalidArgument) {
   test::TempDir dir;
   Options options;
-  options.merge_scheduler = "gredy";
+  options.merge_scheduler = lsm::test::Named<lsm::SchedulerKind>("gredy");
   std::unique_ptr<DB> db;
   Status s = DB::Open(options, dir.path(), &db);
   EXPECT_TRUE(s.IsInvalidArgument());
@@ -415,10 +418,10 @@ ConstraintRun RunUnderConstraint(const std::string& constraint, const std::strin
   Options options;
   options.wal = WalMode::kOff;
   options.memtable_bytes = 32 * 1024;
-  options.merge_policy = "tiering";
-  options.merge_scheduler = "greedy";
-  options.constraint = constraint;
-  options.write_control = write_control;
+  options.merge_policy = lsm::PolicyKind::kTiering;
+  options.merge_scheduler = lsm::SchedulerKind::kGreedy;
+  options.constraint = lsm::test::Named<lsm::ConstraintScope>(constraint);
+  options.write_control = lsm::test::Named<lsm::WriteControl>(write_control);
   options.io_budget_bytes_per_sec = 2 << 20;
   auto db = OpenOrDie(options, dir.path());
   ConstraintRun run;
@@ -467,12 +470,12 @@ TEST(ConstraintTest, BadValuesAreInvalidArgumentListingTheChoices) {
   test::TempDir dir;
   std::unique_ptr<DB> db;
   Options options;
-  options.constraint = "regional";
+  options.constraint = lsm::test::Named<lsm::ConstraintScope>("regional");
   Status s = DB::Open(options, dir.path(), &db);
   EXPECT_TRUE(s.IsInvalidArgument());
   EXPECT_NE(s.ToString().find("global, local"), std::string::npos) << s.ToString();
   options = Options();
-  options.write_control = "brake";
+  options.write_control = lsm::test::Named<lsm::WriteControl>("brake");
   s = DB::Open(options, dir.path(), &db);
   EXPECT_TRUE(s.IsInvalidArgument());
   EXPECT_NE(s.ToString().find("stop, slowdown"), std::string::npos) << s.ToString();
@@ -490,9 +493,9 @@ Options IdleOptions(const std::string& mode) {
   Options options;
   options.wal = WalMode::kOff;
   options.memtable_bytes = 32 * 1024;
-  options.merge_policy = "tiering";
-  options.merge_scheduler = "idle";
-  options.idle_mode = mode;
+  options.merge_policy = lsm::PolicyKind::kTiering;
+  options.merge_scheduler = lsm::SchedulerKind::kIdle;
+  options.idle_mode = lsm::test::Named<lsm::IdleMode>(mode);
   options.idle_probe_ms = 500;
   options.idle_threshold_bytes_per_sec = 16 * 1024;
   options.idle_delay_ms = 300;

@@ -77,7 +77,7 @@ policy::Snapshot MergeControl::PolicySnapshot(const std::vector<ComponentPtr>& s
 }
 
 void MergeControl::UpdateConstraint(const policy::Snapshot& snap) {
-  const bool local = options_.constraint == "local";
+  const bool local = options_.constraint == ConstraintScope::kLocal;
   const int configured = local ? options_.max_components_per_level : options_.max_components;
   const uint64_t limit = configured > 0 ? static_cast<uint64_t>(configured)
                          : local        ? policy_->DefaultMaxComponentsPerLevel()
@@ -91,7 +91,7 @@ void MergeControl::UpdateConstraint(const policy::Snapshot& snap) {
   constraint_.count = count;
   constraint_.exceeded = count > limit;
   constraint_.pressure = constraint_.exceeded || count + 1 >= limit;
-  constraint_.slowdown = options_.write_control == "slowdown" && count > slowdown;
+  constraint_.slowdown = options_.write_control == WriteControl::kSlowdown && count > slowdown;
 }
 
 MergeControl::WriteAdmission MergeControl::AdmitWrite(bool flush_pending) const {

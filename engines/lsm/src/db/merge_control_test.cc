@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "db/test_util.h"
+#include "options/option_test_util.h"
 
 namespace lsm {
 namespace {
@@ -118,7 +119,7 @@ class MergeControlTest : public testing::Test {
  protected:
   void Open(std::vector<policy::MergeOp> ops = {}, const std::string& scheduler = "single",
             bool partitioned = false) {
-    options_.merge_scheduler = scheduler;
+    options_.merge_scheduler = lsm::test::Named<lsm::SchedulerKind>(scheduler);
     std::unique_ptr<sched::MergeScheduler> sched;
     ASSERT_TRUE(sched::NewMergeScheduler(options_, &sched).ok());
     control_ = std::make_unique<MergeControl>(
@@ -171,7 +172,7 @@ TEST_F(MergeControlTest, WritersStopOverTheConstraintOnlyWithSomethingToWaitFor)
 
 TEST_F(MergeControlTest, SlowdownStartsAtTwoThirdsOfTheConstraint) {
   options_.max_components = 6;
-  options_.write_control = "slowdown";
+  options_.write_control = lsm::WriteControl::kSlowdown;
   Open();
   ASSERT_TRUE(Install(Stack(4)));
   EXPECT_EQ(0u, Admit(false).slowdown_micros);
@@ -185,7 +186,7 @@ TEST_F(MergeControlTest, SlowdownStartsAtTwoThirdsOfTheConstraint) {
 
 TEST_F(MergeControlTest, ExplicitSlowdownCount) {
   options_.max_components = 6;
-  options_.write_control = "slowdown";
+  options_.write_control = lsm::WriteControl::kSlowdown;
   options_.slowdown_components = 2;
   Open();
   ASSERT_TRUE(Install(Stack(2)));
@@ -200,7 +201,7 @@ TEST_F(MergeControlTest, PolicyDefaultsGlobalAndLocal) {
   EXPECT_EQ(9u, control_->max_components());
   EXPECT_EQ(4u, control_->constrained_count());
 
-  options_.constraint = "local";
+  options_.constraint = lsm::ConstraintScope::kLocal;
   Open();
   ASSERT_TRUE(Install(Stack(5, {1, 0, 0, 0, 0})));
   EXPECT_EQ(3u, control_->max_components());
