@@ -5,6 +5,7 @@
 #define LSMBENCH_ADAPTERS_ADAPTER_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -27,6 +28,22 @@ using AdapterOptions = std::map<std::string, std::string>;
 // "write_amplification", ... whatever the engine can tell.
 using Metrics = std::map<std::string, double>;
 
+// A flush or merge the engine completed. Times are CLOCK_MONOTONIC
+// nanoseconds (the driver's NowNs()).
+struct EngineEvent {
+  enum class Kind { kFlush, kMerge };
+  Kind kind = Kind::kFlush;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int output_level = 0;         // flushes: 0
+  int deepest_input_level = 0;  // merges
+  uint64_t inputs = 0;          // merges: components merged
+  uint64_t input_bytes = 0;     // merges
+  uint64_t output_bytes = 0;    // bytes written (0 for a merge that only moved data down)
+  uint64_t entries = 0;         // entries flushed, or read by the merge
+  bool moved = false;
+};
+
 // Every method is safe to call from many threads at once.
 class KvAdapter {
  public:
@@ -39,6 +56,9 @@ class KvAdapter {
   // how many were read.
   virtual Status Scan(std::string_view start, size_t count, size_t* returned) = 0;
   virtual Metrics GetMetrics() = 0;
+  // The flushes and merges completed since the last call, in completion
+  // order; none from engines that do not tell (the default).
+  virtual std::vector<EngineEvent> TakeEvents() { return {}; }
   // Flushes what the engine buffers and closes; no other call may follow.
   virtual Status Close() = 0;
 };

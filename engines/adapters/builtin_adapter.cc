@@ -1,8 +1,12 @@
 #include "adapters/builtin_adapter.h"
 
+#include <time.h>
+
+#include <mutex>
 #include <utility>
 
 #include "lsm/db.h"
+#include "lsm/listener.h"
 #include "lsm/option_table.h"
 
 namespace lsmbench {
@@ -11,11 +15,64 @@ namespace {
 
 using V = std::string_view;
 
+int64_t MonotonicNs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Collects the engine's flush and merge events for TakeEvents. The end is
+// taken on the driver's clock when the event arrives; the start from the
+// engine's own duration, so no engine clock needs to match the driver's.
+class EventLog final : public lsm::EventListener {
+ public:
+  void OnFlushCompleted(const lsm::FlushInfo& info) override {
+    EngineEvent e;
+    e.kind = EngineEvent::Kind::kFlush;
+    Stamp(info.start_micros, info.end_micros, &e);
+    e.output_bytes = info.bytes;
+    e.entries = info.entries;
+    Add(e);
+  }
+  void OnMergeCompleted(const lsm::MergeInfo& info) override {
+    EngineEvent e;
+    e.kind = EngineEvent::Kind::kMerge;
+    Stamp(info.start_micros, info.end_micros, &e);
+    e.output_level = info.output_level;
+    e.deepest_input_level = info.deepest_input_level;
+    e.inputs = info.inputs;
+    e.input_bytes = info.input_bytes;
+    e.output_bytes = info.output_bytes;
+    e.entries = info.entries;
+    e.moved = info.moved;
+    Add(e);
+  }
+  std::vector<EngineEvent> Take() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return std::exchange(events_, {});
+  }
+
+ private:
+  static void Stamp(uint64_t start_micros, uint64_t end_micros, EngineEvent* e) {
+    e->end_ns = MonotonicNs();
+    const uint64_t took = end_micros >= start_micros ? end_micros - start_micros : 0;
+    e->start_ns = e->end_ns - static_cast<int64_t>(took) * 1000;
+  }
+  void Add(const EngineEvent& e) {
+    std::lock_guard<std::mutex> lock(mu_);
+    events_.push_back(e);
+  }
+
+  std::mutex mu_;
+  std::vector<EngineEvent> events_;  // GUARDED_BY(mu_)
+};
+
 // Thread-safe because lsm::DB is; the adapter adds no state of its own.
 class BuiltinAdapter final : public KvAdapter {
  public:
-  BuiltinAdapter(std::unique_ptr<lsm::DB> db, bool flush_on_close)
-      : db_(std::move(db)), flush_on_close_(flush_on_close) {}
+  BuiltinAdapter(std::unique_ptr<EventLog> events, std::unique_ptr<lsm::DB> db,
+                 bool flush_on_close)
+      : events_(std::move(events)), db_(std::move(db)), flush_on_close_(flush_on_close) {}
   ~BuiltinAdapter() override { Close(); }
 
   Status Put(V key, V value) override { return db_->Put(key, value); }
@@ -69,6 +126,8 @@ class BuiltinAdapter final : public KvAdapter {
     return m;
   }
 
+  std::vector<EngineEvent> TakeEvents() override { return events_->Take(); }
+
   Status Close() override {
     if (!db_) return Status::OK();
     Status s;
@@ -78,6 +137,7 @@ class BuiltinAdapter final : public KvAdapter {
   }
 
  private:
+  const std::unique_ptr<EventLog> events_;  // outlives db_, which calls it
   std::unique_ptr<lsm::DB> db_;
   const bool flush_on_close_;
 };
@@ -108,10 +168,13 @@ Status OpenBuiltinAdapter(const std::string& dir, const AdapterOptions& options,
   lsm::Options o;
   Status s = ParseBuiltinOptions(options, &o);
   if (!s.ok()) return s;
+  auto events = std::make_unique<EventLog>();
+  o.listener = events.get();
   std::unique_ptr<lsm::DB> db;
   s = lsm::DB::Open(o, dir, &db);
   if (!s.ok()) return s;
-  *adapter = std::make_unique<BuiltinAdapter>(std::move(db), o.wal == lsm::WalMode::kOff);
+  *adapter = std::make_unique<BuiltinAdapter>(std::move(events), std::move(db),
+                                              o.wal == lsm::WalMode::kOff);
   return Status::OK();
 }
 

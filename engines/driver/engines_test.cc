@@ -71,6 +71,52 @@ TEST_P(EngineRunTest, ShortOpenLoopRunProducesMetrics) {
   std::system(("rm -rf " + dir).c_str());
 }
 
+#ifdef LSMBENCH_HAVE_BUILTIN
+// The bundled engine tells each flush and merge; the driver puts them in the
+// interval in which they completed, on the run's clock.
+TEST(EngineEventsTest, BuiltinFlushesAndMergesLandInTheirIntervals) {
+  char tmpl[] = "/tmp/lsm-driver-events-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  std::unique_ptr<KvAdapter> adapter;
+  Status s = OpenAdapter("builtin", dir + "/db", {{"memtable_bytes", "64K"}, {"wal", "off"}},
+                         &adapter);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  RunConfig run = Config(R"({"engine": "builtin", "dir": ")" + dir +
+                         R"(/db", "phase": "testing", "duration_s": 1.5, "interval_ms": 500,
+                         "progress_s": 0, "workload": {"record_count": 20000,
+                         "value_size": 200, "operations": {"insert": 1.0}}})");
+  uint64_t flushes = 0, merges = 0, flushed_entries = 0;
+  bool ordered = true;
+  RunHooks hooks;
+  hooks.on_interval = [&](const IntervalStats& st) {
+    for (const EngineEvent& e : st.events) {
+      const double end_s = static_cast<double>(e.end_ns) * 1e-9;
+      ordered = ordered && e.start_ns <= e.end_ns && end_s <= st.t_end_s + 1e-9;
+      if (e.kind == EngineEvent::Kind::kFlush) {
+        flushes++;
+        flushed_entries += e.entries;
+      } else {
+        merges++;
+      }
+    }
+  };
+  auto result = std::make_unique<RunResult>();
+  RunPhase(run, adapter.get(), hooks, result.get());
+  ASSERT_TRUE(result->error.ok()) << result->error.ToString();
+  const Metrics m = adapter->GetMetrics();
+  ASSERT_TRUE(adapter->Close().ok());
+  printf("builtin: %llu flushes, %llu merges told\n", static_cast<unsigned long long>(flushes),
+         static_cast<unsigned long long>(merges));
+  EXPECT_TRUE(ordered);
+  EXPECT_GE(flushes, 2u);
+  // Events that completed after the last snapshot are not in an interval.
+  EXPECT_LE(flushes, static_cast<uint64_t>(m.at("flushes")));
+  EXPECT_LE(merges, static_cast<uint64_t>(m.at("merges")));
+  EXPECT_LE(flushed_entries, result->total_ops[kInsert]);
+  std::system(("rm -rf " + dir).c_str());
+}
+#endif
+
 std::vector<std::string> RealEngines() {
   std::vector<std::string> engines;
   for (const auto& e : AdapterNames()) {

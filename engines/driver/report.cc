@@ -140,6 +140,26 @@ Json IntervalJson(const RunConfig& config, const IntervalStats& s) {
     if (InMix(config, t) || s.Ops(t) > 0) by_type[OpTypeName(t)] = LatencySummary(s.latency[t]);
   }
   j["latency_us"] = by_type;
+  if (!s.events.empty()) {
+    Json events = Json::array();
+    for (const EngineEvent& e : s.events) {
+      const bool flush = e.kind == EngineEvent::Kind::kFlush;
+      Json ev = {{"kind", flush ? "flush" : "merge"},
+                 {"start_s", static_cast<double>(e.start_ns) * 1e-9},
+                 {"end_s", static_cast<double>(e.end_ns) * 1e-9},
+                 {"output_level", e.output_level},
+                 {"output_bytes", e.output_bytes},
+                 {"entries", e.entries}};
+      if (!flush) {
+        ev["deepest_input_level"] = e.deepest_input_level;
+        ev["inputs"] = e.inputs;
+        ev["input_bytes"] = e.input_bytes;
+        ev["moved"] = e.moved;
+      }
+      events.push_back(std::move(ev));
+    }
+    j["events"] = std::move(events);
+  }
   if (s.open_loop) {
     Json proc = Json::object();
     for (int t = 0; t < kNumOpTypes; t++) {

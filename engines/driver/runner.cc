@@ -106,6 +106,7 @@ class PhaseRun {
   std::vector<std::unique_ptr<WriterStats>> writers_;
   std::vector<std::unique_ptr<QueryStats>> queries_;
   std::vector<Tracked> tracked_;
+  std::vector<EngineEvent> pending_events_;  // told by the engine, not yet in an interval
 
   std::mutex error_mu_;
 };
@@ -311,6 +312,22 @@ void PhaseRun::TakeSnapshot(int64_t now, int64_t interval_start, bool measured,
   out->measured = measured;
   out->open_loop = open_loop_;
   out->engine = adapter_->GetMetrics();
+  // An event that completed after `now` (while this snapshot was taken)
+  // belongs to the next interval.
+  std::vector<EngineEvent> arrived = adapter_->TakeEvents();
+  pending_events_.insert(pending_events_.end(), arrived.begin(), arrived.end());
+  out->events.clear();
+  std::vector<EngineEvent> later;
+  for (EngineEvent& e : pending_events_) {
+    if (e.end_ns > now) {
+      later.push_back(e);
+      continue;
+    }
+    e.start_ns -= start_ns_;
+    e.end_ns -= start_ns_;
+    out->events.push_back(e);
+  }
+  pending_events_ = std::move(later);
 }
 
 void PhaseRun::Progress(const IntervalStats& s, int64_t now) {

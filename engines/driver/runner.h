@@ -46,6 +46,9 @@ struct IntervalStats {
   uint64_t queue_max = 0;     // open loop: max over the 10 ms samples
   uint64_t errors = 0;
   Metrics engine;             // adapter metrics at the end of the interval
+  // Flushes and merges completed in the interval; times are relative to the
+  // start, like t_start_s (ns).
+  std::vector<EngineEvent> events;
 
   double duration_s() const { return t_end_s - t_start_s; }
   uint64_t Ops(int type) const { return latency[type].count(); }

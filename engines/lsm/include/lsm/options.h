@@ -13,6 +13,7 @@
 namespace lsm {
 
 class Env;
+class EventListener;
 
 // Write-ahead logging of acknowledged writes (see the `wal` option).
 enum class WalMode {
@@ -110,6 +111,10 @@ struct Options {
   // File and clock access. nullptr means Env::Default() (POSIX). Not owned.
   // Not a setting, so not in the option table.
   Env* env = nullptr;
+
+  // Told of every completed flush and merge (listener.h); nullptr: nobody.
+  // Not owned. Not a setting either.
+  EventListener* listener = nullptr;
 
 #define LSM_OPTION(Type, name, default_value, kind, min, max, choices, unit, doc) \
   Type name = default_value;

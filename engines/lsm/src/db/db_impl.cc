@@ -555,6 +555,9 @@ void DBImpl::FlushLoop() {
 }
 
 Status DBImpl::FlushMemTable(const std::shared_ptr<MemTable>& imm) {
+  FlushInfo info;
+  info.start_micros = env_->NowMicros();
+  info.entries = imm->NumEntries();
   std::shared_ptr<const Version> base;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -568,7 +571,7 @@ Status DBImpl::FlushMemTable(const std::shared_ptr<MemTable>& imm) {
   it.reset();
   if (!s.ok()) return s;
 
-  std::lock_guard<std::mutex> manifest_lock(manifest_mu_);
+  std::unique_lock<std::mutex> manifest_lock(manifest_mu_);
   std::unique_lock<std::mutex> lock(mu_);
   std::vector<ComponentPtr> stack = version_->stack;
   std::vector<ComponentMeta> added;
@@ -576,6 +579,7 @@ Status DBImpl::FlushMemTable(const std::shared_ptr<MemTable>& imm) {
     stack.push_back(component);
     added.push_back(component->meta());
     counters_.flush_bytes.fetch_add(component->meta().file_size, std::memory_order_relaxed);
+    info.bytes = component->meta().file_size;
   }
   s = LogAndApply(lock, std::move(stack), std::move(added), imm);
   if (!s.ok()) return s;
@@ -590,6 +594,11 @@ Status DBImpl::FlushMemTable(const std::shared_ptr<MemTable>& imm) {
       merge_control_->ComponentsAfterMerges(version_->stack.size()), std::memory_order_relaxed);
   lock.unlock();
   if (imm->wal_number() != 0) env_->RemoveFile(WalFileName(dir_, imm->wal_number()));
+  manifest_lock.unlock();
+  if (options_.listener != nullptr) {
+    info.end_micros = env_->NowMicros();
+    options_.listener->OnFlushCompleted(info);
+  }
   return Status::OK();
 }
 

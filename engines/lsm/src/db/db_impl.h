@@ -19,6 +19,7 @@
 #include "env/io_budget.h"
 #include "log/log_format.h"
 #include "lsm/db.h"
+#include "lsm/listener.h"
 #include "policy/policy.h"
 #include "sched/scheduler.h"
 

@@ -22,6 +22,8 @@ void DBImpl::MergeEnded(const Status& s) {
 }
 
 Status DBImpl::RunMerge(MergeJob* job) {
+  MergeInfo info;
+  info.start_micros = env_->NowMicros();
   std::shared_ptr<const Version> base;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -60,7 +62,7 @@ Status DBImpl::RunMerge(MergeJob* job) {
   }
   if (!s.ok()) return s;
 
-  std::lock_guard<std::mutex> manifest_lock(manifest_mu_);
+  std::unique_lock<std::mutex> manifest_lock(manifest_mu_);
   std::unique_lock<std::mutex> lock(mu_);
   std::vector<ComponentPtr> stack;
   std::vector<ComponentMeta> added;
@@ -82,13 +84,26 @@ Status DBImpl::RunMerge(MergeJob* job) {
     return s;
   }
   counters_.merges.fetch_add(1, std::memory_order_relaxed);
+  info.output_level = job->output_level();
+  info.inputs = inputs.size();
+  info.input_bytes = job->total_input_bytes();
+  info.moved = moved;
+  for (const ComponentPtr& c : inputs) {
+    info.deepest_input_level = std::max(info.deepest_input_level, c->meta().level);
+    info.entries += c->meta().entries;
+  }
   if (!moved) {
     counters_.merge_bytes_read.fetch_add(job->total_input_bytes(), std::memory_order_relaxed);
-    uint64_t written = 0;
-    for (const ComponentPtr& output : outputs) written += output->meta().file_size;
-    counters_.merge_bytes_written.fetch_add(written, std::memory_order_relaxed);
+    for (const ComponentPtr& output : outputs) info.output_bytes += output->meta().file_size;
+    counters_.merge_bytes_written.fetch_add(info.output_bytes, std::memory_order_relaxed);
   }
   ScheduleMerges();
+  lock.unlock();
+  manifest_lock.unlock();
+  if (options_.listener != nullptr) {
+    info.end_micros = env_->NowMicros();
+    options_.listener->OnMergeCompleted(info);
+  }
   return Status::OK();
 }
 
