@@ -1,0 +1,92 @@
+"""cycles.py on synthetic time series with known answers."""
+
+from __future__ import annotations
+
+import random
+
+from lsmbench import cycles
+
+
+def _flush(sealed_s: float, entries: int, took_s: float = 0.4) -> dict:
+    return {"kind": "flush", "sealed_s": sealed_s, "start_s": sealed_s + 0.01,
+            "end_s": sealed_s + took_s, "entries": entries, "output_level": 0,
+            "output_bytes": entries * 1000}
+
+
+def _merge(start_s: float, end_s: float, level: int, input_bytes: int) -> dict:
+    return {"kind": "merge", "start_s": start_s, "end_s": end_s, "output_level": level,
+            "deepest_input_level": level - 1, "inputs": 2, "input_bytes": input_bytes,
+            "output_bytes": input_bytes, "entries": input_bytes // 1000, "moved": False}
+
+
+def _series(evts: list[dict], seconds: int) -> list[dict]:
+    """One-second intervals, each holding the events that ended in it."""
+    ivs = [{"t_start_s": float(i), "t_end_s": float(i + 1), "events": []} for i in range(seconds)]
+    for e in evts:
+        ivs[min(int(e["end_s"]), seconds - 1)]["events"].append(e)
+    return ivs
+
+
+def test_cycle_rate_counts_whole_cycles_only() -> None:
+    # A memtable of 1000 entries sealed every 2.5 s: 400 writes/s exactly,
+    # whatever window is chosen.
+    evts = [_flush(0.5 + 2.5 * k, 1000) for k in range(12)]
+    ivs = _series(evts, 31)
+    for start in (0.0, 1.0, 3.3, 7.9):
+        c = cycles.flush_cycle_throughput(ivs, start)
+        assert c is not None
+        assert abs(c.writes_per_s - 400.0) < 1e-9, (start, c)
+        assert c.writes == 1000 * c.cycles
+        assert c.window_start_s >= start
+    c = cycles.flush_cycle_throughput(ivs, 3.0, to_s=20.0)
+    assert c is not None and c.window_start_s == 3.0 and c.window_end_s == 18.0 and c.cycles == 6
+
+
+def test_cycle_rate_is_stable_where_window_counting_is_quantized() -> None:
+    # Writes arrive in bursts right after each flush (a stall-bound engine):
+    # counting a fixed window moves in whole bursts, the cycle rate does not.
+    seed = random.randrange(1 << 30)
+    print(f"seed {seed}")
+    rng = random.Random(seed)
+    period, entries = 2.3, 3700
+    rates = []
+    for _ in range(5):
+        offset = rng.uniform(0, period)
+        evts = [_flush(offset + period * k, entries) for k in range(20)]
+        ivs = _series(evts, 46)
+        c = cycles.flush_cycle_throughput(ivs, 4.0, to_s=24.0)
+        assert c is not None
+        rates.append(c.writes_per_s)
+    assert max(rates) - min(rates) < 1e-6 * max(rates), rates
+    assert abs(rates[0] - entries / period) < 1e-6 * rates[0]
+
+
+def test_cycle_rate_needs_sealing_times_and_enough_cycles() -> None:
+    evts = [_flush(1.0 + k, 100) for k in range(5)]
+    assert cycles.flush_cycle_throughput(_series(evts, 8), 0.0, min_cycles=5) is None
+    assert cycles.flush_cycle_throughput(_series(evts, 8), 0.0, min_cycles=4) is not None
+    for e in evts:
+        del e["sealed_s"]
+    assert cycles.flush_cycle_throughput(_series(evts, 8), 0.0) is None
+    assert cycles.flush_cycle_throughput([{"t_start_s": 0.0, "t_end_s": 1.0}], 0.0) is None
+
+
+def test_window_without_a_merge_into_the_deepest_level_is_incomplete() -> None:
+    testing = _series([_merge(1, 2, 1, 10 << 20), _merge(3, 9, 2, 80 << 20),
+                       _merge(10, 12, 1, 10 << 20)], 15)
+    shallow = _series([_merge(1, 2, 1, 10 << 20), _merge(5, 6, 1, 11 << 20)], 20)
+    cov = cycles.window_coverage(testing, shallow, 3.0, 20.0)
+    assert cov is not None and not cov.complete
+    assert cov.deepest_level == 2 and cov.merges_into_deepest == 0
+    assert "no merge into level 2" in cov.reason and "80.0 MiB" in cov.reason
+
+    deep = _series([_merge(1, 2, 1, 10 << 20), _merge(2.5, 19.5, 2, 90 << 20)], 20)
+    cov = cycles.window_coverage(testing, deep, 3.0, 18.0)  # spans the whole window
+    assert cov is not None and cov.complete and cov.merges_into_deepest == 1
+    # A deep merge that ended before the window does not count.
+    cov = cycles.window_coverage(testing, deep, 19.6, 20.0)
+    assert cov is not None and not cov.complete
+
+
+def test_no_merge_events_no_coverage_verdict() -> None:
+    assert cycles.window_coverage(_series([], 5), _series([], 5), 0.0, 5.0) is None
