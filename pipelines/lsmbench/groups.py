@@ -36,6 +36,8 @@ from pydantic import BaseModel, Field
 from .points import group_id
 from .stats import Estimate, median_ci
 from .store import STATE_COMPLETE, PointRecord
+from .values import dig as _get
+from .values import number as _num
 
 SUSTAINABLE = "sustainable"
 NOT_SUSTAINABLE = "not-sustainable"
@@ -97,28 +99,8 @@ class Group(BaseModel):
     final_backlog_s: Estimate
     points: list[str]  # the repetitions' point ids, in rep order
 
-    def estimate(self, name: str) -> Estimate:
-        value = getattr(self, name)
-        assert isinstance(value, Estimate)
-        return value
-
 
 # ---------------------------------------------------------------- one repetition
-
-
-def _num(v: Any) -> float | None:
-    if isinstance(v, bool) or not isinstance(v, int | float):
-        return None
-    f = float(v)
-    return f if f == f and abs(f) != float("inf") else None
-
-
-def _get(obj: Any, *path: str) -> Any:
-    for key in path:
-        if not isinstance(obj, dict):
-            return None
-        obj = obj.get(key)
-    return obj
 
 
 def _us_to_s(v: Any) -> float | None:

@@ -27,6 +27,7 @@ from scipy import stats as scipy_stats
 
 from .spec.models import VerdictSpec
 from .stats import MIN_SLOPE_POINTS, Slope, backlog_slope
+from .values import number
 
 
 class VerdictError(ValueError):
@@ -502,16 +503,16 @@ def running_figures(
             achieved = None
     stalls = summary.get("stalls") or {}
     stalled = stalled_seconds(intervals, warmup_s)
-    engine_us = _float(stalls.get("engine_stall_micros"))
+    engine_us = number(stalls.get("engine_stall_micros"))
     latency = summary.get("write_latency_us") or {}
-    p50, p999 = _float(latency.get("p50")), _float(latency.get("p999"))
+    p50, p999 = number(latency.get("p50")), number(latency.get("p999"))
     return RunningFigures(
         utilization=utilization,
         arrival_rate=arrival_rate,
         p99_write_latency_s=p99,
         final_queue_length=float(final_q),
         achieved_rate=achieved,
-        offered_rate=_float(open_loop.get("intended_rate")),
+        offered_rate=number(open_loop.get("intended_rate")),
         window_start_s=window.get("start_s", warmup_s),
         window_end_s=window.get("end_s"),
         max_queue_length=max_q,
@@ -519,18 +520,12 @@ def running_figures(
         backlog_slope=second_half_backlog(intervals, warmup_s),
         stalled_s=stalled[0] if stalled else None,
         window_s=stalled[1] if stalled else None,
-        engine_stall_count=_float(stalls.get("engine_stall_count")),
+        engine_stall_count=number(stalls.get("engine_stall_count")),
         engine_stall_s=engine_us / 1e6 if engine_us is not None else None,
         p50_write_latency_s=p50 / 1e6 if p50 is not None else None,
         p999_write_latency_s=p999 / 1e6 if p999 is not None else None,
         source="; ".join(source),
     )
-
-
-def _float(v: Any) -> float | None:
-    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-        return None
-    return float(v)
 
 
 def _write_histogram(histograms: dict[str, Any]) -> dict[str, Any] | None:

@@ -23,6 +23,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure as MplFigure
 
 from ..groups import point_group
+from ..values import dig as _get
+from ..values import number as _num
 from .load import StoredPhase, StoredPoint
 
 OKABE_ITO: tuple[str, ...] = (
@@ -80,20 +82,6 @@ def _legend(fig: MplFigure, axes: Sequence[Axes]) -> None:
         per_row = 3 if len(axes) > 1 else 2  # a single axis is narrower
         fig.legend(handles, labels, loc="outside lower center", ncols=min(per_row, len(labels)),
                    fontsize="small", frameon=False)
-
-
-def _num(v: Any) -> float | None:
-    if isinstance(v, bool) or not isinstance(v, int | float):
-        return None
-    return float(v) if math.isfinite(v) else None
-
-
-def _get(obj: Any, *path: str) -> Any:
-    for key in path:
-        if not isinstance(obj, dict):
-            return None
-        obj = obj.get(key)
-    return obj
 
 
 def label(pt: StoredPoint) -> str:

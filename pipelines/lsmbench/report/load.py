@@ -9,7 +9,6 @@ one place, :func:`point_row`, so the tests can state what each cell means.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from ..groups import Group, error_text, group_repetitions, make_repetition
 from ..points import phase_name, phase_utilization
 from ..stats import Estimate, median_ci
 from ..store import CAMPAIGN_FILE, POINT_FILE, STATE_COMPLETE
+from ..values import number as _num
 
 
 class ReportError(ValueError):
@@ -237,12 +237,6 @@ NUMERIC_COLUMNS: tuple[str, ...] = (
     "proc_p99_ms", "proc_p999_ms", "stall_count", "stall_s", "write_amplification",
     "avg_components", "max_components",
 )
-
-
-def _num(v: Any) -> float | None:
-    if isinstance(v, bool) or not isinstance(v, int | float):
-        return None
-    return float(v) if math.isfinite(v) else None
 
 
 def _ms(us: Any) -> float | None:
