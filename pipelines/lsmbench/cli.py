@@ -5,7 +5,7 @@
     lsmbench run SPEC [--resume] [--force] [--set k=v ...]
     lsmbench calibrate [--testbed local|SPEC] [--runtime S]
     lsmbench publish RESULTS --to URL
-    lsmbench ls [CAMPAIGN]
+    lsmbench ls [CAMPAIGN] [--repetitions]
     lsmbench testbed up|status|down|calibrate NAME [--file F] [--yes] [--dry-run]
     lsmbench report RESULTS [--compare OTHER] [--out DIR] [--window S]
 
@@ -335,52 +335,16 @@ def cmd_ls(args: argparse.Namespace) -> int:
 
     store = Store(args.results)
     if args.campaign:
-        recs = store.points(args.campaign)
-        if not recs and store.read_campaign(args.campaign) is None:
+        from .listing import campaign_listing, print_listing
+
+        if not store.points(args.campaign) and store.read_campaign(args.campaign) is None:
             print(f"no campaign {args.campaign!r} in {store.root}", file=sys.stderr)
             return EXIT_USAGE
-        rows = []
-        for r in recs:
-            mt = (r.data.get("max_throughput") or {}).get("writes_per_s")
-            v = r.data.get("verdict") or {}
-            rows.append({
-                "point": r.point_id, "state": r.state,
-                "max_write_throughput": mt,
-                "sustainable": v.get("sustainable") if v else None,
-                "p99_write_latency_s": v.get("p99_write_latency_s") if v else None,
-                "published": r.published,
-                "error": (r.data.get("error") or {}).get("message"),
-            })
-        camp = store.read_campaign(args.campaign) or {}
-        planned = len((camp.get("plan") or {}).get("points") or [])
+        data = campaign_listing(store, args.campaign)
         if args.json:
-            _print_json({"campaign": args.campaign, "planned": planned, "points": rows})
-            return EXIT_OK
-        from rich.console import Console
-        from rich.table import Table
-
-        show_pub = any(row["published"] is not None for row in rows)
-        table = Table(box=None, header_style="bold")
-        table.add_column("point", no_wrap=True)
-        for col in ("state", "writes/s", "sustainable", "p99", *(["published"] if show_pub
-                                                                 else [])):
-            table.add_column(col, overflow="fold")
-        for row in rows:
-            p99 = row["p99_write_latency_s"]
-            cells = [
-                row["point"],
-                row["state"] if row["state"] == "complete"
-                else f"{row['state']}: {(row['error'] or '')[:60]}",
-                f"{row['max_write_throughput']:,.0f}" if row["max_write_throughput"] else "-",
-                {True: "yes", False: "NO", None: "-"}[row["sustainable"]],
-                "-" if p99 is None else (f"{p99 * 1000:.1f} ms" if p99 < 1 else f"{p99:.2f} s"),
-            ]
-            if show_pub:
-                cells.append({True: "yes", False: "no", None: "-"}[row["published"]])
-            table.add_row(*cells)
-        Console().print(table)
-        print(f"{len(rows)} of {planned or '?'} planned point(s) stored in "
-              f"{store.campaign_dir(args.campaign)}")
+            _print_json(data)
+        else:
+            print_listing(data, str(store.campaign_dir(args.campaign)), args.repetitions)
         return EXIT_OK
     out = []
     for c in store.campaigns():
@@ -518,6 +482,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("ls", parents=[common], help="campaigns and points in the results store")
     s.add_argument("campaign", nargs="?", default=None)
+    s.add_argument("--repetitions", action="store_true",
+                   help="with CAMPAIGN: list each repetition under its group")
     s.set_defaults(func=cmd_ls)
 
     s = sub.add_parser("report", parents=[common],

@@ -63,15 +63,25 @@ def point_id(params: dict[str, Any], rep: int) -> str:
     unambiguous; ids longer than MAX_ID_LEN keep a prefix plus a hash of the
     full parameters, so they stay unique.
     """
+    return _id_text(params, {"params": params, "rep": rep}, [f"rep={rep}"])
+
+
+def group_id(params: dict[str, Any]) -> str:
+    """The id of a point's group, its repetitions: the point id without 'rep=K'
+    ('policy=tiering,size_ratio=3'); 'all' for a campaign without matrix dimensions."""
+    return _id_text(params, {"params": params}, []) or "all"
+
+
+def _id_text(params: dict[str, Any], hashed: dict[str, Any], tail: list[str]) -> str:
     short: dict[str, str] = {}
     lasts = [k.rsplit(".", 1)[-1] for k in params]
     for k in params:
         last = k.rsplit(".", 1)[-1]
         short[k] = last if lasts.count(last) == 1 else k
     parts = [f"{slug(short[k])}={slug(v)}" for k, v in params.items()]
-    text = ",".join([*parts, f"rep={rep}"])
+    text = ",".join([*parts, *tail])
     if len(text) > MAX_ID_LEN:
-        digest = canonical_hash({"params": params, "rep": rep}, 10)
+        digest = canonical_hash(hashed, 10)
         text = f"{text[: MAX_ID_LEN - 12].rstrip(',=')}~{digest}"
     return text
 

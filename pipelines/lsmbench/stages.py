@@ -260,7 +260,11 @@ class PointPipeline:
                                      out.histograms, warmup_s=ph.warmup)
         except vd.VerdictError as e:
             raise PointFailed(f"{phase_dir}-verdict", str(e)) from e
-        v = vd.judge(fig, self.spec.verdict.p99_write_latency, self.spec.verdict.max_backlog)
+        bounds = self.spec.verdict
+        v = vd.judge(fig, bounds.p99_write_latency, bounds.max_backlog,
+                     max_backlog_growth=bounds.max_backlog_growth,
+                     max_stalled_fraction=bounds.max_stalled_fraction,
+                     max_rate_shortfall=bounds.max_rate_shortfall)
         record = v.to_json()
         record["phase"] = phase_dir
         record["figures_source"] = fig.source

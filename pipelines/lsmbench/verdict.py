@@ -4,9 +4,12 @@
   writes completed in the measured window divided by the window's length,
   the window being the phase without its warm-up (by default the first 1/6,
   as the paper excluded 20 of 120 minutes).
-* :func:`judge` — the running phase's verdict: sustainable when the p99 write
-  latency (from each write's *intended* arrival) is under a bound and the
-  backlog at the end is under ``max_backlog`` seconds of arrivals.
+* :func:`judge` -- the running phase's verdict, from the whole run rather than one
+  percentile: the p99 write latency (from each write's *intended* arrival) under a bound, the
+  final backlog under ``max_backlog`` seconds of arrivals, no steady growth of the backlog over
+  the second half of the window (Theil-Sen slope with a 95 % interval, :mod:`lsmbench.stats`),
+  little time with writes stalled, and the achieved rate close to the offered one. The verdict
+  names the criteria that failed.
 
 Nothing here reads files or clocks: the inputs are the parsed
 ``timeseries.jsonl`` lines, ``summary.json`` and ``histograms.json``
@@ -16,8 +19,15 @@ Nothing here reads files or clocks: the inputs are the parsed
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from scipy import stats as scipy_stats
+
+from .spec.models import VerdictSpec
+from .stats import MIN_SLOPE_POINTS, Slope, backlog_slope
+from .values import number
 
 
 class VerdictError(ValueError):
@@ -140,9 +150,19 @@ def max_throughput(intervals: list[dict[str, Any]], warmup_s: float,
 
 # ---------------------------------------------------------------- verdict
 
+# The defaults of the spec's verdict: fields (VerdictSpec says what each means).
+_DEFAULTS = VerdictSpec()
+DEFAULT_P99_LIMIT_S = _DEFAULTS.p99_write_latency
+DEFAULT_MAX_BACKLOG_S = _DEFAULTS.max_backlog
+DEFAULT_MAX_BACKLOG_GROWTH = _DEFAULTS.max_backlog_growth
+DEFAULT_MAX_STALLED_FRACTION = _DEFAULTS.max_stalled_fraction
+DEFAULT_MAX_RATE_SHORTFALL = _DEFAULTS.max_rate_shortfall
 
-@dataclass
-class RunningFigures:
+VERDICT_SCHEMA = "lsmbench.verdict/2"
+CRITERIA: tuple[str, ...] = ("p99", "final_backlog", "backlog_growth", "stalls", "achieved_rate")
+
+
+class RunningFigures(BaseModel):
     """What the verdict is computed from, extracted from one running phase's outputs."""
 
     utilization: float
@@ -150,99 +170,254 @@ class RunningFigures:
     p99_write_latency_s: float | None  # from intended arrival: queueing + processing
     final_queue_length: float  # writes arrived but not yet started at the end
     achieved_rate: float | None = None
+    offered_rate: float | None = None  # intended arrivals / window (exact); else arrival_rate
     window_start_s: float | None = None
     window_end_s: float | None = None
     max_queue_length: float | None = None
     queue_slope_per_s: float | None = None  # least-squares trend of the queue (informative)
+    backlog_slope: Slope | None = None  # Theil-Sen over the second half, with its interval
+    stalled_s: float | None = None  # intervals with no completed write although writes waited
+    window_s: float | None = None  # the measured window's length (regular intervals)
+    engine_stall_count: float | None = None
+    engine_stall_s: float | None = None
+    p50_write_latency_s: float | None = None
+    p999_write_latency_s: float | None = None
     source: str = ""
 
 
-@dataclass
-class Verdict:
+class Criterion(BaseModel):
+    """One test of the verdict: passed (True), failed (False) or not computable (None)."""
+
+    name: str
+    ok: bool | None
+    value: float | None = None
+    limit: float | None = None
+    reason: str
+
+
+class Verdict(BaseModel):
+    """A running phase's verdict: every criterion, which failed, and the numbers behind them.
+
+    Stored as verdict.json and in point.json; records written before the criteria existed
+    have only the fields up to ``reasons`` (readers take the others as absent)."""
+
     sustainable: bool
     utilization: float
     arrival_rate: float
     p99_write_latency_s: float | None
     p99_limit_s: float
     final_queue_length: float
-    queue_limit: float  # max_backlog_s x arrival_rate
+    queue_limit: float  # max_backlog_s x arrival rate
     max_backlog_s: float
     achieved_rate: float | None
     window_start_s: float | None
     window_end_s: float | None
     queue_slope_per_s: float | None
-    reasons: list[str] = field(default_factory=list)
+    reasons: list[str] = Field(default_factory=list)
+    schema_: str = Field(default=VERDICT_SCHEMA, alias="schema")
+    failed: list[str] = Field(default_factory=list)  # names of the failed criteria
+    criteria: list[Criterion] = Field(default_factory=list)
+    offered_rate: float | None = None
+    backlog_slope: Slope | None = None
+    max_backlog_growth: float = DEFAULT_MAX_BACKLOG_GROWTH
+    stalled_s: float | None = None
+    window_s: float | None = None
+    max_stalled_fraction: float = DEFAULT_MAX_STALLED_FRACTION
+    max_rate_shortfall: float = DEFAULT_MAX_RATE_SHORTFALL
+    engine_stall_count: float | None = None
+    engine_stall_s: float | None = None
+    p50_write_latency_s: float | None = None
+    p999_write_latency_s: float | None = None
+    final_backlog_s: float | None = None  # final queue in seconds of arrivals
+
+    model_config = ConfigDict(populate_by_name=True)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return self.model_dump(by_alias=True)
 
     def summary(self) -> str:
         word = "sustainable" if self.sustainable else "NOT sustainable"
-        return f"{word} at {self.utilization:g} x max: " + "; ".join(self.reasons)
+        failed = f" (failed: {', '.join(self.failed)})" if self.failed else ""
+        return f"{word} at {self.utilization:g} x max{failed}: " + "; ".join(self.reasons)
 
 
-def _fmt_s(v: float) -> str:
+def fmt_seconds(v: float) -> str:
     return f"{v * 1000:.1f} ms" if v < 1 else f"{v:.3g} s"
 
 
-def judge(fig: RunningFigures, p99_limit_s: float = 1.0, max_backlog_s: float = 1.0) -> Verdict:
-    """Sustainable iff p99 write latency <= limit and final queue < max_backlog_s of arrivals."""
-    reasons = []
-    ok = True
-    if fig.p99_write_latency_s is None:
-        ok = False
-        reasons.append("no write completed in the measured window (p99 unknown)")
-    elif fig.p99_write_latency_s <= p99_limit_s:
-        reasons.append(f"p99 write latency {_fmt_s(fig.p99_write_latency_s)} <= "
-                       f"{_fmt_s(p99_limit_s)}")
-    else:
-        ok = False
-        reasons.append(f"p99 write latency {_fmt_s(fig.p99_write_latency_s)} > "
-                       f"{_fmt_s(p99_limit_s)}")
+def _p99_criterion(p99: float | None, limit_s: float) -> Criterion:
+    if p99 is None:
+        return Criterion(name="p99", ok=False, limit=limit_s,
+                         reason="no write completed in the measured window (p99 unknown)")
+    ok = p99 <= limit_s
+    return Criterion(name="p99", ok=ok, value=p99, limit=limit_s,
+                     reason=f"p99 write latency {fmt_seconds(p99)} {'<=' if ok else '>'} "
+                            f"{fmt_seconds(limit_s)}")
+
+
+def _final_backlog_criterion(fig: RunningFigures, max_backlog_s: float) -> Criterion:
     limit = max_backlog_s * fig.arrival_rate
-    if fig.final_queue_length < limit or (limit == 0 and fig.final_queue_length == 0):
-        reasons.append(f"final queue {fig.final_queue_length:.0f} writes < {max_backlog_s:g} s "
-                       f"of arrivals ({limit:.0f})")
+    q = fig.final_queue_length
+    ok = q < limit or (limit == 0 and q == 0)
+    text = (f"final queue {q:.0f} writes < {max_backlog_s:g} s of arrivals ({limit:.0f})" if ok
+            else f"final queue {q:.0f} writes >= {max_backlog_s:g} s of arrivals ({limit:.0f}): "
+                 "the backlog grows")
+    return Criterion(name="final_backlog", ok=ok, value=q, limit=limit, reason=text)
+
+
+def _growth_criterion(fig: RunningFigures, max_growth: float) -> Criterion:
+    s = fig.backlog_slope
+    if s is None:
+        return Criterion(name="backlog_growth", ok=None,
+                         reason="backlog trend not computed (fewer than "
+                                f"{MIN_SLOPE_POINTS} intervals in the second half)")
+    rate = fig.offered_rate or fig.arrival_rate
+    limit = max_growth * rate
+    ok = s.ci_low <= limit
+    ci = f"{s.slope:+.3g} writes/s (95 % CI {s.ci_low:+.3g} .. {s.ci_high:+.3g})"
+    span = f"over {s.from_s:.3g}..{s.to_s:.3g} s"
+    if ok:
+        text = f"backlog trend {ci} {span}: no steady growth above {limit:.3g} writes/s"
     else:
-        ok = False
-        reasons.append(f"final queue {fig.final_queue_length:.0f} writes >= {max_backlog_s:g} s "
-                       f"of arrivals ({limit:.0f}): the backlog grows")
+        text = (f"backlog grows steadily: {ci} {span}, above {limit:.3g} writes/s "
+                f"({max_growth:g} s of arrivals per second)")
+    return Criterion(name="backlog_growth", ok=ok, value=s.ci_low, limit=limit, reason=text)
+
+
+def _stall_criterion(fig: RunningFigures, max_fraction: float) -> Criterion:
+    if fig.stalled_s is None or not fig.window_s:
+        return Criterion(name="stalls", ok=None,
+                         reason="stalled time not computed (no time series)")
+    frac = fig.stalled_s / fig.window_s
+    ok = frac <= max_fraction
+    text = (f"writes stalled {fig.stalled_s:.3g} s of {fig.window_s:.3g} s ({frac:.1%}, "
+            f"{'<=' if ok else '>'} {max_fraction:.1%}): intervals with no completed write "
+            "while writes waited")
+    return Criterion(name="stalls", ok=ok, value=frac, limit=max_fraction, reason=text)
+
+
+def _rate_criterion(fig: RunningFigures, max_shortfall: float) -> Criterion:
+    offered = fig.offered_rate or fig.arrival_rate
+    if fig.achieved_rate is None or offered <= 0:
+        return Criterion(name="achieved_rate", ok=None,
+                         reason="achieved rate not computed")
+    ratio = fig.achieved_rate / offered
+    ok = ratio >= 1 - max_shortfall
+    text = (f"achieved {fig.achieved_rate:.0f} of {offered:.0f} writes/s offered ({ratio:.1%}, "
+            f"{'>=' if ok else '<'} {1 - max_shortfall:.0%})")
+    return Criterion(name="achieved_rate", ok=ok, value=ratio, limit=1 - max_shortfall,
+                     reason=text)
+
+
+def judge(fig: RunningFigures, p99_limit_s: float = DEFAULT_P99_LIMIT_S,
+          max_backlog_s: float = DEFAULT_MAX_BACKLOG_S, *,
+          max_backlog_growth: float = DEFAULT_MAX_BACKLOG_GROWTH,
+          max_stalled_fraction: float = DEFAULT_MAX_STALLED_FRACTION,
+          max_rate_shortfall: float = DEFAULT_MAX_RATE_SHORTFALL) -> Verdict:
+    """Sustainable iff no criterion fails (one that cannot be computed does not fail):
+
+    * p99 write latency <= p99_limit_s;
+    * the final queue < max_backlog_s of arrivals;
+    * the queue does not grow steadily over the second half of the window: the lower end of
+      the 95 % interval of its Theil-Sen slope is at most max_backlog_growth x offered rate;
+    * intervals with no completed write while writes waited make up at most
+      max_stalled_fraction of the window;
+    * the achieved rate is at least (1 - max_rate_shortfall) x the offered rate.
+    """
+    criteria = [
+        _p99_criterion(fig.p99_write_latency_s, p99_limit_s),
+        _final_backlog_criterion(fig, max_backlog_s),
+        _growth_criterion(fig, max_backlog_growth),
+        _stall_criterion(fig, max_stalled_fraction),
+        _rate_criterion(fig, max_rate_shortfall),
+    ]
+    failed = [c.name for c in criteria if c.ok is False]
     return Verdict(
-        sustainable=ok,
+        sustainable=not failed,
         utilization=fig.utilization,
         arrival_rate=fig.arrival_rate,
         p99_write_latency_s=fig.p99_write_latency_s,
         p99_limit_s=p99_limit_s,
         final_queue_length=fig.final_queue_length,
-        queue_limit=limit,
+        queue_limit=max_backlog_s * fig.arrival_rate,
         max_backlog_s=max_backlog_s,
         achieved_rate=fig.achieved_rate,
         window_start_s=fig.window_start_s,
         window_end_s=fig.window_end_s,
         queue_slope_per_s=fig.queue_slope_per_s,
-        reasons=reasons,
+        reasons=[c.reason for c in criteria],
+        failed=failed,
+        criteria=criteria,
+        offered_rate=fig.offered_rate,
+        backlog_slope=fig.backlog_slope,
+        max_backlog_growth=max_backlog_growth,
+        stalled_s=fig.stalled_s,
+        window_s=fig.window_s,
+        max_stalled_fraction=max_stalled_fraction,
+        max_rate_shortfall=max_rate_shortfall,
+        engine_stall_count=fig.engine_stall_count,
+        engine_stall_s=fig.engine_stall_s,
+        p50_write_latency_s=fig.p50_write_latency_s,
+        p999_write_latency_s=fig.p999_write_latency_s,
+        final_backlog_s=(fig.final_queue_length / fig.arrival_rate
+                         if fig.arrival_rate > 0 else None),
     )
 
 
-def queue_slope(intervals: list[dict[str, Any]], from_s: float = 0.0) -> float | None:
-    """Least-squares slope (writes/s) of the queue length over time; None if < 2 points."""
-    pts = []
+def _queue_points(intervals: list[dict[str, Any]], from_s: float) -> tuple[list[float],
+                                                                          list[float]]:
+    """(interval end times, queue length at each end) of the intervals ending at or after
+    from_s that report a queue."""
+    ts, qs = [], []
     for iv in intervals:
         q = (iv.get("queue") or {}).get("length")
         if q is None:
             continue
         _, end = _span(iv)
-        if end >= from_s:
-            pts.append((end, float(q)))
-    if len(pts) < 2:
+        if end + 1e-6 >= from_s:
+            ts.append(end)
+            qs.append(float(q))
+    return ts, qs
+
+
+def queue_slope(intervals: list[dict[str, Any]], from_s: float = 0.0) -> float | None:
+    """Least-squares slope (writes/s) of the queue length over time; None if < 2 points."""
+    ts, qs = _queue_points(intervals, from_s)
+    if len(ts) < 2 or max(ts) == min(ts):
         return None
-    n = len(pts)
-    mx = sum(t for t, _ in pts) / n
-    my = sum(q for _, q in pts) / n
-    sxx = sum((t - mx) ** 2 for t, _ in pts)
-    if sxx == 0:
+    return float(scipy_stats.linregress(ts, qs).slope)
+
+
+def second_half_backlog(intervals: list[dict[str, Any]], warmup_s: float = 0.0) -> Slope | None:
+    """Theil-Sen trend of the queue, with its 95 % interval, over the second half of the
+    measured window (the regular intervals after the warm-up): the first half is where a
+    queue may still be settling; a trend that persists into the second half is growth."""
+    measured = [iv for iv in intervals if not iv.get("drain") and _span(iv)[0] + 1e-6 >= warmup_s]
+    if not measured:
         return None
-    return sum((t - mx) * (q - my) for t, q in pts) / sxx
+    start, end = _span(measured[0])[0], _span(measured[-1])[1]
+    ts, qs = _queue_points(measured, (start + end) / 2)
+    return backlog_slope(ts, qs)
+
+
+def stalled_seconds(intervals: list[dict[str, Any]], warmup_s: float = 0.0
+                    ) -> tuple[float, float] | None:
+    """(seconds of the measured window in intervals where no write completed although writes
+    were waiting, the window's length) over the regular intervals after the warm-up; None
+    without intervals."""
+    stalled = window = 0.0
+    seen = False
+    for iv in intervals:
+        start, end = _span(iv)
+        if iv.get("drain") or start + 1e-6 < warmup_s or end <= start:
+            continue
+        seen = True
+        window += end - start
+        queue = iv.get("queue") or {}
+        waiting = max(float(queue.get("max") or 0), float(queue.get("length") or 0)) > 0
+        if _writes(iv) == 0 and waiting:
+            stalled += end - start
+    return (stalled, window) if seen else None
 
 
 def p99_from_timeseries(intervals: list[dict[str, Any]], from_s: float = 0.0) -> float | None:
@@ -326,16 +501,29 @@ def running_figures(
             achieved = max_throughput(intervals, warmup_s).writes_per_s
         except VerdictError:
             achieved = None
+    stalls = summary.get("stalls") or {}
+    stalled = stalled_seconds(intervals, warmup_s)
+    engine_us = number(stalls.get("engine_stall_micros"))
+    latency = summary.get("write_latency_us") or {}
+    p50, p999 = number(latency.get("p50")), number(latency.get("p999"))
     return RunningFigures(
         utilization=utilization,
         arrival_rate=arrival_rate,
         p99_write_latency_s=p99,
         final_queue_length=float(final_q),
         achieved_rate=achieved,
+        offered_rate=number(open_loop.get("intended_rate")),
         window_start_s=window.get("start_s", warmup_s),
         window_end_s=window.get("end_s"),
         max_queue_length=max_q,
         queue_slope_per_s=queue_slope(regular, warmup_s),
+        backlog_slope=second_half_backlog(intervals, warmup_s),
+        stalled_s=stalled[0] if stalled else None,
+        window_s=stalled[1] if stalled else None,
+        engine_stall_count=number(stalls.get("engine_stall_count")),
+        engine_stall_s=engine_us / 1e6 if engine_us is not None else None,
+        p50_write_latency_s=p50 / 1e6 if p50 is not None else None,
+        p999_write_latency_s=p999 / 1e6 if p999 is not None else None,
         source="; ".join(source),
     )
 

@@ -151,7 +151,8 @@ def test_ls(capsys, tmp_path):
     assert json.loads(out)["campaigns"] == [{"campaign": "c1", "planned": 3, "complete": 1,
                                              "failed": 1, "unpublished": 1, "last_run": 1.0}]
     code, out, _ = cli(capsys, "ls", "c1", "--results", str(tmp_path))
-    assert code == 0 and "1,234" in out and "failed: boom" in out
+    # Hand-made points without params/rep are groups of their own; a failed one is named.
+    assert code == 0 and "1,234" in out and "b failed, not counted: testing: boom" in out
     assert "2 of 3 planned point(s)" in out
     code, _, err = cli(capsys, "ls", "nope", "--results", str(tmp_path))
     assert code == 2 and "no campaign 'nope'" in err

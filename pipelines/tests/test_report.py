@@ -430,3 +430,113 @@ def test_chromium_check_sees_console_errors(report, tmp_path):
         "</body>", "<script>undefinedFunction();</script></body>"))
     _, console = chromium_dom(broken, tmp_path / "broken")
     assert any("undefinedFunction is not defined" in ln for ln in console)
+
+
+# -- repetitions: one group, one line with a band -------------------------------------------------
+
+
+def add_repetition(camp: Path, pid: str, rep: int, scale: float, sustainable: bool) -> str:
+    """A copy of a recorded point as repetition `rep`: its writes (testing and running) and its
+    maximum throughput scaled by `scale`, its headline verdict set to `sustainable`."""
+    new_id = pid.replace("rep=0", f"rep={rep}")
+    shutil.copytree(camp / pid, camp / new_id)
+    d = camp / new_id
+    point = json.loads((d / "point.json").read_text())
+    point.update(point=new_id, rep=rep, index=point["index"] + 10 * rep)
+    point["max_throughput"]["writes_per_s"] *= scale
+    point["verdict"]["sustainable"] = sustainable
+    point["verdict"]["p99_write_latency_s"] *= scale
+    (d / "point.json").write_text(json.dumps(point))
+    for phase in ("testing", point["verdict"]["phase"]):
+        ts = d / phase / "timeseries.jsonl"
+        ivs = [json.loads(x) for x in ts.read_text().splitlines()]
+        for iv in ivs:
+            iv["ops"]["writes"] *= scale
+        ts.write_text("".join(json.dumps(iv) + "\n" for iv in ivs))
+    return new_id
+
+
+@pytest.fixture(scope="module")
+def repeated(tmp_path_factory):
+    """The fixture with the tiering point repeated three times, one repetition unsustainable."""
+    camp = copy_fixture(tmp_path_factory.mktemp("rep") / "report-fixture")
+    pid = GOOD_POINTS[0]
+    add_repetition(camp, pid, 1, 1.5, True)
+    add_repetition(camp, pid, 2, 0.5, False)
+    return camp, build_report(camp, camp.parent)
+
+
+def test_group_table_has_median_ci_verdict_and_agreement(repeated):
+    camp, files = repeated
+    html = files.html.read_text()
+    rows = parse(html).tables["group-table"][1:]
+    group = GOOD_POINTS[0].replace(",rep=0", "")
+    assert [r["attrs"]["data-group"] for r in rows] == [
+        group, FAILED_POINT.replace(",rep=0", ""), GOOD_POINTS[1].replace(",rep=0", "")]
+    row = rows[0]
+    cells = {a["data-key"]: (a, text) for a, text in row["cells"] if "data-key" in a}
+    tps = sorted(json.loads((camp / GOOD_POINTS[0].replace("rep=0", f"rep={i}") / "point.json")
+                            .read_text())["max_throughput"]["writes_per_s"] for i in range(3))
+    a, text = cells["max_write_throughput"]
+    assert float(a["data-value"]) == pytest.approx(tps[1], rel=1e-12)  # the median
+    assert float(a["data-ci-low"]) == pytest.approx(tps[0], rel=1e-12)  # 3 runs: min..max
+    assert float(a["data-ci-high"]) == pytest.approx(tps[2], rel=1e-12)
+    assert f"[{tps[0]:,.0f}\u2013{tps[2]:,.0f} (75%)]" in text
+    assert cells["verdict"][1] == "inconclusive"
+    assert cells["agree"][1] == "2 of 3 sustainable"
+    assert cells["runs"][1] == "3"
+    assert "2 of 3 repetitions sustainable" in row["cells"][-1][1]
+    # The single-repetition group has a median but no interval.
+    single = {a["data-key"]: a for a, _ in rows[2]["cells"] if "data-key" in a}
+    assert single["max_write_throughput"]["data-ci-low"] == ""
+    # Every repetition stays reachable, below, in a collapsed details section.
+    reps = [r["attrs"]["data-point"] for r in parse(html).tables["summary-table"][1:]]
+    assert len(reps) == 5 and GOOD_POINTS[0].replace("rep=0", "rep=2") in reps
+    assert '<details id="repetitions">' in html
+    md = files.markdown.read_text()
+    line = next(x for x in md.splitlines() if x.startswith(f"| {group} |"))
+    assert "*inconclusive*" in line and "2 of 3 sustainable" in line
+    assert f"{tps[1]:,.0f} [{tps[0]:,.0f}\u2013{tps[2]:,.0f} (75%)]" in line
+    assert "<details><summary>Every repetition (5 points)</summary>" in md
+
+
+def test_a_group_is_one_line_with_a_min_max_band():
+    from lsmbench.report.figures import Style, band, draw_group, plot_groups
+    from matplotlib.collections import PolyCollection
+    from matplotlib.figure import Figure as MplFigure
+
+    a = ([1.0, 2.0, 3.0], [10.0, 20.0, 30.0])
+    b = ([1.01, 2.0, 3.02], [14.0, 16.0, 50.0])
+    c = ([1.0, 1.99], [12.0, 18.0])
+    xs, med, lo, hi = band([a, b, c], 1.0)
+    assert med == [12.0, 18.0, 40.0] and lo == [10.0, 16.0, 30.0] and hi == [14.0, 20.0, 50.0]
+    assert xs[0] == pytest.approx(1.0033333, rel=1e-6) and len(xs) == 3
+    ax = MplFigure().subplots()
+    st = Style("#0072B2", "-", "o")
+    assert draw_group(ax, [a, b, c], 1.0, st, "g (3 runs)")
+    assert len(ax.lines) == 1 and list(ax.lines[0].get_ydata()) == med
+    assert len(ax.collections) == 1 and isinstance(ax.collections[0], PolyCollection)  # band
+    ax1 = MplFigure().subplots()
+    assert draw_group(ax1, [a], 1.0, st, "g")  # one repetition: its line, no band
+    assert len(ax1.lines) == 1 and len(ax1.collections) == 0
+    assert not draw_group(ax1, [([], [])], 1.0, st, "g")
+    pts = [_point("a", {}), _point("b", {}), _point("a", {})]
+    for i, p in enumerate(pts):
+        p.record["rep"] = i
+    assert [(g.label, len(g.points)) for g in plot_groups(pts)] == [
+        ("policy=a (2 runs)", 2), ("policy=b", 1)]
+
+
+def test_repeated_report_in_headless_chromium_with_a_screenshot(repeated, tmp_path):
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium not installed")
+    _, files = repeated
+    dom, console = chromium_dom(files.html, tmp_path / "dom")
+    assert console == [], "\n".join(console)
+    assert 'data-probe-sorted="ascending"' in dom
+    shot = tmp_path / "repeated.png"
+    r = _chromium(["--window-size=1400,2000", f"--screenshot={shot}", files.html.as_uri()],
+                  tmp_path / "shot-profile")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert png_size(shot.read_bytes()) == (1400, 2000) and shot.stat().st_size > 50_000
+    print(f"screenshot: {shot}")

@@ -53,6 +53,9 @@ def test_defaults_are_the_papers():
     assert spec.phases.running.utilization == 0.95
     assert spec.verdict.p99_write_latency == 1.0
     assert spec.verdict.max_backlog == 1.0
+    # The whole-run criteria: 1 s of arrivals gained per 1000 s, 1 % stalled, 10 % short.
+    assert (spec.verdict.max_backlog_growth, spec.verdict.max_stalled_fraction,
+            spec.verdict.max_rate_shortfall) == (0.001, 0.01, 0.10)
     assert spec.throttle.enabled is False
     assert spec.testbed.type == "local"
     assert spec.engine.name == "builtin"
@@ -151,6 +154,10 @@ BAD = [
      "set 'utilization' instead"),
     ({"phases": {"running": {"start": "fresh"}}},
      "phases.running.start: unknown value 'fresh' (choose from: snapshot, reload, continue)"),
+    ({"verdict": {"max_stalled_fraction": 2}},
+     "verdict.max_stalled_fraction: must be less than or equal to 1 (got 2)"),
+    ({"verdict": {"max_backlog_growth": -0.1}},
+     "verdict.max_backlog_growth: must be greater than or equal to 0 (got -0.1)"),
     ({"throttle": {"write_bps": "fast"}},
      "throttle.write_bps: bad write_bps value 'fast': use bytes per second (52428800), a rate "
      "with a unit (100MB/s, 100MiB/s, 1.5GB/s; MB = 10^6, MiB = 2^20 bytes) or a percentage of "

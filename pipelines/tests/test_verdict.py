@@ -102,8 +102,12 @@ def test_sustainable_when_both_bounds_hold():
     v = judge(fig(0.020, 50), p99_limit_s=1.0, max_backlog_s=1.0)
     assert v.sustainable
     assert v.queue_limit == pytest.approx(1000)
-    assert v.reasons == ["p99 write latency 20.0 ms <= 1 s",
-                         "final queue 50 writes < 1 s of arrivals (1000)"]
+    assert v.reasons[:2] == ["p99 write latency 20.0 ms <= 1 s",
+                             "final queue 50 writes < 1 s of arrivals (1000)"]
+    # Without a time series the other criteria cannot be computed: said, and not failed.
+    assert [c.name for c in v.criteria if c.ok is None] == ["backlog_growth", "stalls",
+                                                            "achieved_rate"]
+    assert all("not computed" in r for r in v.reasons[2:]) and v.failed == []
 
 
 def test_p99_over_the_bound_is_not_sustainable():
@@ -223,3 +227,99 @@ def test_final_queue_is_taken_before_a_drain():
     assert f.final_queue_length == 900
     assert not judge(f, 1.0, 1.0).sustainable
     assert f.queue_slope_per_s == pytest.approx(450)
+
+
+# ---------------------------------------------------------------- the whole-run criteria
+
+SEED = 20261124  # the noise below is seeded: every run of the tests sees the same series
+
+
+def open_loop_run(queues, *, rate=1000.0, writes=None):
+    """A running phase of 1 s intervals at `rate` arrivals/s with the given queue lengths."""
+    writes = writes or [rate] * len(queues)
+    return [interval(i, w, queue=float(q), p99_us=20_000, arrivals=rate)
+            for i, (q, w) in enumerate(zip(queues, writes, strict=True))]
+
+
+def verdict_of(series, rate=1000.0, **bounds):
+    f = running_figures(0.95, rate, series, None, None)
+    return judge(f, 1.0, 1.0, **bounds)
+
+
+def test_slowly_growing_backlog_is_not_sustainable():
+    import numpy as np
+
+    print(f"seed {SEED}")
+    rng = np.random.default_rng(SEED)
+    t = np.arange(1, 121)
+    # +4 writes/s at 1000 arrivals/s: after 120 s the queue holds ~480 writes, under the
+    # final-backlog bound of 1 s of arrivals (1000): only the trend gives it away.
+    queues = np.clip(4 * t + rng.normal(0, 20, t.size), 0, None)
+    v = verdict_of(open_loop_run(queues))
+    assert v.final_queue_length < 1000
+    assert not v.sustainable and v.failed == ["backlog_growth"]
+    s = v.backlog_slope
+    assert s is not None and s.ci_low <= 4 <= s.ci_high and s.ci_low > 1.0
+    assert s.from_s == pytest.approx(60) and s.to_s == pytest.approx(120)
+    assert "backlog grows steadily" in v.reasons[2]
+    # The tolerance is a spec field: 1 % of the offered rate per second lets it pass.
+    assert verdict_of(open_loop_run(queues), max_backlog_growth=0.01).sustainable
+
+
+def test_noisy_flat_backlog_is_sustainable():
+    import numpy as np
+
+    print(f"seed {SEED}")
+    rng = np.random.default_rng(SEED)
+    queues = np.abs(rng.normal(200, 150, 120))  # noisy, heavy, but no trend
+    queues[100] = 900  # and a burst near the end (not steady growth)
+    v = verdict_of(open_loop_run(queues))
+    assert v.sustainable, v.reasons
+    s = v.backlog_slope
+    assert s is not None and s.ci_low <= 0 <= s.ci_high
+
+
+def test_backlog_growth_in_the_first_half_only_is_not_counted():
+    # A queue that builds while the engine warms up, then holds steady.
+    queues = [min(50 * i, 600) for i in range(60)]
+    v = verdict_of(open_loop_run(queues))
+    assert v.sustainable, v.reasons
+    assert v.backlog_slope is not None and v.backlog_slope.slope == 0
+
+
+def test_stalled_intervals_count_when_writes_waited():
+    rate = 1000.0
+    queues = [0] * 20 + [1000, 2000] + [0] * 78
+    writes = [rate] * 20 + [0, 0] + [3 * rate] + [rate] * 77
+    v = verdict_of(open_loop_run(queues, writes=writes))
+    assert v.stalled_s == pytest.approx(2) and v.window_s == pytest.approx(100)
+    assert "stalls" in v.failed  # 2 % of the window > 1 %
+    assert verdict_of(open_loop_run(queues, writes=writes),
+                      max_stalled_fraction=0.02).failed == []
+    # An interval without arrivals and without writes is idle, not stalled.
+    idle = open_loop_run([0] * 10, writes=[rate] * 5 + [0] * 5)
+    for iv in idle[5:]:
+        iv["queue"] = {"length": 0, "max": 0, "arrivals": 0}
+    assert verdict_of(idle).stalled_s == 0
+
+
+def test_achieved_rate_far_under_the_offered_rate_fails():
+    f = RunningFigures(utilization=0.95, arrival_rate=1000, p99_write_latency_s=0.01,
+                       final_queue_length=0, achieved_rate=850, offered_rate=1000)
+    v = judge(f)
+    assert v.failed == ["achieved_rate"] and "85.0%" in v.reasons[4]
+    f = f.model_copy(update={"achieved_rate": 950})
+    assert judge(f).sustainable
+
+
+def test_verdict_json_names_failed_criteria_and_reads_back():
+    from lsmbench.verdict import Verdict
+
+    f = RunningFigures(utilization=0.95, arrival_rate=1000, p99_write_latency_s=2.0,
+                       final_queue_length=5000, achieved_rate=500, offered_rate=1000)
+    d = judge(f).to_json()
+    assert d["schema"] == "lsmbench.verdict/2" and d["sustainable"] is False
+    assert d["failed"] == ["p99", "final_backlog", "achieved_rate"]
+    assert [c["name"] for c in d["criteria"]] == ["p99", "final_backlog", "backlog_growth",
+                                                  "stalls", "achieved_rate"]
+    assert Verdict.model_validate(json.loads(json.dumps(d))).failed == d["failed"]

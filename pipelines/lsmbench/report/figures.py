@@ -17,10 +17,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure as MplFigure
 
+from ..groups import point_group
+from ..values import dig as _get
+from ..values import number as _num
 from .load import StoredPhase, StoredPoint
 
 OKABE_ITO: tuple[str, ...] = (
@@ -80,28 +84,84 @@ def _legend(fig: MplFigure, axes: Sequence[Axes]) -> None:
                    fontsize="small", frameon=False)
 
 
-def _num(v: Any) -> float | None:
-    if isinstance(v, bool) or not isinstance(v, int | float):
-        return None
-    return float(v) if math.isfinite(v) else None
-
-
-def _get(obj: Any, *path: str) -> Any:
-    for key in path:
-        if not isinstance(obj, dict):
-            return None
-        obj = obj.get(key)
-    return obj
-
-
 def label(pt: StoredPoint) -> str:
     """A point's legend entry: its matrix values, else its id."""
     params = pt.params
     if params:
-        text = ", ".join(f"{k}={v}" for k, v in params.items())
-        rep = pt.record.get("rep")
-        return f"{text} (rep {rep})" if isinstance(rep, int) and rep else text
+        return ", ".join(f"{k}={v}" for k, v in params.items())
     return pt.id
+
+
+# ---------------------------------------------------------------- groups of repetitions
+
+
+@dataclass
+class PlotGroup:
+    """The complete repetitions of one point (one group), drawn as one line in one style."""
+
+    index: int  # the group's place among all groups: its style
+    label: str
+    points: list[StoredPoint]
+
+
+def plot_groups(points: Sequence[StoredPoint]) -> list[PlotGroup]:
+    """Groups in the order of their first repetition; only complete repetitions are drawn, but
+    a group whose repetitions all failed still takes its place (stable styles)."""
+    order: dict[str, PlotGroup] = {}
+    for pt in points:
+        key = point_group(pt.id, pt.record)
+        if key not in order:
+            order[key] = PlotGroup(len(order), label(pt), [])
+        if pt.ok:
+            order[key].points.append(pt)
+    out = [g for g in order.values() if g.points]
+    for g in out:
+        if len(g.points) > 1:
+            g.label = f"{g.label} ({len(g.points)} runs)"
+    return out
+
+
+def band(series: Sequence[tuple[Sequence[float], Sequence[float]]], step: float
+         ) -> tuple[list[float], list[float], list[float], list[float]]:
+    """Several repetitions' series on one x grid: values whose x rounds to the same multiple of
+    step are one sample. Returns (x: their mean, median, min, max) per grid point."""
+    cells: dict[int, list[tuple[float, float]]] = {}
+    for xs, ys in series:
+        for x, y in zip(xs, ys, strict=True):
+            if y is not None and math.isfinite(y):
+                cells.setdefault(round(x / step), []).append((x, y))
+    keys = sorted(cells)
+    xs_out = [float(np.mean([x for x, _ in cells[k]])) for k in keys]
+    ys = [[y for _, y in cells[k]] for k in keys]
+    return (xs_out, [float(np.median(v)) for v in ys], [min(v) for v in ys],
+            [max(v) for v in ys])
+
+
+def draw_group(ax: Axes, series: Sequence[tuple[Sequence[float], Sequence[float]]], step: float,
+               st: Style, lab: str, *, steps: bool = False, marker: bool = True) -> bool:
+    """One group's line: the series itself for one repetition, else the median across the
+    repetitions with a shaded min..max band. False when there is nothing to draw."""
+    series = [(xs, ys) for xs, ys in series if len(xs)]
+    if not series:
+        return False
+    if len(series) == 1:
+        xs, med = list(series[0][0]), list(series[0][1])
+        lo = hi = None
+    else:
+        xs, med, lo, hi = band(series, step)
+    kw: dict[str, Any] = {"color": st.color, "linestyle": st.linestyle, "label": lab}
+    if steps:
+        ax.step(xs, med, where="post", **kw)
+    else:
+        ax.plot(xs, med, marker=st.marker if marker else None, markersize=3, **kw)
+    if lo is not None and hi is not None:
+        ax.fill_between(xs, lo, hi, color=st.color, alpha=0.2, linewidth=0,
+                        step="post" if steps else None)
+    return True
+
+
+BAND_NOTE = (" A group's repetitions are one line, their median, with a shaded band from their "
+             "minimum to their maximum.")
 
 
 # ---------------------------------------------------------------- time series helpers
@@ -160,9 +220,9 @@ def _writes(iv: dict[str, Any]) -> float | None:
     return _num(_get(iv, "ops", "writes"))
 
 
-def _phase_pairs(points: Sequence[StoredPoint],
-                 ) -> list[tuple[int, StoredPoint, StoredPhase | None, StoredPhase | None]]:
-    return [(i, p, p.testing, p.running) for i, p in enumerate(points) if p.ok]
+def _phases(points: Sequence[StoredPoint]) -> list[StoredPhase]:
+    """The testing and running phases of the complete points."""
+    return [ph for p in points if p.ok for ph in (p.testing, p.running) if ph is not None]
 
 
 def _running_title(points: Sequence[StoredPoint], short: bool = False) -> str:
@@ -180,27 +240,28 @@ def _running_title(points: Sequence[StoredPoint], short: bool = False) -> str:
 
 def throughput_figure(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_S
                       ) -> Figure | None:
-    pairs = _phase_pairs(points)
-    phases = [ph for _, _, t, r in pairs for ph in (t, r) if ph is not None]
+    phases = _phases(points)
     if not phases:
         return None
     w, wtext = effective_window(phases, window_s)
     scale, unit = _time_unit(phases)
     fig, (ax_t, ax_r) = _new(2)
     drawn = False
-    for i, pt, testing, running in pairs:
-        st = style(i)
-        for ax, ph in ((ax_t, testing), (ax_r, running)):
-            if ph is None:
-                continue
-            xs, ys = windowed(ph.regular_intervals(), w, _writes)
-            if xs:
-                ax.plot([x / scale for x in xs], ys, color=st.color, linestyle=st.linestyle,
-                        marker=st.marker, markersize=3, label=label(pt))
-                drawn = True
-        mt = _num(_get(pt.record, "max_throughput", "writes_per_s"))
-        if mt is not None and testing is not None:
-            ax_t.axhline(mt, color=st.color, linewidth=0.8, alpha=0.6, linestyle=":")
+    for g in plot_groups(points):
+        st = style(g.index)
+        for ax, kind in ((ax_t, "testing"), (ax_r, "running")):
+            series = []
+            for pt in g.points:
+                ph = pt.testing if kind == "testing" else pt.running
+                if ph is not None:
+                    xs, ys = windowed(ph.regular_intervals(), w, _writes)
+                    series.append(([x / scale for x in xs], ys))
+            drawn = draw_group(ax, series, w / scale, st, g.label) or drawn
+        maxima = [m for m in (_num(_get(pt.record, "max_throughput", "writes_per_s"))
+                              for pt in g.points if pt.testing is not None) if m is not None]
+        if maxima:
+            ax_t.axhline(float(np.median(maxima)), color=st.color, linewidth=0.8, alpha=0.6,
+                         linestyle=":")
     if not drawn:
         return None
     ax_t.set_title("testing phase (closed loop)", fontsize="medium")
@@ -213,42 +274,54 @@ def throughput_figure(points: Sequence[StoredPoint], window_s: float = DEFAULT_W
     _legend(fig, (ax_t, ax_r))
     return Figure("throughput", "Instantaneous write throughput",
                   f"Writes completed per second over time; {wtext}. Dotted lines: the maximum "
-                  "throughput measured in the testing phase (warm-up excluded).", _render(fig))
+                  "throughput measured in the testing phase (warm-up excluded; the median of "
+                  "a group's repetitions)." + BAND_NOTE, _render(fig))
+
+
+def _component_series(ph: StoredPhase, scale: float
+                      ) -> tuple[tuple[list[float], list[float]], tuple[list[float], list[float]]]:
+    """((times, disk components), (times, the component constraint in force)) of a phase."""
+    xs, ys, cx, cy = [], [], [], []
+    for iv in ph.regular_intervals():
+        t = _num(iv.get("t_end_s"))
+        if t is None:
+            continue
+        c = _num(_get(iv, "engine", "disk_components"))
+        if c is not None:
+            xs.append(t / scale)
+            ys.append(c)
+        mc = _num(_get(iv, "engine", "max_components"))
+        if mc:  # 0 = no constraint
+            cx.append(t / scale)
+            cy.append(mc)
+    return (xs, ys), (cx, cy)
 
 
 def components_figure(points: Sequence[StoredPoint]) -> Figure | None:
-    pairs = _phase_pairs(points)
-    phases = [ph for _, _, t, r in pairs for ph in (t, r) if ph is not None]
+    phases = _phases(points)
     scale, unit = _time_unit(phases)
     fig, (ax_t, ax_r) = _new(2)
     constraints: set[float] = set()
     drawn = False
-    for i, pt, testing, running in pairs:
-        st = style(i)
-        for ax, ph in ((ax_t, testing), (ax_r, running)):
-            if ph is None:
-                continue
-            xs, ys, cx, cy = [], [], [], []
-            for iv in ph.regular_intervals():
-                t = _num(iv.get("t_end_s"))
-                if t is None:
+    for g in plot_groups(points):
+        st = style(g.index)
+        for ax, kind in ((ax_t, "testing"), (ax_r, "running")):
+            comps, limits = [], []
+            step = 1.0
+            for pt in g.points:
+                ph = pt.testing if kind == "testing" else pt.running
+                if ph is None:
                     continue
-                c = _num(_get(iv, "engine", "disk_components"))
-                if c is not None:
-                    xs.append(t / scale)
-                    ys.append(c)
-                mc = _num(_get(iv, "engine", "max_components"))
-                if mc:  # 0 = no constraint
-                    cx.append(t / scale)
-                    cy.append(mc)
-                    constraints.add(mc)
-            if xs:
-                ax.step(xs, ys, where="post", color=st.color, linestyle=st.linestyle,
-                        label=label(pt))
-                drawn = True
-            if cx:
-                # The constraint in force can change over a run (it follows the levels).
-                ax.step(cx, cy, where="post", color=st.color, linewidth=2.2, alpha=0.45,
+                c, lim = _component_series(ph, scale)
+                comps.append(c)
+                limits.append(lim)
+                constraints.update(lim[1])
+                step = _interval_s(ph) / scale
+            drawn = draw_group(ax, comps, step, st, g.label, steps=True) or drawn
+            # The constraint in force can change over a run (it follows the levels).
+            lim = next((x for x in limits if x[0]), None)
+            if lim is not None:
+                ax.step(lim[0], lim[1], where="post", color=st.color, linewidth=2.2, alpha=0.45,
                         linestyle=(0, (4, 2)), label="component constraint (wide dashed, "
                         "in the point's colour)")
     if not drawn:
@@ -265,7 +338,8 @@ def components_figure(points: Sequence[StoredPoint]) -> Figure | None:
     return Figure("components", "Disk components over time",
                   "The number of disk components at the end of each driver interval. Wide "
                   "dashed lines: the engine's component constraint in force at that time "
-                  f"(values seen: {cons}); writes stall when it is reached.", _render(fig))
+                  f"(values seen: {cons}); writes stall when it is reached." + BAND_NOTE,
+                  _render(fig))
 
 
 def ccdf_from_buckets(buckets: list[list[float]]) -> tuple[list[float], list[float]]:
@@ -292,33 +366,37 @@ def latency_figure(points: Sequence[StoredPoint]) -> Figure | None:
     fig, axes = _new(2)
     sources: set[str] = set()
     drawn = False
-    for i, pt in enumerate(points):
-        run = pt.running if pt.ok else None
-        if run is None:
-            continue
-        st = style(i)
+    for g in plot_groups(points):
+        st = style(g.index)
         for ax, hist, summ in ((axes[0], "write_latency", "write_latency_us"),
                                (axes[1], "write_processing_latency",
                                 "write_processing_latency_us")):
-            buckets = _get(run.histograms, "histograms", hist, "buckets")
-            if isinstance(buckets, list) and buckets:
-                xs, ys = ccdf_from_buckets(buckets)
-                ax.step(xs, ys, where="post", color=st.color, linestyle=st.linestyle,
-                        label=label(pt))
-                sources.add("histograms.json")
-                drawn = drawn or bool(xs)
-                continue
-            xs, ys = [], []
-            for key, q in _PERCENTILES:
-                v = _num(run.summary_get(summ, key))
-                if v is not None and v > 0:
-                    xs.append(v / 1000)
-                    ys.append(1 - q)
-            if xs:
-                ax.plot(xs, ys, color=st.color, linestyle=st.linestyle, marker=st.marker,
-                        label=label(pt))
-                sources.add("summary.json percentiles (no histogram stored)")
-                drawn = True
+            lab: str | None = g.label  # one legend entry per group
+            for pt in g.points:
+                run = pt.running
+                if run is None:
+                    continue
+                kw: dict[str, Any] = {"color": st.color, "linestyle": st.linestyle,
+                                      "label": lab, "alpha": 1.0 if len(g.points) == 1 else 0.6}
+                buckets = _get(run.histograms, "histograms", hist, "buckets")
+                if isinstance(buckets, list) and buckets:
+                    xs, ys = ccdf_from_buckets(buckets)
+                    ax.step(xs, ys, where="post", **kw)
+                    sources.add("histograms.json")
+                    drawn = drawn or bool(xs)
+                    lab = None
+                    continue
+                xs, ys = [], []
+                for key, q in _PERCENTILES:
+                    v = _num(run.summary_get(summ, key))
+                    if v is not None and v > 0:
+                        xs.append(v / 1000)
+                        ys.append(1 - q)
+                if xs:
+                    ax.plot(xs, ys, marker=st.marker, **kw)
+                    sources.add("summary.json percentiles (no histogram stored)")
+                    drawn = True
+                    lab = None
     if not drawn:
         return None
     axes[0].set_title("write latency (from intended arrival)", fontsize="medium")
@@ -336,7 +414,8 @@ def latency_figure(points: Sequence[StoredPoint]) -> Figure | None:
                   "Complementary CDF of write latency over the running phase's measured window "
                   "(the verdict's phase): the fraction of writes slower than x, log-log. Dotted "
                   "lines mark p99 and p99.9. Write latency counts queueing from each write's "
-                  "intended arrival; processing latency only the engine's share. Source: "
+                  "intended arrival; processing latency only the engine's share. A group's "
+                  "repetitions are drawn each, in the group's colour. Source: "
                   f"{', '.join(sorted(sources))}.", _render(fig))
 
 
@@ -351,27 +430,29 @@ def _query_types(ph: StoredPhase) -> list[str]:
 
 def query_figure(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_S
                  ) -> Figure | None:
-    runs = [(i, p, p.running) for i, p in enumerate(points) if p.ok and p.running is not None]
+    groups = plot_groups(points)
+    phases = [pt.running for g in groups for pt in g.points if pt.running is not None]
     types: list[str] = []
-    for _, _, ph in runs:
-        for t in _query_types(ph):  # type: ignore[arg-type]
+    for ph in phases:
+        for t in _query_types(ph):
             if t not in types:
                 types.append(t)
     if not types:
         return None
-    phases = [ph for _, _, ph in runs if ph is not None]
     w, wtext = effective_window(phases, window_s)
     scale, unit = _time_unit(phases)
     fig, axes = _new(len(types))
-    for i, pt, ph in runs:
-        assert ph is not None
-        st = style(i)
+    for g in groups:
+        st = style(g.index)
         for ax, t in zip(axes, types, strict=True):
-            xs, ys = windowed(ph.regular_intervals(), w,
-                              lambda iv, t=t: _num(_get(iv, "queries", t, "ops")))
-            if xs:
-                ax.plot([x / scale for x in xs], ys, color=st.color, linestyle=st.linestyle,
-                        marker=st.marker, markersize=3, label=label(pt))
+            series = []
+            for pt in g.points:
+                if pt.running is None:
+                    continue
+                xs, ys = windowed(pt.running.regular_intervals(), w,
+                                  lambda iv, t=t: _num(_get(iv, "queries", t, "ops")))
+                series.append(([x / scale for x in xs], ys))
+            draw_group(ax, series, w / scale, st, g.label)
     for ax, t in zip(axes, types, strict=True):
         ax.set_title(f"{t} queries, {_running_title(points, short=True)}", fontsize="medium")
         ax.set_xlabel(f"time since phase start ({unit})")
@@ -381,7 +462,7 @@ def query_figure(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW
     _legend(fig, axes)
     return Figure("queries", "Query throughput under writes",
                   f"Queries completed per second by the query threads during the running "
-                  f"phase; {wtext}.", _render(fig))
+                  f"phase; {wtext}." + BAND_NOTE, _render(fig))
 
 
 def _flush_series(ph: StoredPhase) -> tuple[list[float], list[float], list[float]]:
@@ -406,27 +487,29 @@ def flushes_figure(points: Sequence[StoredPoint]) -> Figure | None:
     bounded-depth paper's figures); drawn when the engine reports flushes and write
     amplification, from the phase of each point with the most flushes."""
     chosen = []
-    for i, pt in enumerate(points):
-        if not pt.ok:
-            continue
-        best: tuple[StoredPhase, tuple[list[float], list[float], list[float]]] | None = None
-        for ph in pt.phases.values():
-            if ph.kind == "load":
-                continue
-            series = _flush_series(ph)
-            if len(series[0]) >= 2 and (best is None or len(series[0]) > len(best[1][0])):
-                best = (ph, series)
-        if best is not None:
-            chosen.append((i, pt, best[0], best[1]))
+    for g in plot_groups(points):
+        for j, pt in enumerate(g.points):
+            best: tuple[StoredPhase, tuple[list[float], list[float], list[float]]] | None = None
+            for ph in pt.phases.values():
+                if ph.kind == "load":
+                    continue
+                series = _flush_series(ph)
+                if len(series[0]) >= 2 and (best is None or len(series[0]) > len(best[1][0])):
+                    best = (ph, series)
+            if best is not None:
+                chosen.append((g, j, best[0], best[1]))
     if not chosen:
         return None
     fig, (ax_wa, ax_c) = _new(2)
-    for i, pt, ph, (fl, wa, comps) in chosen:
-        st = style(i)
-        lab = f"{label(pt)} [{ph.name}]"
+    labelled: set[int] = set()
+    for g, _j, ph, (fl, wa, comps) in chosen:
+        st = style(g.index)
+        lab = None if g.index in labelled else f"{g.label} [{ph.name}]"
+        labelled.add(g.index)
+        alpha = 1.0 if len(g.points) == 1 else 0.6
         ax_wa.plot(fl, wa, color=st.color, linestyle=st.linestyle, marker=st.marker,
-                   markersize=3, label=lab)
-        ax_c.step(fl, comps, where="post", color=st.color, linestyle=st.linestyle)
+                   markersize=3, label=lab, alpha=alpha)
+        ax_c.step(fl, comps, where="post", color=st.color, linestyle=st.linestyle, alpha=alpha)
     ax_wa.set_ylabel("write amplification (x)")
     ax_c.set_ylabel("disk components (SSTables)")
     for ax in (ax_wa, ax_c):
@@ -441,29 +524,39 @@ def flushes_figure(points: Sequence[StoredPoint]) -> Figure | None:
                   "user bytes) and its number of disk "
                   "components, sampled at each driver interval and plotted against the flushes "
                   "completed so far in the phase named in the legend (the one with the most "
-                  "flushes).", _render(fig))
+                  "flushes). A group's repetitions are drawn each, in the group's colour.",
+                  _render(fig))
 
 
 def sweep_figure(points: Sequence[StoredPoint]) -> Figure | None:
-    swept = [(i, p) for i, p in enumerate(points) if p.ok and len(p.verdicts) >= 2]
-    if not swept:
+    groups = [g for g in plot_groups(points) if any(len(p.verdicts) >= 2 for p in g.points)]
+    if not groups:
         return None
     fig, (ax,) = _new(1)
     limits: set[float] = set()
-    for i, pt in swept:
-        st = style(i)
-        vs = sorted((v for v in pt.verdicts if _num(v.get("p99_write_latency_s")) is not None
-                     and _num(v.get("utilization")) is not None),
-                    key=lambda v: v["utilization"])
-        us = [float(v["utilization"]) for v in vs]
-        p99 = [float(v["p99_write_latency_s"]) * 1000 for v in vs]
-        ax.plot(us, p99, color=st.color, linestyle=st.linestyle, label=label(pt))
-        for u, y, v in zip(us, p99, vs, strict=True):
+    for g in groups:
+        st = style(g.index)
+        series = []
+        verdicts: dict[float, list[bool]] = {}
+        for pt in g.points:
+            vs = sorted((v for v in pt.verdicts if _num(v.get("p99_write_latency_s")) is not None
+                         and _num(v.get("utilization")) is not None),
+                        key=lambda v: v["utilization"])
+            series.append(([float(v["utilization"]) for v in vs],
+                           [float(v["p99_write_latency_s"]) * 1000 for v in vs]))
+            for v in vs:
+                verdicts.setdefault(float(v["utilization"]), []).append(bool(v.get("sustainable")))
+                lim = _num(v.get("p99_limit_s"))
+                if lim:
+                    limits.add(lim * 1000)
+        draw_group(ax, series, 1e-6, st, g.label, marker=False)
+        us, med, _, _ = band(series, 1e-6)
+        for u, y in zip(us, med, strict=True):
+            oks = verdicts.get(u) or next((vs for k, vs in verdicts.items()
+                                           if abs(k - u) < 1e-6), [])
+            face = st.color if oks and all(oks) else ("white" if not any(oks) else "lightgrey")
             ax.plot([u], [y], marker=st.marker, color=st.color, linestyle="none",
-                    markerfacecolor=st.color if v.get("sustainable") else "white")
-        lim = _num(vs[0].get("p99_limit_s")) if vs else None
-        if lim:
-            limits.add(lim * 1000)
+                    markerfacecolor=face)
     for j, lim in enumerate(sorted(limits)):
         ax.axhline(lim, color="black", linestyle=(0, (5, 2)), linewidth=1.2,
                    label="p99 bound of the verdict" if j == 0 else None)
@@ -474,7 +567,8 @@ def sweep_figure(points: Sequence[StoredPoint]) -> Figure | None:
     _legend(fig, (ax,))
     return Figure("sweep", "p99 write latency vs utilization",
                   "The running phase repeated at each utilization of the sweep; filled markers "
-                  "are sustainable runs, hollow ones are not.", _render(fig))
+                  "are sustainable runs, hollow ones are not, grey ones are sustainable in some "
+                  "repetitions only." + BAND_NOTE, _render(fig))
 
 
 def all_figures(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_S) -> list[Figure]:

@@ -9,14 +9,16 @@ one place, :func:`point_row`, so the tests can state what each cell means.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..driverio import read_timeseries
+from ..groups import Group, error_text, group_repetitions, make_repetition
 from ..points import phase_name, phase_utilization
+from ..stats import Estimate, median_ci
 from ..store import CAMPAIGN_FILE, POINT_FILE, STATE_COMPLETE
+from ..values import number as _num
 
 
 class ReportError(ValueError):
@@ -91,12 +93,7 @@ class StoredPoint:
 
     @property
     def error(self) -> str | None:
-        err = self.record.get("error")
-        if isinstance(err, dict):
-            stage = err.get("stage")
-            msg = str(err.get("message") or "")
-            return f"{stage}: {msg}" if stage else msg
-        return str(err) if err else None
+        return error_text(self.record)
 
     @property
     def verdict(self) -> dict[str, Any] | None:
@@ -242,12 +239,6 @@ NUMERIC_COLUMNS: tuple[str, ...] = (
 )
 
 
-def _num(v: Any) -> float | None:
-    if isinstance(v, bool) or not isinstance(v, int | float):
-        return None
-    return float(v) if math.isfinite(v) else None
-
-
 def _ms(us: Any) -> float | None:
     v = _num(us)
     return v / 1000.0 if v is not None else None
@@ -299,3 +290,33 @@ def point_row(pt: StoredPoint) -> Row:
         verdict_reasons=[str(r) for r in v.get("reasons") or []],
         running_phase=run.name if run else None,
     )
+
+
+# ---------------------------------------------------------------- groups of repetitions
+
+
+@dataclass
+class GroupRow:
+    """One group's line: its verdict (lsmbench.groups), and per numeric column of the table the
+    median and confidence interval over its complete repetitions' values."""
+
+    group: Group
+    estimates: dict[str, Estimate]
+    rows: list[Row]  # its repetitions' lines, in rep order
+
+    @property
+    def id(self) -> str:
+        return self.group.group
+
+
+def group_rows(points: list[StoredPoint]) -> list[GroupRow]:
+    reps = [make_repetition(p.id, p.record, p.running.summary if p.running else None)
+            for p in points]
+    rows = {p.id: point_row(p) for p in points}
+    out = []
+    for g in group_repetitions(reps):
+        members = [rows[pid] for pid in g.points]
+        done = [r for r in members if r.state == STATE_COMPLETE]
+        estimates = {k: median_ci([getattr(r, k) for r in done]) for k in NUMERIC_COLUMNS}
+        out.append(GroupRow(g, estimates, members))
+    return out

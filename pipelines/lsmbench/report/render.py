@@ -22,10 +22,12 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from .. import __version__
+from ..groups import interval_text
 from ..paths import project_root
+from ..stats import Estimate
 from .compare import COMPARED, Comparison
 from .figures import DEFAULT_WINDOW_S, Figure, all_figures
-from .load import Campaign, Row, point_row
+from .load import Campaign, Row, group_rows, point_row
 
 HTML_TEMPLATE = "report.html.j2"
 MD_TEMPLATE = "summary.md.j2"
@@ -85,6 +87,14 @@ def raw(v: Any) -> str:
     return repr(float(v)) if isinstance(v, int | float) else str(v)
 
 
+def interval(e: Estimate, digits: int = 3) -> str:
+    """An estimate's interval for people: '1,100\u20131,300', the confidence added when under
+    95 %; '' without one."""
+    if not e.has_interval:
+        return ""
+    return interval_text(e, lambda v: fmt(v, digits))
+
+
 def ratio_text(v: float | None) -> str:
     return NONE if v is None else f"{v:.3g}x"
 
@@ -111,6 +121,7 @@ def _environment(markdown: bool) -> Environment:
     env.filters["fmt"] = fmt
     env.filters["raw"] = raw
     env.filters["ratio"] = ratio_text
+    env.filters["interval"] = interval
     return env
 
 
@@ -149,6 +160,7 @@ def _yaml(obj: Any) -> str:
 def context(campaign: Campaign, figures: list[Figure], comparison: Comparison | None,
             window_s: float, html_name: str = HTML_FILE) -> dict[str, Any]:
     rows: list[Row] = [point_row(p) for p in campaign.points]
+    groups = group_rows(campaign.points)
     plan = campaign.meta.get("plan") if isinstance(campaign.meta.get("plan"), dict) else None
     runs = campaign.meta.get("runs") or []
     return {
@@ -159,6 +171,8 @@ def context(campaign: Campaign, figures: list[Figure], comparison: Comparison | 
         "generated": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
         "version": __version__,
         "rows": rows,
+        "groups": groups,
+        "repeated": any(len(g.rows) > 1 for g in groups),
         "columns": COLUMNS,
         "param_keys": sorted({k for r in rows for k in r.params}),
         "failed": [r for r in rows if r.state != "complete"],

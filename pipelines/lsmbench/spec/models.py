@@ -181,10 +181,20 @@ class Phases(Strict):
 
 
 class VerdictSpec(Strict):
-    """Sustainable = p99 write latency under a bound and no growing backlog."""
+    """Sustainable = no criterion of the running phase fails (docs/orchestrator.md, verdict):
+    p99 write latency under a bound, a final backlog under a bound, no steady backlog growth,
+    little stalled time, and the achieved rate close to the offered one."""
 
     p99_write_latency: Duration = Field(default=1.0, gt=0)
     max_backlog: Duration = Field(default=1.0, ge=0)
+    # Seconds of arrivals the queue may gain per second of run: the lower end of the 95 %
+    # interval of its Theil-Sen slope over the second half, divided by the offered rate.
+    max_backlog_growth: float = Field(default=0.001, ge=0)
+    # Share of the measured window spent in intervals with no completed write while writes
+    # waited.
+    max_stalled_fraction: float = Field(default=0.01, ge=0, le=1)
+    # The achieved rate may be at most this share under the offered rate (pebble: 10 %).
+    max_rate_shortfall: float = Field(default=0.10, ge=0, le=1)
 
 
 # ---------------------------------------------------------------- throttle

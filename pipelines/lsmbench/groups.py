@@ -1,0 +1,303 @@
+"""Repetitions are one result: a point's repetitions (same matrix values, ``rep=0..N-1``) form
+a *group*, judged once.
+
+Per group: the median of each figure with its order-statistic confidence interval
+(:func:`lsmbench.stats.median_ci`), and one verdict, ``sustainable``, ``not-sustainable`` or
+``inconclusive``, by this rule (docs/orchestrator.md, "Repetitions"):
+
+* a repetition that failed (no result) is not evidence either way: it is counted apart and
+  named in the reasons;
+* **sustainable** when every judged repetition is sustainable. Being sustainable is the claim
+  that needs proof, so one unsustainable run out of ten is enough to doubt it. (Every
+  repetition's p99 is then under the bound, so the p99 interval, which lies within min..max,
+  is too.) With one or two repetitions there is no interval and the reasons say so;
+* **not-sustainable** when every judged repetition is not, or when an interval lies wholly
+  beyond its bound -- the p99's lower end above the p99 bound, or the final backlog's lower
+  end at or above ``max_backlog``: most runs fail it, whatever a lucky one did;
+* **inconclusive** otherwise: the repetitions disagree and the intervals straddle the bounds.
+
+``agree`` counts the judged repetitions per per-repetition verdict
+(``{"sustainable": 2, "not-sustainable": 1}``).
+
+The figures come from point.json (the headline verdict) and, for records written before the
+verdict carried p50/p99.9 and stalls, from the headline running phase's summary.json.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from .points import group_id
+from .stats import Estimate, median_ci
+from .store import STATE_COMPLETE, PointRecord
+from .values import dig as _get
+from .values import number as _num
+
+SUSTAINABLE = "sustainable"
+NOT_SUSTAINABLE = "not-sustainable"
+INCONCLUSIVE = "inconclusive"
+GroupVerdict = Literal["sustainable", "not-sustainable", "inconclusive"]
+RepVerdict = Literal["sustainable", "not-sustainable"]
+
+# The figures aggregated per group, in the order the tables show them.
+FIGURES: tuple[str, ...] = (
+    "max_write_throughput", "p50_write_latency_s", "p99_write_latency_s",
+    "p999_write_latency_s", "stall_count", "stall_s", "final_backlog_s",
+)
+
+
+class Repetition(BaseModel):
+    """One repetition (one stored point) as the group sees it; None where the store has no
+    number."""
+
+    point: str
+    group: str
+    rep: int | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    state: str
+    error: str | None = None
+    published: bool | None = None
+    sustainable: bool | None = None  # the point's own (headline) verdict
+    verdict: RepVerdict | None = None
+    failed_criteria: list[str] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=list)
+    utilization: float | None = None
+    p99_limit_s: float | None = None
+    max_backlog_s: float | None = None
+    max_write_throughput: float | None = None  # writes/s, testing phase
+    p50_write_latency_s: float | None = None  # running phase, from intended arrival
+    p99_write_latency_s: float | None = None
+    p999_write_latency_s: float | None = None
+    stall_count: float | None = None  # the engine's stalls in the running window
+    stall_s: float | None = None
+    final_backlog_s: float | None = None  # final queue in seconds of arrivals
+
+
+class Group(BaseModel):
+    """A point's repetitions, judged as one."""
+
+    group: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    repetitions: int  # stored repetitions, failed ones included
+    complete: int
+    failed: int
+    verdict: GroupVerdict
+    agree: dict[str, int]  # judged repetitions per per-repetition verdict
+    reasons: list[str]
+    max_write_throughput: Estimate
+    p50_write_latency_s: Estimate
+    p99_write_latency_s: Estimate
+    p999_write_latency_s: Estimate
+    stall_count: Estimate
+    stall_s: Estimate
+    final_backlog_s: Estimate
+    points: list[str]  # the repetitions' point ids, in rep order
+
+
+# ---------------------------------------------------------------- one repetition
+
+
+def _us_to_s(v: Any) -> float | None:
+    f = _num(v)
+    return f / 1e6 if f is not None else None
+
+
+def _first(*values: float | None) -> float | None:
+    return next((v for v in values if v is not None), None)
+
+
+def error_text(record: dict[str, Any]) -> str | None:
+    err = record.get("error")
+    if isinstance(err, dict):
+        stage = err.get("stage")
+        msg = str(err.get("message") or "")
+        return f"{stage}: {msg}" if stage else msg
+    return str(err) if err else None
+
+
+def point_group(point_id: str, record: dict[str, Any]) -> str:
+    """The group of a stored point: its matrix values without rep; a point stored without
+    params and rep (hand-made, or older than repetitions) is a group of its own."""
+    params, rep = record.get("params"), record.get("rep")
+    if isinstance(params, dict) and isinstance(rep, int) and not isinstance(rep, bool):
+        return group_id(params)
+    return point_id
+
+
+def make_repetition(point_id: str, record: dict[str, Any],
+                    running_summary: dict[str, Any] | None) -> Repetition:
+    """A repetition from point.json and the summary.json of its headline running phase.
+
+    The headline verdict's own figures come first (verdicts since lsmbench.verdict/2 carry
+    p50, p99.9, stalls and the final backlog); the summary fills in for older records."""
+    v = record.get("verdict") if isinstance(record.get("verdict"), dict) else {}
+    s = running_summary or {}
+    sustainable = v.get("sustainable") if isinstance(v.get("sustainable"), bool) else None
+    state = str(record.get("state") or "unknown")
+    arrival = _num(v.get("arrival_rate"))
+    final_q = _num(v.get("final_queue_length"))
+    old_backlog = final_q / arrival if final_q is not None and arrival else None
+    engine_us = _num(_get(s, "stalls", "engine_stall_micros"))
+    rep = record.get("rep")
+    return Repetition(
+        point=point_id,
+        group=point_group(point_id, record),
+        rep=rep if isinstance(rep, int) and not isinstance(rep, bool) else None,
+        params=record.get("params") if isinstance(record.get("params"), dict) else {},
+        state=state,
+        error=error_text(record),
+        published=record.get("published") if isinstance(record.get("published"), bool)
+        else None,
+        sustainable=sustainable,
+        verdict=None if sustainable is None or state != STATE_COMPLETE
+        else (SUSTAINABLE if sustainable else NOT_SUSTAINABLE),
+        failed_criteria=[str(c) for c in v.get("failed") or []],
+        reasons=[str(r) for r in v.get("reasons") or []],
+        utilization=_num(v.get("utilization")),
+        p99_limit_s=_num(v.get("p99_limit_s")),
+        max_backlog_s=_num(v.get("max_backlog_s")),
+        max_write_throughput=_num(_get(record, "max_throughput", "writes_per_s")),
+        p50_write_latency_s=_first(_num(v.get("p50_write_latency_s")),
+                                   _us_to_s(_get(s, "write_latency_us", "p50"))),
+        p99_write_latency_s=_first(_num(v.get("p99_write_latency_s")),
+                                   _us_to_s(_get(s, "write_latency_us", "p99"))),
+        p999_write_latency_s=_first(_num(v.get("p999_write_latency_s")),
+                                    _us_to_s(_get(s, "write_latency_us", "p999"))),
+        stall_count=_first(_num(v.get("engine_stall_count")),
+                           _num(_get(s, "stalls", "engine_stall_count"))),
+        stall_s=_first(_num(v.get("engine_stall_s")),
+                       engine_us / 1e6 if engine_us is not None else None),
+        final_backlog_s=_first(_num(v.get("final_backlog_s")), old_backlog),
+    )
+
+
+def headline_phase(record: dict[str, Any]) -> str:
+    """The directory of the running phase the point's verdict refers to."""
+    phase = _get(record, "verdict", "phase")
+    return phase if isinstance(phase, str) and phase and "/" not in phase else "running"
+
+
+def repetition_from_store(rec: PointRecord) -> Repetition:
+    summary = None
+    if rec.state == STATE_COMPLETE:
+        try:
+            loaded = json.loads((Path(rec.path) / headline_phase(rec.data) /
+                                 "summary.json").read_text())
+            summary = loaded if isinstance(loaded, dict) else None
+        except (OSError, ValueError):
+            summary = None
+    return make_repetition(rec.point_id, rec.data, summary)
+
+
+# ---------------------------------------------------------------- a group
+
+
+def _fmt_s(v: float) -> str:
+    return f"{v * 1000:.3g} ms" if v < 1 else f"{v:.3g} s"
+
+
+DASH = "\u2013"
+
+
+def interval_text(e: Estimate, fmt: Any = _fmt_s) -> str:
+    """'0.4 s..1.2 s' (an en dash between), with the confidence when under 95 %; or why there
+    is no interval."""
+    if not e.has_interval:
+        return f"no interval ({e.n} run{'s' if e.n != 1 else ''})"
+    conf = "" if e.confidence is None or e.confidence >= 0.95 else f" ({e.confidence:.0%})"
+    return f"{fmt(e.ci_low)}{DASH}{fmt(e.ci_high)}{conf}"
+
+
+def _bound_reasons(p99: Estimate, p99_limit: float | None, backlog: Estimate,
+                   max_backlog: float | None) -> tuple[list[str], list[str]]:
+    """(reasons for not-sustainable: intervals wholly beyond their bound, reasons that an
+    interval straddles or is under its bound)."""
+    beyond, other = [], []
+    checks = [("p99", p99, p99_limit, False), ("final backlog", backlog, max_backlog, True)]
+    for name, e, bound, inclusive in checks:
+        if bound is None or not e.has_interval:
+            continue
+        assert e.ci_low is not None and e.ci_high is not None
+        span = f"{name} CI {interval_text(e)}"
+        over_low = e.ci_low >= bound if inclusive else e.ci_low > bound
+        over_high = e.ci_high >= bound if inclusive else e.ci_high > bound
+        if over_low:
+            beyond.append(f"{span} is wholly above the {_fmt_s(bound)} bound")
+        elif over_high:
+            other.append(f"{span} straddles the {_fmt_s(bound)} bound")
+        elif name == "p99":
+            other.append(f"{span} is under the {_fmt_s(bound)} bound")
+    return beyond, other
+
+
+def judge_group(reps: Sequence[Repetition]) -> tuple[GroupVerdict, dict[str, int], list[str]]:
+    """The group verdict, the count per per-repetition verdict, and the reasons."""
+    judged = [r for r in reps if r.verdict is not None]
+    failed = [r for r in reps if r.state != STATE_COMPLETE]
+    counts = Counter(r.verdict for r in judged)
+    agree = {SUSTAINABLE: counts[SUSTAINABLE], NOT_SUSTAINABLE: counts[NOT_SUSTAINABLE]}
+    reasons: list[str] = []
+    for r in failed:
+        reasons.append(f"{r.point} failed, not counted: {r.error or '(no error recorded)'}")
+    unjudged = len(reps) - len(judged) - len(failed)
+    if unjudged:
+        reasons.append(f"{unjudged} complete repetition(s) without a verdict")
+    n = len(judged)
+    if n == 0:
+        return INCONCLUSIVE, agree, ["no repetition has a verdict", *reasons]
+    s = agree[SUSTAINABLE]
+    p99 = median_ci([r.p99_write_latency_s for r in judged])
+    backlog = median_ci([r.final_backlog_s for r in judged])
+    p99_limit = next((r.p99_limit_s for r in judged if r.p99_limit_s is not None), None)
+    max_backlog = next((r.max_backlog_s for r in judged if r.max_backlog_s is not None), None)
+    beyond, other = _bound_reasons(p99, p99_limit, backlog, max_backlog)
+    few = [] if n >= 3 else [f"{n} run{'s' if n > 1 else ''}: too few for an interval, the "
+                             "verdict rests on " + ("one repetition" if n == 1 else
+                                                    "two repetitions")]
+    criteria = Counter(c for r in judged for c in r.failed_criteria)
+    failing = ([f"failed criteria: {', '.join(f'{c} ({k} of {n})' for c, k in criteria.items())}"]
+               if criteria else [])
+    if s == n:
+        word = "the repetition is" if n == 1 else f"all {n} repetitions are"
+        return SUSTAINABLE, agree, [f"{word} sustainable", *other, *few, *reasons]
+    if s == 0:
+        word = "the repetition is" if n == 1 else f"all {n} repetitions are"
+        return NOT_SUSTAINABLE, agree, [f"{word} not sustainable", *failing, *beyond, *few,
+                                        *reasons]
+    split = f"{s} of {n} repetitions sustainable"
+    if beyond:
+        return NOT_SUSTAINABLE, agree, [*beyond, split, *failing, *reasons]
+    return INCONCLUSIVE, agree, [split, *other, *failing, *reasons]
+
+
+def make_group(reps: Sequence[Repetition]) -> Group:
+    reps = sorted(reps, key=lambda r: (r.rep if r.rep is not None else 1 << 30, r.point))
+    verdict, agree, reasons = judge_group(reps)
+    judged = [r for r in reps if r.state == STATE_COMPLETE]
+    estimates = {name: median_ci([getattr(r, name) for r in judged]) for name in FIGURES}
+    return Group(
+        group=reps[0].group,
+        params=reps[0].params,
+        repetitions=len(reps),
+        complete=len(judged),
+        failed=sum(1 for r in reps if r.state != STATE_COMPLETE),
+        verdict=verdict,
+        agree=agree,
+        reasons=reasons,
+        points=[r.point for r in reps],
+        **estimates,
+    )
+
+
+def group_repetitions(reps: Iterable[Repetition]) -> list[Group]:
+    """Groups in the order their first repetition comes."""
+    by_group: dict[str, list[Repetition]] = {}
+    for r in reps:
+        by_group.setdefault(r.group, []).append(r)
+    return [make_group(rs) for rs in by_group.values()]
