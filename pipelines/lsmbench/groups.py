@@ -38,12 +38,11 @@ from .stats import Estimate, median_ci
 from .store import STATE_COMPLETE, PointRecord
 from .values import dig as _get
 from .values import number as _num
+from .verdict import INCONCLUSIVE, NOT_SUSTAINABLE, SUSTAINABLE
 
-SUSTAINABLE = "sustainable"
-NOT_SUSTAINABLE = "not-sustainable"
-INCONCLUSIVE = "inconclusive"
 GroupVerdict = Literal["sustainable", "not-sustainable", "inconclusive"]
-RepVerdict = Literal["sustainable", "not-sustainable"]
+# inconclusive: the run's window saw no merge into the deepest level (verdict.judge).
+RepVerdict = Literal["sustainable", "not-sustainable", "inconclusive"]
 
 # The figures aggregated per group, in the order the tables show them.
 FIGURES: tuple[str, ...] = (
@@ -130,6 +129,15 @@ def point_group(point_id: str, record: dict[str, Any]) -> str:
     return point_id
 
 
+def _rep_verdict(v: dict[str, Any], sustainable: bool | None, state: str) -> RepVerdict | None:
+    if sustainable is None or state != STATE_COMPLETE:
+        return None
+    named = v.get("verdict")
+    if named in (SUSTAINABLE, NOT_SUSTAINABLE, INCONCLUSIVE):
+        return named
+    return SUSTAINABLE if sustainable else NOT_SUSTAINABLE
+
+
 def make_repetition(point_id: str, record: dict[str, Any],
                     running_summary: dict[str, Any] | None) -> Repetition:
     """A repetition from point.json and the summary.json of its headline running phase.
@@ -155,8 +163,7 @@ def make_repetition(point_id: str, record: dict[str, Any],
         published=record.get("published") if isinstance(record.get("published"), bool)
         else None,
         sustainable=sustainable,
-        verdict=None if sustainable is None or state != STATE_COMPLETE
-        else (SUSTAINABLE if sustainable else NOT_SUSTAINABLE),
+        verdict=_rep_verdict(v, sustainable, state),
         failed_criteria=[str(c) for c in v.get("failed") or []],
         reasons=[str(r) for r in v.get("reasons") or []],
         utilization=_num(v.get("utilization")),
@@ -242,6 +249,8 @@ def judge_group(reps: Sequence[Repetition]) -> tuple[GroupVerdict, dict[str, int
     failed = [r for r in reps if r.state != STATE_COMPLETE]
     counts = Counter(r.verdict for r in judged)
     agree = {SUSTAINABLE: counts[SUSTAINABLE], NOT_SUSTAINABLE: counts[NOT_SUSTAINABLE]}
+    if counts[INCONCLUSIVE]:
+        agree[INCONCLUSIVE] = counts[INCONCLUSIVE]
     reasons: list[str] = []
     for r in failed:
         reasons.append(f"{r.point} failed, not counted: {r.error or '(no error recorded)'}")
@@ -266,14 +275,17 @@ def judge_group(reps: Sequence[Repetition]) -> tuple[GroupVerdict, dict[str, int
     if s == n:
         word = "the repetition is" if n == 1 else f"all {n} repetitions are"
         return SUSTAINABLE, agree, [f"{word} sustainable", *other, *few, *reasons]
-    if s == 0:
+    unsure = agree.get(INCONCLUSIVE, 0)
+    short = ([f"{unsure} of {n} repetition(s) inconclusive: the window saw no merge into the "
+              "deepest level"] if unsure else [])
+    if s == 0 and unsure == 0:
         word = "the repetition is" if n == 1 else f"all {n} repetitions are"
         return NOT_SUSTAINABLE, agree, [f"{word} not sustainable", *failing, *beyond, *few,
                                         *reasons]
     split = f"{s} of {n} repetitions sustainable"
     if beyond:
-        return NOT_SUSTAINABLE, agree, [*beyond, split, *failing, *reasons]
-    return INCONCLUSIVE, agree, [split, *other, *failing, *reasons]
+        return NOT_SUSTAINABLE, agree, [*beyond, split, *short, *failing, *reasons]
+    return INCONCLUSIVE, agree, [split, *short, *other, *failing, *reasons]
 
 
 def make_group(reps: Sequence[Repetition]) -> Group:

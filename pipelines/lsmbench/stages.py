@@ -19,6 +19,7 @@ caller commits it. Any failure raises :class:`PointFailed` naming the stage.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import time
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import cycles
 from . import verdict as vd
 from .driverio import EXIT_OK, DriverOutputs, build_run_json, describe_exit
 from .plan import Plan
@@ -35,6 +37,11 @@ from .spec import CampaignSpec
 from .testbeds import Node, Testbed
 
 DEFAULT_LOAD_TIMEOUT_S = 3600.0
+
+
+# Whole memtable cycles the testing window must hold for the cycle rate to replace the
+# interval count (fewer: too coarse to be better).
+MIN_TESTING_CYCLES = 3
 
 
 class PointFailed(Exception):
@@ -230,6 +237,13 @@ class PointPipeline:
             mt = vd.max_throughput(out.intervals, warmup)
         except vd.VerdictError as e:
             raise PointFailed("max-throughput", str(e)) from e
+        # Over whole memtable cycles when the engine tells its flushes: not quantized by
+        # where the window cuts a cycle (cycles.py).
+        whole = cycles.flush_cycle_throughput(out.intervals, warmup, min_cycles=MIN_TESTING_CYCLES)
+        if whole is not None:
+            mt = dataclasses.replace(mt, writes_per_s=whole.writes_per_s, method="flush-cycles",
+                                     interval_writes_per_s=mt.writes_per_s, cycles=whole.cycles)
+        self._testing_intervals = out.intervals
         if mt.writes_per_s <= 0:
             raise PointFailed("max-throughput",
                               "no write completed after the warm-up: nothing to run the "
@@ -261,10 +275,15 @@ class PointPipeline:
         except vd.VerdictError as e:
             raise PointFailed(f"{phase_dir}-verdict", str(e)) from e
         bounds = self.spec.verdict
+        coverage = None
+        if self._testing_intervals is not None and fig.window_start_s is not None:
+            end = fig.window_end_s if fig.window_end_s is not None else ph.duration
+            coverage = cycles.window_coverage(self._testing_intervals, out.intervals,
+                                              fig.window_start_s, end)
         v = vd.judge(fig, bounds.p99_write_latency, bounds.max_backlog,
                      max_backlog_growth=bounds.max_backlog_growth,
                      max_stalled_fraction=bounds.max_stalled_fraction,
-                     max_rate_shortfall=bounds.max_rate_shortfall)
+                     max_rate_shortfall=bounds.max_rate_shortfall, coverage=coverage)
         record = v.to_json()
         record["phase"] = phase_dir
         record["figures_source"] = fig.source
@@ -280,6 +299,8 @@ class PointPipeline:
         spec = self.spec
         tb, node = self.ctx.testbed, self.ctx.node
         self._testing_next_insert: int | None = None
+        # The testing phase's time series: its merges are what a running window must see.
+        self._testing_intervals: list[dict[str, Any]] | None = None
         self._running_next_insert: int | None = None
         self.prepare()
         try:

@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from scipy import stats as scipy_stats
 
+from .cycles import Coverage
 from .spec.models import VerdictSpec
 from .stats import MIN_SLOPE_POINTS, Slope, backlog_slope
 from .values import number
@@ -91,6 +92,11 @@ class MaxThroughput:
     per_interval_min: float
     per_interval_max: float
     cv: float  # coefficient of variation of the per-interval write rates
+    # "flush-cycles": writes_per_s is the rate over whole memtable cycles (cycles.py) and
+    # interval_writes_per_s the interval count's; "intervals": the interval count's.
+    method: str = "intervals"
+    interval_writes_per_s: float | None = None
+    cycles: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -159,7 +165,12 @@ DEFAULT_MAX_STALLED_FRACTION = _DEFAULTS.max_stalled_fraction
 DEFAULT_MAX_RATE_SHORTFALL = _DEFAULTS.max_rate_shortfall
 
 VERDICT_SCHEMA = "lsmbench.verdict/2"
-CRITERIA: tuple[str, ...] = ("p99", "final_backlog", "backlog_growth", "stalls", "achieved_rate")
+CRITERIA: tuple[str, ...] = ("p99", "final_backlog", "backlog_growth", "stalls", "achieved_rate",
+                             "window_coverage")
+# The per-run verdicts: window_coverage does not fail a run, it makes it inconclusive.
+SUSTAINABLE = "sustainable"
+NOT_SUSTAINABLE = "not-sustainable"
+INCONCLUSIVE = "inconclusive"
 
 
 class RunningFigures(BaseModel):
@@ -229,6 +240,10 @@ class Verdict(BaseModel):
     p50_write_latency_s: float | None = None
     p999_write_latency_s: float | None = None
     final_backlog_s: float | None = None  # final queue in seconds of arrivals
+    # sustainable | not-sustainable | inconclusive (the window missed the deepest merge);
+    # absent in records from before it existed (sustainable says it then).
+    verdict: str | None = None
+    coverage: dict[str, Any] | None = None  # cycles.Coverage of the running window
 
     model_config = ConfigDict(populate_by_name=True)
 
@@ -236,7 +251,8 @@ class Verdict(BaseModel):
         return self.model_dump(by_alias=True)
 
     def summary(self) -> str:
-        word = "sustainable" if self.sustainable else "NOT sustainable"
+        word = ("inconclusive" if self.verdict == INCONCLUSIVE
+                else "sustainable" if self.sustainable else "NOT sustainable")
         failed = f" (failed: {', '.join(self.failed)})" if self.failed else ""
         return f"{word} at {self.utilization:g} x max{failed}: " + "; ".join(self.reasons)
 
@@ -309,11 +325,20 @@ def _rate_criterion(fig: RunningFigures, max_shortfall: float) -> Criterion:
                      reason=text)
 
 
+def _coverage_criterion(coverage: Coverage | None) -> Criterion:
+    if coverage is None:
+        return Criterion(name="window_coverage", ok=None,
+                         reason="merge cycle not checked (no merge events from the engine)")
+    return Criterion(name="window_coverage", ok=coverage.complete,
+                     value=float(coverage.merges_into_deepest), reason=coverage.reason)
+
+
 def judge(fig: RunningFigures, p99_limit_s: float = DEFAULT_P99_LIMIT_S,
           max_backlog_s: float = DEFAULT_MAX_BACKLOG_S, *,
           max_backlog_growth: float = DEFAULT_MAX_BACKLOG_GROWTH,
           max_stalled_fraction: float = DEFAULT_MAX_STALLED_FRACTION,
-          max_rate_shortfall: float = DEFAULT_MAX_RATE_SHORTFALL) -> Verdict:
+          max_rate_shortfall: float = DEFAULT_MAX_RATE_SHORTFALL,
+          coverage: Coverage | None = None) -> Verdict:
     """Sustainable iff no criterion fails (one that cannot be computed does not fail):
 
     * p99 write latency <= p99_limit_s;
@@ -323,6 +348,10 @@ def judge(fig: RunningFigures, p99_limit_s: float = DEFAULT_P99_LIMIT_S,
     * intervals with no completed write while writes waited make up at most
       max_stalled_fraction of the window;
     * the achieved rate is at least (1 - max_rate_shortfall) x the offered rate.
+
+    A run that fails none of them is still *inconclusive*, not sustainable, when its window
+    saw no merge into the deepest level the testing phase reached (``coverage``,
+    cycles.window_coverage): the largest merge, the one that stalls longest, may be ahead.
     """
     criteria = [
         _p99_criterion(fig.p99_write_latency_s, p99_limit_s),
@@ -330,10 +359,19 @@ def judge(fig: RunningFigures, p99_limit_s: float = DEFAULT_P99_LIMIT_S,
         _growth_criterion(fig, max_backlog_growth),
         _stall_criterion(fig, max_stalled_fraction),
         _rate_criterion(fig, max_rate_shortfall),
+        _coverage_criterion(coverage),
     ]
-    failed = [c.name for c in criteria if c.ok is False]
+    failed = [c.name for c in criteria if c.ok is False and c.name != "window_coverage"]
+    if failed:
+        verdict = NOT_SUSTAINABLE
+    elif coverage is not None and not coverage.complete:
+        verdict = INCONCLUSIVE
+    else:
+        verdict = SUSTAINABLE
     return Verdict(
-        sustainable=not failed,
+        verdict=verdict,
+        coverage=coverage.to_json() if coverage is not None else None,
+        sustainable=verdict == SUSTAINABLE,
         utilization=fig.utilization,
         arrival_rate=fig.arrival_rate,
         p99_write_latency_s=fig.p99_write_latency_s,

@@ -101,6 +101,19 @@ def rep(i: int, p99: float, ok: bool, *, tp: float = 1000.0, state: str = "compl
                       error=None if state == "complete" else "testing: boom")
 
 
+def test_an_inconclusive_repetition_keeps_the_group_from_sustainable():
+    unsure = rep(1, 0.5, True).model_copy(update={"verdict": "inconclusive",
+                                                   "sustainable": False})
+    g = make_group([rep(0, 0.4, True), unsure, rep(2, 0.6, True)])
+    assert g.verdict == INCONCLUSIVE
+    assert g.agree == {SUSTAINABLE: 2, NOT_SUSTAINABLE: 0, "inconclusive": 1}
+    assert any("deepest level" in r for r in g.reasons)
+    # Stored records carry the run's own word for it.
+    r = make_repetition("g,rep=0", {"state": "complete", "rep": 0, "verdict": {
+        "sustainable": False, "verdict": "inconclusive"}}, None)
+    assert r.verdict == "inconclusive"
+
+
 def test_disagreeing_repetitions_are_inconclusive():
     g = make_group([rep(0, 0.4, True), rep(1, 1.2, False), rep(2, 0.6, True)])
     assert g.verdict == INCONCLUSIVE

@@ -106,8 +106,9 @@ def test_sustainable_when_both_bounds_hold():
                              "final queue 50 writes < 1 s of arrivals (1000)"]
     # Without a time series the other criteria cannot be computed: said, and not failed.
     assert [c.name for c in v.criteria if c.ok is None] == ["backlog_growth", "stalls",
-                                                            "achieved_rate"]
-    assert all("not computed" in r for r in v.reasons[2:]) and v.failed == []
+                                                            "achieved_rate", "window_coverage"]
+    assert all("not computed" in r for r in v.reasons[2:5]) and v.failed == []
+    assert "not checked" in v.reasons[5]
 
 
 def test_p99_over_the_bound_is_not_sustainable():
@@ -321,5 +322,25 @@ def test_verdict_json_names_failed_criteria_and_reads_back():
     assert d["schema"] == "lsmbench.verdict/2" and d["sustainable"] is False
     assert d["failed"] == ["p99", "final_backlog", "achieved_rate"]
     assert [c["name"] for c in d["criteria"]] == ["p99", "final_backlog", "backlog_growth",
-                                                  "stalls", "achieved_rate"]
+                                                  "stalls", "achieved_rate", "window_coverage"]
     assert Verdict.model_validate(json.loads(json.dumps(d))).failed == d["failed"]
+
+
+def test_a_window_without_the_deepest_merge_is_inconclusive_not_sustainable():
+    from lsmbench.cycles import Coverage
+
+    f = RunningFigures(utilization=0.95, arrival_rate=1000, p99_write_latency_s=0.01,
+                       final_queue_length=0, achieved_rate=1000, offered_rate=1000)
+    missed = Coverage(False, 3, 0, 120 << 20, "no merge into level 3 in the 45 s window")
+    v = judge(f, coverage=missed)
+    assert v.verdict == "inconclusive" and not v.sustainable and v.failed == []
+    assert "no merge into level 3" in v.reasons[-1]
+    assert "inconclusive" in v.summary()
+    seen = Coverage(True, 3, 1, 120 << 20, "1 merge(s) into level 3")
+    v = judge(f, coverage=seen)
+    assert v.verdict == "sustainable" and v.sustainable
+    assert judge(f).verdict == "sustainable"  # no events: not checked, not held against it
+    # A failed criterion decides, whatever the coverage.
+    bad = f.model_copy(update={"p99_write_latency_s": 3.0})
+    v = judge(bad, coverage=missed)
+    assert v.verdict == "not-sustainable" and v.failed == ["p99"]
