@@ -35,6 +35,7 @@ struct EngineEvent {
   Kind kind = Kind::kFlush;
   int64_t start_ns = 0;
   int64_t end_ns = 0;
+  int64_t sealed_ns = 0;        // flushes: the memtable stopped taking writes (0: unknown)
   int output_level = 0;         // flushes: 0
   int deepest_input_level = 0;  // merges
   uint64_t inputs = 0;          // merges: components merged

@@ -30,6 +30,9 @@ class EventLog final : public lsm::EventListener {
     EngineEvent e;
     e.kind = EngineEvent::Kind::kFlush;
     Stamp(info.start_micros, info.end_micros, &e);
+    if (info.sealed_micros != 0 && info.sealed_micros <= info.end_micros) {
+      e.sealed_ns = e.end_ns - static_cast<int64_t>(info.end_micros - info.sealed_micros) * 1000;
+    }
     e.output_bytes = info.bytes;
     e.entries = info.entries;
     Add(e);

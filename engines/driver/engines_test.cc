@@ -93,6 +93,9 @@ TEST(EngineEventsTest, BuiltinFlushesAndMergesLandInTheirIntervals) {
       const double end_s = static_cast<double>(e.end_ns) * 1e-9;
       ordered = ordered && e.start_ns <= e.end_ns && end_s <= st.t_end_s + 1e-9;
       if (e.kind == EngineEvent::Kind::kFlush) {
+        ordered = ordered && e.sealed_ns > 0 && e.sealed_ns <= e.start_ns;
+      }
+      if (e.kind == EngineEvent::Kind::kFlush) {
         flushes++;
         flushed_entries += e.entries;
       } else {

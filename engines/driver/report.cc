@@ -150,6 +150,7 @@ Json IntervalJson(const RunConfig& config, const IntervalStats& s) {
                  {"output_level", e.output_level},
                  {"output_bytes", e.output_bytes},
                  {"entries", e.entries}};
+      if (flush && e.sealed_ns != 0) ev["sealed_s"] = static_cast<double>(e.sealed_ns) * 1e-9;
       if (!flush) {
         ev["deepest_input_level"] = e.deepest_input_level;
         ev["inputs"] = e.inputs;

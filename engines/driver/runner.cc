@@ -325,6 +325,7 @@ void PhaseRun::TakeSnapshot(int64_t now, int64_t interval_start, bool measured,
     }
     e.start_ns -= start_ns_;
     e.end_ns -= start_ns_;
+    if (e.sealed_ns != 0) e.sealed_ns -= start_ns_;
     out->events.push_back(e);
   }
   pending_events_ = std::move(later);

@@ -12,6 +12,10 @@ namespace lsm {
 struct FlushInfo {
   uint64_t entries = 0;  // entries of the memtable written (tombstones included)
   uint64_t bytes = 0;    // size of the component written (0: everything was dropped)
+  // When the memtable stopped taking writes (0: unknown, e.g. recovered from
+  // a WAL): its entries were written between the previous memtable's sealing
+  // and this one, which makes whole write cycles measurable.
+  uint64_t sealed_micros = 0;
   uint64_t start_micros = 0;
   uint64_t end_micros = 0;  // installed
 };

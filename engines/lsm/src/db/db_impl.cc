@@ -436,6 +436,7 @@ Status DBImpl::SwitchMemTable() {
     wal_file_ = std::move(file);
     wal_ = std::make_unique<log::Writer>(wal_file_.get());
   }
+  mem_->Seal(env_->NowMicros());
   imms_.insert(imms_.begin(), std::move(mem_));
   mem_ = std::make_shared<MemTable>(wal_number, options_.memtable_bytes);
   InstallSuperVersion();
@@ -558,6 +559,7 @@ Status DBImpl::FlushMemTable(const std::shared_ptr<MemTable>& imm) {
   FlushInfo info;
   info.start_micros = env_->NowMicros();
   info.entries = imm->NumEntries();
+  info.sealed_micros = imm->sealed_micros();
   std::shared_ptr<const Version> base;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -54,8 +54,14 @@ TEST(ListenerTest, EveryFlushAndMergeIsToldOnce) {
     EXPECT_EQ(st.merges_completed, recorder.merges.size());
     ASSERT_GT(recorder.merges.size(), 0u);
     uint64_t flushed_entries = 0, flushed_bytes = 0, merged_bytes = 0, read_bytes = 0;
+    uint64_t previous_sealed = 0;
     for (const FlushInfo& f : recorder.flushes) {
       EXPECT_LE(f.start_micros, f.end_micros);
+      // Sealed before it was flushed, and memtables are flushed in order.
+      EXPECT_GT(f.sealed_micros, 0u);
+      EXPECT_LE(f.sealed_micros, f.start_micros);
+      EXPECT_GE(f.sealed_micros, previous_sealed);
+      previous_sealed = f.sealed_micros;
       flushed_entries += f.entries;
       flushed_bytes += f.bytes;
     }

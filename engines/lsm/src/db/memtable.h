@@ -40,6 +40,10 @@ class MemTable {
   bool Empty() const { return NumEntries() == 0; }
   // The WAL file holding this memtable's writes (0 when the WAL is off).
   uint64_t wal_number() const { return wal_number_; }
+  // When it stopped taking writes (Env::NowMicros; 0: not sealed, e.g. one
+  // recovered from a WAL). Set once, under the DB mutex, before flushing.
+  void Seal(uint64_t micros) { sealed_micros_ = micros; }
+  uint64_t sealed_micros() const { return sealed_micros_; }
 
  private:
   friend class MemTableIterator;
@@ -56,6 +60,7 @@ class MemTable {
   Arena arena_;
   Table table_;
   std::atomic<uint64_t> entries_{0};
+  uint64_t sealed_micros_ = 0;
 };
 
 }  // namespace lsm
