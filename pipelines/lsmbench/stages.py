@@ -19,7 +19,6 @@ caller commits it. Any failure raises :class:`PointFailed` naming the stage.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import time
@@ -27,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import cycles
 from . import verdict as vd
 from .driverio import EXIT_OK, DriverOutputs, build_run_json, describe_exit
 from .plan import Plan
@@ -37,11 +35,6 @@ from .spec import CampaignSpec
 from .testbeds import Node, Testbed
 
 DEFAULT_LOAD_TIMEOUT_S = 3600.0
-
-
-# Whole memtable cycles the testing window must hold for the cycle rate to replace the
-# interval count (fewer: too coarse to be better).
-MIN_TESTING_CYCLES = 3
 
 
 class PointFailed(Exception):
@@ -234,15 +227,9 @@ class PointPipeline:
             queries=ph.queries,
         )
         try:
-            mt = vd.max_throughput(out.intervals, warmup)
+            mt = vd.max_throughput_of_testing(out.intervals, warmup)
         except vd.VerdictError as e:
             raise PointFailed("max-throughput", str(e)) from e
-        # Over whole memtable cycles when the engine tells its flushes: not quantized by
-        # where the window cuts a cycle (cycles.py).
-        whole = cycles.flush_cycle_throughput(out.intervals, warmup, min_cycles=MIN_TESTING_CYCLES)
-        if whole is not None:
-            mt = dataclasses.replace(mt, writes_per_s=whole.writes_per_s, method="flush-cycles",
-                                     interval_writes_per_s=mt.writes_per_s, cycles=whole.cycles)
         self._testing_intervals = out.intervals
         if mt.writes_per_s <= 0:
             raise PointFailed("max-throughput",
@@ -275,11 +262,8 @@ class PointPipeline:
         except vd.VerdictError as e:
             raise PointFailed(f"{phase_dir}-verdict", str(e)) from e
         bounds = self.spec.verdict
-        coverage = None
-        if self._testing_intervals is not None and fig.window_start_s is not None:
-            end = fig.window_end_s if fig.window_end_s is not None else ph.duration
-            coverage = cycles.window_coverage(self._testing_intervals, out.intervals,
-                                              fig.window_start_s, end)
+        coverage = (vd.running_coverage(self._testing_intervals, out.intervals, fig)
+                    if self._testing_intervals is not None else None)
         v = vd.judge(fig, bounds.p99_write_latency, bounds.max_backlog,
                      max_backlog_growth=bounds.max_backlog_growth,
                      max_stalled_fraction=bounds.max_stalled_fraction,

@@ -19,13 +19,13 @@ Nothing here reads files or clocks: the inputs are the parsed
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from scipy import stats as scipy_stats
 
-from .cycles import Coverage
+from .cycles import Coverage, flush_cycle_throughput, window_coverage
 from .spec.models import VerdictSpec
 from .stats import MIN_SLOPE_POINTS, Slope, backlog_slope
 from .values import number
@@ -152,6 +152,36 @@ def max_throughput(intervals: list[dict[str, Any]], warmup_s: float,
         per_interval_max=max(rates),
         cv=math.sqrt(var) / mean_rate if mean_rate > 0 else 0.0,
     )
+
+
+# Whole memtable cycles the testing window must hold for the cycle rate to replace the
+# interval count (fewer: too coarse to be better).
+MIN_TESTING_CYCLES = 3
+
+
+def max_throughput_of_testing(intervals: list[dict[str, Any]], warmup_s: float) -> MaxThroughput:
+    """The testing phase's maximum: over whole memtable cycles when the engine tells its
+    flushes (not quantized by where the window cuts a cycle: cycles.py), else the interval
+    count of max_throughput. Both figures are kept."""
+    mt = max_throughput(intervals, warmup_s)
+    whole = flush_cycle_throughput(intervals, warmup_s, min_cycles=MIN_TESTING_CYCLES)
+    if whole is None:
+        return mt
+    return replace(mt, writes_per_s=whole.writes_per_s, method="flush-cycles",
+                   interval_writes_per_s=mt.writes_per_s, cycles=whole.cycles)
+
+
+def running_coverage(testing: list[dict[str, Any]], running: list[dict[str, Any]],
+                     fig: RunningFigures) -> Coverage | None:
+    """Whether the running window saw a merge into the deepest level the testing phase
+    reached (None when there is nothing to judge by)."""
+    if fig.window_start_s is None:
+        return None
+    ends = [float(iv["t_end_s"]) for iv in running if "t_end_s" in iv and not iv.get("drain")]
+    end = fig.window_end_s if fig.window_end_s is not None else max(ends, default=None)
+    if end is None:
+        return None
+    return window_coverage(testing, running, fig.window_start_s, end)
 
 
 # ---------------------------------------------------------------- verdict

@@ -17,7 +17,13 @@ import pytest
 import yaml
 from lsmbench.driverio import DriverOutputs
 from lsmbench.store import TMP_DIR, Store
-from lsmbench.verdict import judge, max_throughput, running_figures
+from lsmbench.verdict import (
+    judge,
+    max_throughput,
+    max_throughput_of_testing,
+    running_coverage,
+    running_figures,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -93,8 +99,13 @@ def test_throttled_campaign_end_to_end(tmp_path, data_root, driver_path):
         p = rec.data
         # The figures in point.json are recomputable from the stored outputs.
         testing = DriverOutputs.read(d / "testing")
-        mt = max_throughput(testing.intervals, 1.0)
+        mt = max_throughput_of_testing(testing.intervals, 1.0)
         assert p["max_throughput"]["writes_per_s"] == pytest.approx(mt.writes_per_s)
+        # The builtin engine tells its flushes: the maximum is over whole memtable cycles,
+        # and the interval count is kept beside it.
+        assert p["max_throughput"]["method"] == "flush-cycles" and mt.cycles >= 3
+        assert p["max_throughput"]["interval_writes_per_s"] == pytest.approx(
+            max_throughput(testing.intervals, 1.0).writes_per_s)
         assert mt.window_start_s >= 1.0
         run_doc = json.loads((d / "running" / "run.json").read_text())
         assert run_doc["phase"] == "running"
@@ -103,7 +114,8 @@ def test_throttled_campaign_end_to_end(tmp_path, data_root, driver_path):
         running = DriverOutputs.read(d / "running")
         fig = running_figures(0.95, run_doc["arrival"]["rate"], running.intervals,
                               running.summary, running.histograms)
-        v = judge(fig, 1.0, 1.0)
+        v = judge(fig, 1.0, 1.0,
+                  coverage=running_coverage(testing.intervals, running.intervals, fig))
         assert p["verdict"]["sustainable"] is v.sustainable
         assert p["verdict"]["p99_write_latency_s"] == pytest.approx(v.p99_write_latency_s)
         assert p["verdict"]["final_queue_length"] == v.final_queue_length
