@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import socket
 import threading
 import time
 import traceback
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .calibrate import DiskProfile
 from .plan import Plan
 from .progress import Reporter
 from .publish import publish_point
@@ -32,7 +34,7 @@ from .testbeds import Testbed, TestbedError, open_testbed
 from .testbeds.distribute import Attempt, Job, distribute
 from .testbeds.remote import RemoteTestbed
 from .testbeds.sshconn import NodeUnreachable
-from .throttle import ThrottleLimits
+from .throttle import ThrottleError, ThrottleLimits, check_throttle_available
 from .throttle.rates import is_relative, resolve_relative
 
 log = logging.getLogger("lsmbench")
@@ -79,10 +81,6 @@ def resolve_limits(plan: Plan, store: Store, testbed: Testbed, profile: Any = No
 
 
 def load_profile(plan: Plan, store: Store) -> Any:
-    import socket
-
-    from .calibrate import DiskProfile
-
     tb = plan.spec.testbed
     path = Path(getattr(tb, "calibration", None) or calibration_path(store, socket.gethostname()))
     if not path.is_file():
@@ -97,8 +95,6 @@ def check_throttle(limits: Any, data_root: str, required: bool, reporter: Report
     """Fails early (or drops the throttle with a warning when not required)."""
     if limits is None:
         return None
-    from .throttle import ThrottleError, check_throttle_available
-
     try:
         check_throttle_available(limits, data_dir=data_root)
     except ThrottleError as e:
@@ -416,8 +412,6 @@ def remote_limits(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: list[
     for n in nodes:
         profile = None
         if relative:
-            from .calibrate import DiskProfile
-
             path = testbed.state.calibration_path(n.name)
             if not path.is_file():
                 raise CampaignError(

@@ -28,6 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+
+# The commands import what they need inside their functions: `lsmbench validate` should not
+# pay for scipy, matplotlib and ansible at every start.
 from .paths import default_results_dir
 
 EXIT_OK = 0
