@@ -84,7 +84,9 @@ std::string Usage() {
 }
 
 Status ParseBytes(const std::string& flag, const std::string& text, uint64_t* bytes) {
-  return ParseSize(flag, text, 1, uint64_t{1} << 62, bytes);
+  // The engine's size grammar, with the command line's wording.
+  if (ParseSize(flag, text, 1, uint64_t{1} << 62, bytes).ok()) return Status::OK();
+  return Bad(flag, text, "a size >= 1 such as 4096, 64K, 4M or 1G");
 }
 
 namespace {
