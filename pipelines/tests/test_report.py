@@ -540,3 +540,24 @@ def test_repeated_report_in_headless_chromium_with_a_screenshot(repeated, tmp_pa
     assert r.returncode == 0, r.stderr[-2000:]
     assert png_size(shot.read_bytes()) == (1400, 2000) and shot.stat().st_size > 50_000
     print(f"screenshot: {shot}")
+
+
+def test_merge_cycle_figure_draws_the_engine_merge_events():
+    from lsmbench.report.merges import merges_figure
+
+    def merge(start: float, end: float, level: int) -> dict:
+        return {"kind": "merge", "start_s": start, "end_s": end, "output_level": level,
+                "input_bytes": 1 << 20, "moved": False}
+
+    def phase(name: str, evts: list[dict]) -> StoredPhase:
+        ivs = [{"t_start_s": float(i), "t_end_s": float(i + 1), "measured": i >= 2,
+                "events": [e for e in evts if i <= e["end_s"] < i + 1]} for i in range(10)]
+        return StoredPhase(name, ivs, {}, None)
+
+    with_events = _point("a", {"testing": phase("testing", [merge(1, 3, 1), merge(2, 8, 2)]),
+                               "running": phase("running", [merge(1, 2, 1)])})
+    fig = merges_figure([with_events])
+    assert fig is not None and fig.id == "merges" and fig.png.startswith(b"\x89PNG")
+    assert "inconclusive" in fig.caption
+    without = _point("b", {"running": phase("running", [])})
+    assert merges_figure([without]) is None

@@ -573,6 +573,8 @@ def sweep_figure(points: Sequence[StoredPoint]) -> Figure | None:
 
 def all_figures(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_S) -> list[Figure]:
     """Every figure the data supports, in the report's order."""
+    from .merges import merges_figure  # merges.py builds on this module's helpers
+
     out = [
         throughput_figure(points, window_s),
         components_figure(points),
@@ -580,6 +582,7 @@ def all_figures(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_
         query_figure(points, window_s),
         flushes_figure(points),
         sweep_figure(points),
+        merges_figure(points),
     ]
     return [f for f in out if f is not None]
 

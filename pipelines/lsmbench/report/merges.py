@@ -1,0 +1,76 @@
+"""The merge cycle: every merge of a phase as a bar on its output level over time.
+
+Drawn from the engine's events in the driver's time series (engines/driver/README.md,
+``events``), for the testing and the (headline) running phase of the first repetition of
+each group, so a reader sees whether the running window held a merge into the deepest level
+(the verdict's window_coverage criterion, cycles.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from matplotlib.figure import Figure as MplFigure
+from matplotlib.patches import Patch
+
+from ..cycles import events
+from .figures import Figure, _render, plot_groups
+from .load import StoredPhase, StoredPoint
+
+# Panels at most: one per group (its first repetition), two phases each.
+MAX_GROUPS = 4
+
+
+def _phase(pt: StoredPoint, kind: str) -> StoredPhase | None:
+    chosen = [ph for ph in pt.phases.values() if ph.kind == kind and events(ph.intervals, "merge")]
+    return sorted(chosen, key=lambda ph: ph.name)[0] if chosen else None
+
+
+def merges_figure(points: Sequence[StoredPoint]) -> Figure | None:
+    rows = []
+    for g in plot_groups(points)[:MAX_GROUPS]:
+        pt = g.points[0]
+        phases = [ph for ph in (_phase(pt, "testing"), _phase(pt, "running")) if ph is not None]
+        if phases:
+            rows.append((g.label, phases))
+    if not rows:
+        return None
+    fig = MplFigure(figsize=(9.6, 1.2 + 1.8 * len(rows)), layout="constrained")
+    grid = fig.subplots(len(rows), 2, squeeze=False)
+    deepest = max(int(e.get("output_level", 0)) for _, phases in rows for ph in phases
+                  for e in events(ph.intervals, "merge"))
+    cmap = [f"C{i % 10}" for i in range(deepest + 1)]
+    for r, (label, phases) in enumerate(rows):
+        for c, kind in enumerate(("testing", "running")):
+            ax = grid[r][c]
+            ph = next((p for p in phases if p.kind == kind), None)
+            if ph is None:
+                ax.set_axis_off()
+                continue
+            for e in events(ph.intervals, "merge"):
+                level = int(e.get("output_level", 0))
+                start, end = float(e.get("start_s", 0.0)), float(e.get("end_s", 0.0))
+                ax.barh(level, max(end - start, 0.05), left=start, height=0.6,
+                        color=cmap[level], alpha=0.3 if e.get("moved") else 0.8)
+            measured = [iv for iv in ph.intervals if iv.get("measured")]
+            if measured:
+                ax.axvspan(float(measured[0]["t_start_s"]), float(measured[-1]["t_end_s"]),
+                           color="grey", alpha=0.12, linewidth=0)
+            ax.set_ylim(0.3, deepest + 0.7)
+            ax.set_yticks(range(1, deepest + 1))
+            ax.set_ylabel("output level")
+            ax.set_title(f"{label} [{ph.name}]", fontsize="small")
+            ax.grid(True, axis="x", alpha=0.3)
+            if r == len(rows) - 1:
+                ax.set_xlabel("time (s)")
+    fig.legend(handles=[Patch(color="grey", alpha=0.25, label="measured window"),
+                        Patch(color="grey", alpha=0.8, label="merge (lighter: moved down, "
+                              "not rewritten)")],
+               loc="outside lower center", ncols=2, fontsize="small", frameon=False)
+    return Figure("merges", "The merge cycle",
+                  "Every merge the engine completed, as a bar from its start to its end on its "
+                  "output level, in the testing phase and the running phase of each group's "
+                  "first repetition (a scheduler may pause a merge between the two); the grey "
+                  "band is the measured window. A running window without a bar on the deepest "
+                  "level the testing phase reached cannot call the rate sustainable: its verdict "
+                  "is inconclusive (window_coverage).", _render(fig))
