@@ -204,8 +204,9 @@ class RateSearch:
         after = f"after {n} step{'s' if n != 1 else ''}"
         if best is None:
             assert worst is not None
-            return (f"not even low ({_at(worst)}) is sustainable ({worst.verdict}), {after}; "
-                    "inconclusive steps count as not sustainable")
+            how = ("inconclusive, counted as not sustainable" if worst.verdict == INCONCLUSIVE
+                   else worst.verdict)
+            return f"not even low, {_at(worst)}, was judged sustainable ({how}), {after}"
         answer = f"maximum sustainable utilization {_at(best)}"
         if worst is None:
             return (f"{answer}: high is sustainable, {after}; the maximum may lie above it "

@@ -50,7 +50,8 @@ def test_a_known_threshold_is_found_within_tolerance(spec, t):
     elif t < spec.low:
         assert r.utilization is None and r.rate is None and r.stopped == "low-not-sustainable"
         assert calls[-1] == spec.low and r.bracket.unsustainable == spec.low
-        assert r.summary.startswith(f"not even low ({spec.low:g} x max")
+        assert r.summary.startswith(f"not even low, {spec.low:g} x max (")
+        assert "was judged sustainable (not-sustainable)" in r.summary
         assert r.headline_step.utilization == spec.low  # the last step
     else:
         assert r.stopped == "tolerance"
