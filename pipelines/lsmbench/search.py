@@ -68,8 +68,8 @@ class StepVerdict(BaseModel):
         not hold (the window coverage of an inconclusive run included)."""
         word = v.verdict or (SUSTAINABLE if v.sustainable else NOT_SUSTAINABLE)
         bad = [c.reason for c in v.criteria if c.ok is False]
-        return cls(verdict=word, failed=list(v.failed), phase=phase,  # type: ignore[arg-type]
-                   reason="; ".join(bad) or "every criterion held")
+        return cls.model_validate({"verdict": word, "failed": list(v.failed), "phase": phase,
+                                   "reason": "; ".join(bad) or "every criterion held"})
 
 
 class SearchStep(StepVerdict):

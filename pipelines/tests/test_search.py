@@ -191,6 +191,21 @@ def test_an_inconclusive_run_near_the_threshold_is_said(t):
         assert contains or r.bracket.unsustainable_verdict == INCONCLUSIVE, (seed, r.summary)
 
 
+def test_a_step_verdict_from_a_running_phase_verdict():
+    from lsmbench.verdict import RunningFigures, judge
+
+    ok = judge(RunningFigures(utilization=0.8, arrival_rate=1000, p99_write_latency_s=0.01,
+                              final_queue_length=0))
+    sv = StepVerdict.of(ok, "running@0.8")
+    assert (sv.verdict, sv.failed, sv.phase, sv.reason) == (
+        SUSTAINABLE, [], "running@0.8", "every criterion held")
+    bad = judge(RunningFigures(utilization=1.0, arrival_rate=1000, p99_write_latency_s=2.0,
+                               final_queue_length=5000))
+    sv = StepVerdict.of(bad)
+    assert sv.verdict == NOT_SUSTAINABLE and sv.failed == ["p99", "final_backlog"]
+    assert sv.reason.startswith("p99 write latency 2 s > 1 s; final queue 5000 writes")
+
+
 def test_ask_and_tell():
     s = RateSearch(SearchSpec(low=0.6, high=0.9, tolerance=0.15, max_steps=5), MAX_TP)
     assert s.next_utilization() == 0.9
