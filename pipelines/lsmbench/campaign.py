@@ -363,6 +363,7 @@ def _run_point(plan: Plan, store: Store, testbed: Testbed, node: Any, limits: An
             "verdict": result.headline,
             "sustainable": result.headline["sustainable"] if result.headline else None,
             "verdicts": result.verdicts,
+            "search": result.search,
             "phases": result.phases,
             "throttled": limits is not None and limits.has_io_limits,
             "published": False if spec.sinks.influx else None,

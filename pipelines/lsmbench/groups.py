@@ -21,6 +21,10 @@ Per group: the median of each figure with its order-statistic confidence interva
 
 The figures come from point.json (the headline verdict) and, for records written before the
 verdict carried p50/p99.9 and stalls, from the headline running phase's summary.json.
+
+A group whose points searched the maximum sustainable rate (``phases.running.search``) also
+gets :class:`GroupSearch`: the median answer with its interval, and the lowest answer of any
+repetition -- the rate every repetition sustained, the one to promise.
 """
 
 from __future__ import annotations
@@ -76,6 +80,24 @@ class Repetition(BaseModel):
     stall_count: float | None = None  # the engine's stalls in the running window
     stall_s: float | None = None
     final_backlog_s: float | None = None  # final queue in seconds of arrivals
+    # phases.running.search: the point searched; its answer (None: not even low, or no search)
+    searched: bool = False
+    max_sustainable_utilization: float | None = None
+    max_sustainable_rate: float | None = None  # writes/s
+
+
+class GroupSearch(BaseModel):
+    """The maximum sustainable rate over a group's complete repetitions that searched it."""
+
+    runs: int
+    none: int  # of them, those where not even the search's low was sustainable
+    utilization: Estimate  # over the repetitions that found one
+    rate: Estimate  # writes/s
+    # The lowest answer of any repetition (each its own minimum): every repetition sustained
+    # it. None when a repetition found none.
+    lowest_utilization: float | None
+    lowest_rate: float | None
+    reason: str
 
 
 class Group(BaseModel):
@@ -97,6 +119,7 @@ class Group(BaseModel):
     stall_s: Estimate
     final_backlog_s: Estimate
     points: list[str]  # the repetitions' point ids, in rep order
+    search: GroupSearch | None = None  # phases.running.search
 
 
 # ---------------------------------------------------------------- one repetition
@@ -153,6 +176,7 @@ def make_repetition(point_id: str, record: dict[str, Any],
     old_backlog = final_q / arrival if final_q is not None and arrival else None
     engine_us = _num(_get(s, "stalls", "engine_stall_micros"))
     rep = record.get("rep")
+    search = record.get("search") if isinstance(record.get("search"), dict) else None
     return Repetition(
         point=point_id,
         group=point_group(point_id, record),
@@ -181,6 +205,9 @@ def make_repetition(point_id: str, record: dict[str, Any],
         stall_s=_first(_num(v.get("engine_stall_s")),
                        engine_us / 1e6 if engine_us is not None else None),
         final_backlog_s=_first(_num(v.get("final_backlog_s")), old_backlog),
+        searched=search is not None,
+        max_sustainable_utilization=_num((search or {}).get("utilization")),
+        max_sustainable_rate=_num((search or {}).get("rate")),
     )
 
 
@@ -288,11 +315,49 @@ def judge_group(reps: Sequence[Repetition]) -> tuple[GroupVerdict, dict[str, int
     return INCONCLUSIVE, agree, [split, *short, *other, *failing, *reasons]
 
 
+def rate_text(rate: float | None, utilization: float | None) -> str:
+    """'1,832 writes/s (0.78 x max)'; the parts known."""
+    u = f"{utilization:.3g} x max" if utilization is not None else "?"
+    return f"{rate:,.0f} writes/s ({u})" if rate is not None else u
+
+
+def group_search(reps: Sequence[Repetition]) -> GroupSearch | None:
+    """The maximum sustainable rate of the complete repetitions that searched it (None: none
+    searched)."""
+    searched = [r for r in reps if r.state == STATE_COMPLETE and r.searched]
+    if not searched:
+        return None
+    found = [r for r in searched if r.max_sustainable_utilization is not None]
+    none = len(searched) - len(found)
+    us = [r.max_sustainable_utilization for r in found]
+    rates = [r.max_sustainable_rate for r in found]
+    low_u = min(u for u in us if u is not None) if found and not none else None
+    low_rate = (min((x for x in rates if x is not None), default=None)
+                if found and not none else None)
+    n = len(searched)
+    if not found:
+        reason = (f"maximum sustainable rate: none, not even the search's low was sustainable "
+                  f"({'the repetition' if n == 1 else f'all {n} repetitions'})")
+    elif n == 1:
+        reason = f"maximum sustainable rate: {rate_text(low_rate, low_u)}"
+    else:
+        est_u, est_r = median_ci(us), median_ci(rates)
+        reason = (f"maximum sustainable rate: median {est_r.median or 0:,.0f} writes/s, median "
+                  f"utilization {est_u.median or 0:.3g} x max, over {len(found)} repetitions")
+        reason += (f"; each sustained at least {rate_text(low_rate, low_u)}" if not none else
+                   f"; {none} of {n} found none (not even the search's low was sustainable)")
+    return GroupSearch(runs=n, none=none, utilization=median_ci(us), rate=median_ci(rates),
+                       lowest_utilization=low_u, lowest_rate=low_rate, reason=reason)
+
+
 def make_group(reps: Sequence[Repetition]) -> Group:
     reps = sorted(reps, key=lambda r: (r.rep if r.rep is not None else 1 << 30, r.point))
     verdict, agree, reasons = judge_group(reps)
     judged = [r for r in reps if r.state == STATE_COMPLETE]
     estimates = {name: median_ci([getattr(r, name) for r in judged]) for name in FIGURES}
+    search = group_search(reps)
+    if search is not None:
+        reasons = [search.reason, *reasons]
     return Group(
         group=reps[0].group,
         params=reps[0].params,
@@ -303,6 +368,7 @@ def make_group(reps: Sequence[Repetition]) -> Group:
         agree=agree,
         reasons=reasons,
         points=[r.point for r in reps],
+        search=search,
         **estimates,
     )
 

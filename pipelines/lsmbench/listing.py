@@ -57,29 +57,60 @@ def agree_text(g: Group) -> str:
     return f"{g.agree.get(SUSTAINABLE, 0)}/{judged}" if judged else "-"
 
 
+def group_search_text(g: Group) -> str:
+    """The max. sustainable column of a group: the median rate [CI] at its median utilization,
+    '-' without a search, 'none' when no repetition found one."""
+    s = g.search
+    if s is None:
+        return "-"
+    if s.rate.median is None and s.utilization.median is None:
+        return "none"
+    u = f" @ {s.utilization.median:.3g}x" if s.utilization.median is not None else ""
+    none = f" ({s.none} none)" if s.none else ""
+    return estimate_text(s.rate, _count) + u + none
+
+
+def rep_search_text(r: Repetition) -> str:
+    if not r.searched:
+        return "-"
+    if r.max_sustainable_utilization is None:
+        return "none"
+    return f"{_count(r.max_sustainable_rate)} @ {r.max_sustainable_utilization:.3g}x"
+
+
 def print_listing(data: dict[str, Any], store_dir: str, repetitions: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
     groups = [Group.model_validate(g) for g in data["groups"]]
     reps = {r["point"]: Repetition.model_validate(r) for r in data["points"]}
+    searched = any(g.search is not None for g in groups)
     table = Table(box=None, header_style="bold")
     table.add_column("group", no_wrap=True)
-    for col in ("runs", "writes/s [CI]", "p99 [CI]", "verdict", "sust./judged"):
+    columns = ["runs", "writes/s [CI]", "p99 [CI]", "verdict", "sust./judged"]
+    if searched:
+        columns.insert(1, "max sustainable writes/s [CI]")
+    for col in columns:
         table.add_column(col, overflow="fold")
     for g in groups:
         runs = f"{g.complete}" + (f" +{g.failed} failed" if g.failed else "")
-        table.add_row(g.group, runs, estimate_text(g.max_write_throughput, _count),
-                      estimate_text(g.p99_write_latency_s, _seconds),
-                      VERDICT_WORDS[g.verdict], agree_text(g))
+        cells = [g.group, runs, estimate_text(g.max_write_throughput, _count),
+                 estimate_text(g.p99_write_latency_s, _seconds), VERDICT_WORDS[g.verdict],
+                 agree_text(g)]
+        if searched:
+            cells.insert(2, group_search_text(g))
+        table.add_row(*cells)
         if repetitions:
             for pid in g.points:
                 r = reps[pid]
-                table.add_row(f"  rep {r.rep if r.rep is not None else pid}",
-                              "" if r.state == "complete" else r.state,
-                              _count(r.max_write_throughput), _seconds(r.p99_write_latency_s),
-                              {True: "yes", False: "NO", None: "-"}[r.sustainable],
-                              ", ".join(r.failed_criteria))
+                cells = [f"  rep {r.rep if r.rep is not None else pid}",
+                         "" if r.state == "complete" else r.state,
+                         _count(r.max_write_throughput), _seconds(r.p99_write_latency_s),
+                         {True: "yes", False: "NO", None: "-"}[r.sustainable],
+                         ", ".join(r.failed_criteria)]
+                if searched:
+                    cells.insert(2, rep_search_text(r))
+                table.add_row(*cells)
     Console().print(table)
     for g in groups:
         print(f"{g.group}: {'; '.join(g.reasons)}")

@@ -20,7 +20,8 @@ from typing import Any
 
 from .engine_options import option_string
 from .points import Point, ResolvedPoint, point_id, resolve_point, running_dir
-from .spec import MATRIX_RESERVED, CampaignSpec, LoadedSpec
+from .search import steps_needed
+from .spec import MATRIX_RESERVED, CampaignSpec, LoadedSpec, RunningPhase
 from .units import format_duration
 
 # Rough speed of a load phase when nothing better is known (records/s), used
@@ -32,9 +33,10 @@ ASSUMED_POINT_OVERHEAD_S = 2.0
 
 @dataclass
 class PhasePlan:
-    name: str  # load | testing | running (running@0.95 in sweeps)
-    duration_s: float | None  # None: load until done
+    name: str  # load | testing | running (running@0.95 in sweeps) | search
+    duration_s: float | None  # None: load until done; a search: all its running phases
     utilization: float | None = None
+    runs: int = 1  # a search: at most this many running phases
 
 
 @dataclass
@@ -98,9 +100,12 @@ class Plan:
             "excluded": self.excluded,
             "repetitions": self.repetitions,
             "phases": [
-                {"name": ph.name, "duration_s": ph.duration_s, "utilization": ph.utilization}
+                {"name": ph.name, "duration_s": ph.duration_s, "utilization": ph.utilization,
+                 "runs": ph.runs}
                 for ph in self.phases()
             ],
+            "search": (spec.phases.running.search.model_dump()
+                       if spec.phases.running.search is not None else None),
             "testbed": spec.testbed.model_dump(),
             "throttle": spec.throttle.model_dump(),
             "sinks": {"influx": spec.sinks.influx.url if spec.sinks.influx else None},
@@ -182,7 +187,12 @@ def phase_plan(spec: CampaignSpec, workload: dict[str, Any] | None = None) -> li
     if spec.phases.load.enabled and records:
         phases.append(PhasePlan("load", None))
     phases.append(PhasePlan("testing", spec.phases.testing.duration))
-    if spec.phases.running.enabled:
+    search = spec.phases.running.search
+    if spec.phases.running.enabled and search is not None:
+        # At most max_steps running phases: the estimate is the longest search.
+        phases.append(PhasePlan("search", spec.phases.running.duration * search.max_steps,
+                                runs=search.max_steps))
+    elif spec.phases.running.enabled:
         for u in spec.phases.running.sweep():
             name = running_dir(u, bool(spec.phases.running.utilizations))
             phases.append(PhasePlan(name, spec.phases.running.duration, u))
@@ -206,8 +216,7 @@ def estimate_point_s(spec: CampaignSpec, workload: dict[str, Any],
         if ph.name == "load":
             total += estimate_load_s(workload, history_load_s)
             if spec.phases.running.enabled and spec.phases.running.start == "reload":
-                total += estimate_load_s(workload, history_load_s) * len(
-                    spec.phases.running.sweep())
+                total += estimate_load_s(workload, history_load_s) * spec.phases.running.runs()
         else:
             total += ph.duration_s or 0.0
     return total
@@ -226,6 +235,22 @@ def build_plan(loaded: LoadedSpec, history_load_s: float | None = None) -> Plan:
             f"phases.running.utilization {spec.phases.running.utilization:g} is not in the "
             f"sweep; the verdict refers to the sweep's largest value"
         )
+    search = spec.phases.running.search
+    if search is not None and spec.phases.running.enabled:
+        needed = steps_needed(search)
+        notes.append(
+            f"phases.running.search: the highest sustainable utilization in "
+            f"[{search.low:g}, {search.high:g}] x max, to within {search.tolerance:g}: "
+            f"{search.high:g} first, then bisection; at most {search.max_steps} running "
+            f"phases per point (estimated as {search.max_steps}); an inconclusive step counts "
+            f"as not sustainable")
+        if needed > search.max_steps:
+            notes.append(
+                f"phases.running.search.max_steps {search.max_steps} may stop the search "
+                f"before its tolerance: it can take {needed} steps")
+        if spec.phases.running.utilization != RunningPhase.model_fields["utilization"].default:
+            notes.append("phases.running.utilization is not used: the search chooses the "
+                         "utilizations")
     reps = spec.matrix.get("repetitions") or len(spec.matrix.get("seeds") or []) or 1
     plan = Plan(
         loaded=loaded,
@@ -245,6 +270,15 @@ def build_plan(loaded: LoadedSpec, history_load_s: float | None = None) -> Plan:
     return plan
 
 
+def _phase_text(p: PhasePlan) -> str:
+    if p.duration_s is None:
+        return f"{p.name} (until done)"
+    if p.runs > 1:
+        each = format_duration(p.duration_s / p.runs)
+        return f"{p.name} (<= {p.runs} running phases of {each}: {format_duration(p.duration_s)})"
+    return f"{p.name} ({format_duration(p.duration_s)})"
+
+
 def describe(plan: Plan) -> list[str]:
     """The human-readable plan, a line each."""
     spec = plan.spec
@@ -255,10 +289,7 @@ def describe(plan: Plan) -> list[str]:
     for g in plan.zips:
         lines.append(f"  zipped: {' + '.join(g)}")
     lines.append(f"  repetitions: {plan.repetitions}")
-    ph = ", ".join(
-        f"{p.name} ({format_duration(p.duration_s)})" if p.duration_s else f"{p.name} (until done)"
-        for p in plan.phases()
-    )
+    ph = ", ".join(_phase_text(p) for p in plan.phases())
     lines.append(f"  phases: {ph}")
     if spec.engine.options:
         opts = ", ".join(f"{k}={option_string(v)}" for k, v in spec.engine.options.items())

@@ -10,7 +10,9 @@
 5. ``running``: open loop at utilization x maximum with the runtime engine
    options, once per utilization of the sweep, each from the state the spec
    asks for (``start``: a copy of the loaded state, a fresh load, or where
-   the previous phase left off);
+   the previous phase left off) -- or, with ``running.search``, at the
+   utilizations the search for the maximum sustainable rate asks for, each from
+   the loaded tree (:mod:`lsmbench.search`);
 6. a verdict per running phase (:func:`lsmbench.verdict.judge`).
 
 Every file lands in the point's temporary directory in the store; the
@@ -31,6 +33,7 @@ from .driverio import EXIT_OK, DriverOutputs, build_run_json, describe_exit
 from .plan import Plan
 from .points import Point, running_dir
 from .progress import Reporter
+from .search import SearchResult, StepVerdict, run_search
 from .spec import CampaignSpec
 from .testbeds import Node, Testbed
 
@@ -71,6 +74,7 @@ class PointResult:
     headline: dict[str, Any] | None = None
     driver_s: float = 0.0
     fingerprint: dict[str, Any] | None = None
+    search: dict[str, Any] | None = None  # phases.running.search: search.SearchResult
 
 
 def _testing_signature(config: dict[str, Any]) -> dict[str, Any]:
@@ -286,6 +290,8 @@ class PointPipeline:
         # The testing phase's time series: its merges are what a running window must see.
         self._testing_intervals: list[dict[str, Any]] | None = None
         self._running_next_insert: int | None = None
+        self._loaded_next: int | None = None  # the id after the loaded records
+        self._has_load = False
         self.prepare()
         try:
             self.result.fingerprint = tb.fingerprint(node, self.data_dir or node.data_root,
@@ -313,23 +319,13 @@ class PointPipeline:
                                   shared["shared_from"], max_tp)
             else:
                 max_tp = self.testing(loaded_next).writes_per_s
-            if running.enabled:
-                sweep = running.sweep()
-                for i, u in enumerate(sweep):
+            self._loaded_next, self._has_load = loaded_next, has_load
+            if running.enabled and running.search is not None:
+                self.search(max_tp)
+            elif running.enabled:
+                for i, u in enumerate(running.sweep()):
                     phase_dir = running_dir(u, bool(running.utilizations))
-                    insert_start = loaded_next
-                    if running.start == "snapshot":
-                        tb.snapshot(node, self.snap_dir, self.data_dir)
-                    elif running.start == "reload":
-                        tb.remove_dir(node, self.data_dir)
-                        self.prepare()
-                        if has_load:
-                            loaded_next = self.load(running_dir(u, True, "reload")).next_insert_id
-                            insert_start = loaded_next
-                    else:  # continue where the previous phase left off
-                        insert_start = (self._running_next_insert if i > 0
-                                        else self._testing_next_insert)
-                    self.running(phase_dir, u, max_tp, insert_start)
+                    self.running(phase_dir, u, max_tp, self._restart(u, i))
                 self.result.headline = self._headline(running.headline_utilization())
         finally:
             if not spec.testbed.keep_data:
@@ -340,6 +336,41 @@ class PointPipeline:
                         except Exception as e:
                             self.ctx.log.warning("could not remove %s: %s", d, e)
         return self.result
+
+    def _restart(self, utilization: float, i: int) -> int | None:
+        """Puts the data directory in the state the i-th running phase (at this utilization)
+        starts from, as running.start says; returns the phase's insert_start."""
+        tb, node = self.ctx.testbed, self.ctx.node
+        start = self.spec.phases.running.start
+        if start == "snapshot":
+            tb.snapshot(node, self.snap_dir, self.data_dir)
+        elif start == "reload":
+            tb.remove_dir(node, self.data_dir)
+            self.prepare()
+            if self._has_load:
+                self._loaded_next = self.load(
+                    running_dir(utilization, True, "reload")).next_insert_id
+        else:  # continue where the previous phase left off
+            return self._running_next_insert if i > 0 else self._testing_next_insert
+        return self._loaded_next
+
+    def search(self, max_tp: float) -> SearchResult:
+        """phases.running.search: running phases at the utilizations the search asks for, each
+        from the loaded tree (start: snapshot or reload; lsmbench.search); the headline is
+        the search's answer."""
+        spec = self.spec.phases.running.search
+        assert spec is not None
+
+        def step(u: float) -> StepVerdict:
+            phase_dir = running_dir(u, True)
+            return StepVerdict.of(self.running(phase_dir, u, max_tp, self._restart(u, 0)),
+                                  phase_dir)
+
+        result = run_search(spec, step, max_tp)
+        self.result.search = result.to_json()
+        self.result.headline = self._headline(result.headline_step.utilization)
+        self.ctx.log.info("search: %s", result.summary)
+        return result
 
     def _headline(self, utilization: float) -> dict[str, Any] | None:
         for v in self.result.verdicts:

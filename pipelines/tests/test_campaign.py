@@ -335,3 +335,63 @@ def test_shared_testing_phase_and_its_resume(tmp_path, data_root, driver_path):
     assert again.data["max_throughput"]["shared_from"] == ids[0]
     assert not (again.path / "testing").exists()
     assert rate(again) == pytest.approx(rate(leader), abs=1e-3)
+
+
+def test_search_for_the_maximum_sustainable_rate(tmp_path, data_root, driver_path):
+    """phases.running.search through the real pipeline: every step is stored as a running@U
+    phase from the same loaded tree (the same insert_start; with start: reload, a reload@U
+    each), the headline is the search's answer, and the report renders its figure."""
+    from lsmbench.report import build_report
+
+    # high = 2 x max is normally not sustained (the achieved rate falls short): 2-3 steps; a
+    # starved testing phase (too low a maximum) may let it pass, and then the search stops at
+    # once -- both are right answers, checked below.
+    search = {"low": 0.5, "high": 2.0, "tolerance": 0.2, "max_steps": 3}
+    spec = write_spec(tmp_path / "search.yaml", data_root, name="search",
+                      matrix={"phases.running.start": ["snapshot", "reload"]},
+                      workload={"file": "update-uniform-1kb", "set": {"record_count": 5000}},
+                      phases={"testing": {"duration": "3s", "warmup": "1s"},
+                              "running": {"duration": "2s", "search": search}})
+    results = tmp_path / "results"
+    r = lsmbench("run", str(spec), "--quiet", "--results", str(results),
+                 "--set", f"testbed.driver={driver_path}")
+    assert r.returncode == 0, r.stdout + r.stderr
+    store = Store(results)
+    for start in ("snapshot", "reload"):
+        rec = store.point("search", f"start={start},rep=0")
+        assert rec is not None and rec.data["state"] == "complete", rec and rec.data["error"]
+        s, mt = rec.data["search"], rec.data["max_throughput"]["writes_per_s"]
+        steps = s["steps"]
+        assert 1 <= len(steps) <= 3 and steps[0]["utilization"] == 2.0
+        if len(steps) == 1:
+            assert steps[0]["verdict"] == "sustainable" and s["stopped"] == "high-sustainable"
+        assert s["schema"] == "lsmbench.search/1" and s["max_throughput"] == mt
+        dirs = [f"running@{st['utilization']:g}" for st in steps]
+        assert [st["phase"] for st in steps] == dirs
+        want = ["load", "testing", *dirs]
+        if start == "reload":
+            want += [d.replace("running@", "reload@") for d in dirs]
+        assert sorted(rec.data["phases"]) == sorted(want)
+        starts = set()
+        for st, d in zip(steps, dirs, strict=True):
+            run_doc = json.loads((rec.path / d / "run.json").read_text())
+            assert run_doc["arrival"]["rate"] == pytest.approx(st["utilization"] * mt, abs=1e-3)
+            assert st["rate"] == pytest.approx(run_doc["arrival"]["rate"], abs=1e-3)
+            starts.add(run_doc["insert_start"])
+            v = json.loads((rec.path / d / "verdict.json").read_text())
+            assert (v["verdict"], v["failed"]) == (st["verdict"], st["failed"])
+        # Every step starts from the loaded tree: inserts continue after the loaded records.
+        assert starts == {5000}
+        assert [v["phase"] for v in rec.data["verdicts"]] == dirs
+        ok = [st["utilization"] for st in steps if st["verdict"] == "sustainable"]
+        assert s["utilization"] == (max(ok) if ok else None)
+        head = rec.data["verdict"]
+        assert head["utilization"] == (max(ok) if ok else steps[-1]["utilization"])
+        assert head["max_sustainable_utilization"] == s["utilization"]
+        if s["utilization"] is None:
+            assert steps[-1]["utilization"] == 0.5 and s["stopped"] == "low-not-sustainable"
+    files = build_report(Path("search"), results)
+    assert "search" in files.figures
+    html = files.html.read_text()
+    assert 'id="search-table"' in html and "start=reload,rep=0" in html
+    assert "Maximum sustainable rate" in files.markdown.read_text()

@@ -281,3 +281,72 @@ def test_ls_of_the_recorded_report_fixture_reads_old_runs(capsys):
     assert lv["p99_write_latency_s"] == {"median": point["verdict"]["p99_write_latency_s"],
                                          "ci_low": None, "ci_high": None, "confidence": None,
                                          "n": 1}
+
+
+# ---------------------------------------------------------------- the maximum sustainable rate
+
+
+def searched(i: int, u: float | None, max_tp: float = 2000.0, group: str = "s") -> Repetition:
+    return rep(i, 0.2, u is not None, group=group).model_copy(update={
+        "searched": True, "max_sustainable_utilization": u,
+        "max_sustainable_rate": u * max_tp if u is not None else None})
+
+
+def test_a_group_search_gives_the_median_and_the_rate_every_repetition_sustained():
+    g = make_group([searched(0, 0.78), searched(1, 0.84, 1900.0), searched(2, 0.81)])
+    s = g.search
+    assert s is not None and s.runs == 3 and s.none == 0
+    assert s.utilization.median == 0.81 and (s.utilization.ci_low, s.utilization.ci_high) == (
+        0.78, 0.84)
+    assert s.rate.median == pytest.approx(1596.0)  # 0.84 x 1900: rates differ in their maxima
+    assert (s.lowest_utilization, s.lowest_rate) == (0.78, pytest.approx(1560.0))
+    assert g.reasons[0] == s.reason == (
+        "maximum sustainable rate: median 1,596 writes/s, median utilization 0.81 x max, over "
+        "3 repetitions; "
+        "each sustained at least 1,560 writes/s (0.78 x max)")
+
+
+def test_a_repetition_without_an_answer_leaves_no_promise():
+    g = make_group([searched(0, 0.7), searched(1, None), searched(2, 0.74)])
+    s = g.search
+    assert s is not None and s.none == 1 and s.lowest_utilization is None
+    assert s.lowest_rate is None and s.utilization.n == 2
+    assert "1 of 3 found none" in s.reason
+    none = make_group([searched(0, None)]).search
+    assert none is not None and none.rate.median is None
+    assert none.reason.startswith("maximum sustainable rate: none, not even the search's low")
+    one = make_group([searched(0, 0.9)]).search
+    assert one is not None and one.reason == (
+        "maximum sustainable rate: 1,800 writes/s (0.9 x max)")
+    # Without a search, no search figures; failed repetitions do not count.
+    assert make_group([rep(0, 0.2, True)]).search is None
+    failed = searched(1, 0.5).model_copy(update={"state": "failed"})
+    s = make_group([searched(0, 0.9), failed]).search
+    assert s is not None and s.runs == 1
+
+
+def test_ls_shows_the_maximum_sustainable_rate(tmp_path, capsys, monkeypatch):
+    store = Store(tmp_path)
+    store.write_campaign("c", {"plan": {"points": [{}] * 3}})
+    for i, u in enumerate((0.75, 0.8125, None)):
+        v = old_verdict(0.1 if u is not None else 2.0)
+        pid = write_point(store, "c", {"policy": "leveling"}, i, v, 2000.0)
+        rec = store.point("c", pid)
+        assert rec is not None
+        store.update_point(rec, search={
+            "schema": "lsmbench.search/1", "utilization": u,
+            "rate": u * 2000.0 if u is not None else None, "steps": []})
+    assert main(["ls", "c", "--json", "--results", str(tmp_path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    (g,) = out["groups"]
+    assert g["search"]["runs"] == 3 and g["search"]["none"] == 1
+    assert g["search"]["rate"]["median"] == pytest.approx(1562.5)
+    rows = {r["point"]: r for r in out["points"]}
+    assert rows["policy=leveling,rep=1"]["max_sustainable_rate"] == 1625.0
+    assert rows["policy=leveling,rep=2"]["searched"] is True
+    assert rows["policy=leveling,rep=2"]["max_sustainable_utilization"] is None
+    monkeypatch.setenv("COLUMNS", "250")
+    assert main(["ls", "c", "--results", str(tmp_path), "--repetitions"]) == 0
+    text = capsys.readouterr().out
+    assert "max sustainable" in text and "1,562 @ 0.781x (1 none)" in text
+    assert "1,625 @ 0.812x" in text and "none" in text

@@ -144,6 +144,29 @@ def test_plan_phases_and_estimate():
     assert build_plan(loaded, history_load_s=10).estimate_point_s == pytest.approx(132)
 
 
+def test_plan_of_a_search_estimates_max_steps_running_phases():
+    from lsmbench.plan import describe
+
+    search = {"low": 0.5, "high": 1.0, "tolerance": 0.02, "max_steps": 5}
+    loaded = load({}, phases={"testing": {"duration": 60},
+                              "running": {"duration": 30, "search": search}})
+    plan = build_plan(loaded)
+    assert [(ph.name, ph.duration_s, ph.runs) for ph in plan.phases()] == [
+        ("load", None, 1), ("testing", 60, 1), ("search", 150, 5)]
+    assert plan.estimate_point_s == pytest.approx(1000 / 50_000 + 60 + 5 * 30 + 2.0)
+    doc = plan.to_json()
+    assert doc["search"] == search and doc["phases"][-1]["runs"] == 5
+    text = "\n".join(describe(plan))
+    assert "search (<= 5 running phases of 30s: 2m30s)" in text
+    assert "the highest sustainable utilization in [0.5, 1] x max, to within 0.02" in text
+    # The default search can take 7 steps: 5 may stop it early, and the plan says so.
+    assert "max_steps 5 may stop the search before its tolerance: it can take 7 steps" in text
+    reload = build_plan(load({}, phases={"running": {"duration": 30, "start": "reload",
+                                                     "search": search}}))
+    # Each step reloads: five loads besides the first.
+    assert reload.estimate_point_s == pytest.approx(6 * 1000 / 50_000 + 600 + 150 + 2.0)
+
+
 def test_plan_of_1000_points_under_one_second():
     matrix = {"policy": ["tiering", "leveling"], "size_ratio": [2, 3, 4, 5, 6, 8, 10, 12, 16, 20],
               "memtable_bytes": ["1M", "2M", "4M", "8M", "16M"], "repetitions": 10}

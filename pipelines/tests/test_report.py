@@ -23,7 +23,7 @@ from lsmbench.report.figures import (
     sweep_figure,
     windowed,
 )
-from lsmbench.report.load import StoredPhase, StoredPoint
+from lsmbench.report.load import StoredPhase, StoredPoint, read_campaign
 from lsmbench.report.render import md_escape
 
 FIXTURE = Path(__file__).parent / "fixtures" / "report" / "results" / "report-fixture"
@@ -344,6 +344,49 @@ def test_figures_are_skipped_without_their_data():
     assert query_figure([pt]) is not None
     assert flushes_figure([pt]) is not None
     assert sweep_figure([pt]) is not None
+
+
+def test_a_search_gets_its_table_column_and_figure(tmp_path):
+    from lsmbench.report.figures import search_figure
+    from lsmbench.search import StepVerdict, run_search
+    from lsmbench.spec import RateSearch
+
+    camp = copy_fixture(tmp_path / "report-fixture")
+    pid = GOOD_POINTS[0]
+    path = camp / pid / "point.json"
+    point = json.loads(path.read_text())
+    mt = point["max_throughput"]["writes_per_s"]
+
+    def step(u: float) -> StepVerdict:
+        if u <= 0.8:
+            return StepVerdict(verdict="sustainable")
+        return StepVerdict(verdict="inconclusive" if u < 0.9 else "not-sustainable",
+                           failed=[] if u < 0.9 else ["p99"], reason="why <b>not</b>")
+
+    search = run_search(RateSearch(), step, mt).to_json()
+    point["search"] = search
+    path.write_text(json.dumps(point))
+    files = build_report(camp, camp.parent)
+    assert files.figures[-1] == "search"
+    html = files.html.read_text()
+    tables = parse(html).tables
+    (row,) = tables["search-table"][1:]
+    cells = [text for _, text in row["cells"]]
+    assert row["attrs"]["data-point"] == pid
+    assert cells[1] == f"{search['rate']:,.0f}" and cells[2] == f"{search['utilization']:.3g}"
+    assert cells[3] == (f"[{search['bracket']['sustainable']:.3g}, "
+                        f"{search['bracket']['unsustainable']:.3g}] upper end inconclusive")
+    assert cells[4] == f"{len(search['steps'])} of 8" and cells[6] == search["summary"]
+    # The column, in the repetitions' table and per group, only when a point searched.
+    summary = {r["attrs"]["data-point"]: r for r in tables["summary-table"][1:]}
+    got = {a["data-key"]: a["data-value"] for a, _ in summary[pid]["cells"] if "data-key" in a}
+    assert float(got["max_sustainable_rate"]) == pytest.approx(search["rate"])
+    assert "<b>not</b>" not in html  # reasons are text
+    md = files.markdown.read_text()
+    assert f"| {pid} | {search['rate']:,.0f} | {search['utilization']:.3g} |" in md
+    points = read_campaign(camp).points
+    assert search_figure(points) is not None
+    assert search_figure([pt for pt in points if pt.id != pid]) is None
 
 
 def test_windowed_throughput():

@@ -308,7 +308,7 @@ def test_every_spec_field_is_documented():
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "orchestrator.md").read_text()
     models = [s.CampaignSpec, s.EngineSpec, s.WorkloadRef, s.Phases, s.LoadPhase,
-              s.TestingPhase, s.RunningPhase, s.VerdictSpec, s.ThrottleSpec, s.Sinks,
+              s.TestingPhase, s.RunningPhase, s.RateSearch, s.VerdictSpec, s.ThrottleSpec, s.Sinks,
               s.InfluxSinkSpec, s.LocalTestbed, s.SshTestbed, s.SshHost, s.TerraformTestbed]
     missing = [f"{m.__name__}.{f}" for m in models for f in m.model_fields
                if f"`{f}`" not in doc and f".{f}`" not in doc and f"{f}`," not in doc

@@ -571,6 +571,67 @@ def sweep_figure(points: Sequence[StoredPoint]) -> Figure | None:
                   "repetitions only." + BAND_NOTE, _render(fig))
 
 
+# The search's steps by verdict: colour and marker (the shapes differ for greyscale).
+SEARCH_VERDICTS: tuple[tuple[str, str, str], ...] = (
+    ("sustainable", "#009E73", "o"), ("not-sustainable", "#D55E00", "X"),
+    ("inconclusive", "#E69F00", "^"),
+)
+SEARCH_COLUMNS = 3
+
+
+def search_figure(points: Sequence[StoredPoint]) -> Figure | None:
+    """The search for the maximum sustainable rate (phases.running.search), one panel per
+    point: the utilization of each step, coloured by its verdict, and the final bracket."""
+    searched = [(pt, pt.search) for pt in points if pt.ok and pt.search
+                and isinstance(pt.search.get("steps"), list) and pt.search["steps"]]
+    if not searched:
+        return None
+    ncols = min(SEARCH_COLUMNS, len(searched))
+    nrows = math.ceil(len(searched) / ncols)
+    fig = MplFigure(figsize=(4.8 * ncols if ncols > 1 else 7.2, 2.9 * nrows + 0.6),
+                    layout="constrained")
+    axes = list(fig.subplots(nrows, ncols, squeeze=False).flat)
+    for ax in axes[len(searched):]:
+        ax.set_visible(False)
+    for ax, (pt, search) in zip(axes, searched, strict=False):
+        steps = [(int(st.get("step") or i + 1), float(st["utilization"]), str(st.get("verdict")))
+                 for i, st in enumerate(search["steps"])
+                 if _num(st.get("utilization")) is not None]
+        ax.plot([x for x, _, _ in steps], [u for _, u, _ in steps], color="grey",
+                linewidth=0.8, zorder=1)
+        for word, colour, marker in SEARCH_VERDICTS:
+            xs = [x for x, _, v in steps if v == word]
+            us = [u for _, u, v in steps if v == word]
+            if xs:
+                ax.scatter(xs, us, color=colour, marker=marker, s=42, zorder=3, label=word)
+        bracket = search.get("bracket") or {}
+        lo, hi = _num(bracket.get("sustainable")), _num(bracket.get("unsustainable"))
+        low, high = _num(search.get("low")), _num(search.get("high"))
+        if lo is not None:  # none sustainable: no bracket to shade, the title says none
+            ax.axhspan(lo, hi if hi is not None else lo, color="#56B4E9", alpha=0.3,
+                       linewidth=0, zorder=0, label="final bracket")
+            ax.axhline(lo, color="#0072B2", linestyle="--", linewidth=1.0,
+                       label="highest sustainable")
+        for end in (low, high):
+            if end is not None:
+                ax.axhline(end, color="black", linestyle=":", linewidth=0.6)
+        answer = f"{lo:g} x max" if lo is not None else "none"
+        ax.set_title(f"{label(pt)}: {answer}", fontsize="small")
+        ax.set_xlabel("step")
+        ax.set_ylabel("utilization (x max)")
+        ax.set_xticks([x for x, _, _ in steps])
+        ax.grid(True, alpha=0.3)
+    _legend(fig, axes[: len(searched)])
+    return Figure("search", "The search for the maximum sustainable rate",
+                  "Each step of phases.running.search: the utilization (offered rate / the "
+                  "testing maximum) its running phase ran at, from the same loaded tree, "
+                  "coloured by its verdict. The search runs the upper end first, then bisects "
+                  "the bracket [highest sustainable, lowest not]; an inconclusive step counts "
+                  "as not sustainable. Shaded: the final bracket; dashed: the answer, the "
+                  "highest utilization judged sustainable; dotted: the search's low and high.",
+                  _render(fig))
+
+
 def all_figures(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_S) -> list[Figure]:
     """Every figure the data supports, in the report's order."""
     from .merges import merges_figure  # merges.py builds on this module's helpers
@@ -582,6 +643,7 @@ def all_figures(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_
         query_figure(points, window_s),
         flushes_figure(points),
         sweep_figure(points),
+        search_figure(points),
         merges_figure(points),
     ]
     return [f for f in out if f is not None]

@@ -101,6 +101,12 @@ class StoredPoint:
         return v if isinstance(v, dict) else None
 
     @property
+    def search(self) -> dict[str, Any] | None:
+        """point.json ``search`` (phases.running.search), if the point searched."""
+        s = self.record.get("search")
+        return s if isinstance(s, dict) else None
+
+    @property
     def verdicts(self) -> list[dict[str, Any]]:
         return [v for v in self.record.get("verdicts") or [] if isinstance(v, dict)]
 
@@ -227,15 +233,19 @@ class Row:
     utilization: float | None
     verdict_reasons: list[str]
     running_phase: str | None
+    # phases.running.search: the highest sustainable utilization and its rate (writes/s)
+    max_sustainable_rate: float | None = None
+    max_sustainable_utilization: float | None = None
+    search: dict[str, Any] | None = None  # point.json search (steps, bracket, summary)
 
     def values(self) -> dict[str, float | None]:
         return {k: getattr(self, k) for k in NUMERIC_COLUMNS}
 
 
 NUMERIC_COLUMNS: tuple[str, ...] = (
-    "max_write_throughput", "write_p50_ms", "write_p99_ms", "write_p999_ms", "proc_p50_ms",
-    "proc_p99_ms", "proc_p999_ms", "stall_count", "stall_s", "write_amplification",
-    "avg_components", "max_components",
+    "max_write_throughput", "max_sustainable_rate", "write_p50_ms", "write_p99_ms",
+    "write_p999_ms", "proc_p50_ms", "proc_p99_ms", "proc_p999_ms", "stall_count", "stall_s",
+    "write_amplification", "avg_components", "max_components",
 )
 
 
@@ -289,7 +299,46 @@ def point_row(pt: StoredPoint) -> Row:
         utilization=_num(v.get("utilization")),
         verdict_reasons=[str(r) for r in v.get("reasons") or []],
         running_phase=run.name if run else None,
+        max_sustainable_rate=_num((pt.search or {}).get("rate")),
+        max_sustainable_utilization=_num((pt.search or {}).get("utilization")),
+        search=pt.search,
     )
+
+
+@dataclass
+class SearchRow:
+    """One point's search for the maximum sustainable rate, as the report's table shows it."""
+
+    point: str
+    rate: float | None  # writes/s; None: not even low was sustainable
+    utilization: float | None
+    bracket_low: float | None  # highest sustainable utilization
+    bracket_high: float | None  # lowest one not judged sustainable
+    upper_verdict: str | None  # not-sustainable, or inconclusive
+    steps: int
+    max_steps: int | None
+    stopped: str
+    summary: str
+
+
+def search_rows(rows: list[Row]) -> list[SearchRow]:
+    out = []
+    for r in rows:
+        s = r.search
+        if s is None:
+            continue
+        bracket = s.get("bracket") if isinstance(s.get("bracket"), dict) else {}
+        steps = s.get("steps") if isinstance(s.get("steps"), list) else []
+        max_steps = s.get("max_steps")
+        out.append(SearchRow(
+            point=r.point, rate=r.max_sustainable_rate, utilization=r.max_sustainable_utilization,
+            bracket_low=_num(bracket.get("sustainable")),
+            bracket_high=_num(bracket.get("unsustainable")),
+            upper_verdict=str(bracket["unsustainable_verdict"])
+            if bracket.get("unsustainable_verdict") else None,
+            steps=len(steps), max_steps=max_steps if isinstance(max_steps, int) else None,
+            stopped=str(s.get("stopped") or ""), summary=str(s.get("summary") or "")))
+    return out
 
 
 # ---------------------------------------------------------------- groups of repetitions

@@ -27,7 +27,7 @@ from ..paths import project_root
 from ..stats import Estimate
 from .compare import COMPARED, Comparison
 from .figures import DEFAULT_WINDOW_S, Figure, all_figures
-from .load import Campaign, Row, group_rows, point_row
+from .load import Campaign, Row, group_rows, point_row, search_rows
 
 HTML_TEMPLATE = "report.html.j2"
 MD_TEMPLATE = "summary.md.j2"
@@ -51,6 +51,7 @@ class Column:
 
 COLUMNS: tuple[Column, ...] = (
     Column("max_write_throughput", "max throughput", "writes/s", 0),
+    Column("max_sustainable_rate", "max sustainable rate", "writes/s", 0),
     Column("write_p50_ms", "write p50", "ms", 3),
     Column("write_p99_ms", "write p99", "ms", 3),
     Column("write_p999_ms", "write p99.9", "ms", 3),
@@ -160,6 +161,7 @@ def _yaml(obj: Any) -> str:
 def context(campaign: Campaign, figures: list[Figure], comparison: Comparison | None,
             window_s: float, html_name: str = HTML_FILE) -> dict[str, Any]:
     rows: list[Row] = [point_row(p) for p in campaign.points]
+    searched = any(r.search is not None for r in rows)  # its column only then
     groups = group_rows(campaign.points)
     plan = campaign.meta.get("plan") if isinstance(campaign.meta.get("plan"), dict) else None
     runs = campaign.meta.get("runs") or []
@@ -173,7 +175,8 @@ def context(campaign: Campaign, figures: list[Figure], comparison: Comparison | 
         "rows": rows,
         "groups": groups,
         "repeated": any(len(g.rows) > 1 for g in groups),
-        "columns": COLUMNS,
+        "columns": [c for c in COLUMNS if c.key != "max_sustainable_rate" or searched],
+        "searches": search_rows(rows),
         "param_keys": sorted({k for r in rows for k in r.params}),
         "failed": [r for r in rows if r.state != "complete"],
         "complete": sum(1 for r in rows if r.state == "complete"),

@@ -121,6 +121,25 @@ class TestingPhase(Strict):
         return self.warmup if self.warmup is not None else self.duration * self.warmup_fraction
 
 
+class RateSearch(Strict):
+    """phases.running.search: the maximum sustainable rate, searched between two fractions of
+    the testing maximum (lsmbench.search)."""
+
+    low: float = Field(default=0.5, gt=0, le=2)
+    high: float = Field(default=1.0, gt=0, le=2)
+    # Stop when the bracket [highest sustainable, lowest not] is at most this wide. At least
+    # 0.001: step utilizations are rounded to 4 decimals (their directory names).
+    tolerance: float = Field(default=0.02, ge=0.001, le=2)
+    # At least 2: the upper end, and the lower end when nothing above it was sustainable.
+    max_steps: int = Field(default=8, ge=2, le=64)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> RateSearch:
+        if self.low >= self.high:
+            raise ValueError(f"low ({self.low:g}) must be under high ({self.high:g})")
+        return self
+
+
 class RunningPhase(Strict):
     enabled: bool = True
     duration: Duration = Field(default=600.0, gt=0)
@@ -134,6 +153,7 @@ class RunningPhase(Strict):
     engine_options: EngineOptions = Field(default_factory=dict)
     start: Literal["snapshot", "reload", "continue"] = "snapshot"
     timeout: Duration | None = None
+    search: RateSearch | None = None
 
     @field_validator("utilizations")
     @classmethod
@@ -162,6 +182,25 @@ class RunningPhase(Strict):
                 f"warmup ({self.warmup:g}s) must be shorter than duration ({self.duration:g}s)"
             )
         return self
+
+    @model_validator(mode="after")
+    def _search_alone(self) -> RunningPhase:
+        if self.search is None:
+            return self
+        if self.utilizations is not None:
+            raise ValueError(
+                "phases.running.search and phases.running.utilizations exclude each other: the "
+                "search chooses the utilizations itself; give one of them")
+        if self.start == "continue":
+            raise ValueError(
+                "phases.running.search needs phases.running.start 'snapshot' or 'reload': every "
+                "step of the search must start from the same loaded tree, and 'continue' would "
+                "start each where the previous step left off")
+        return self
+
+    def runs(self) -> int:
+        """How many running phases a point runs at most (a search: max_steps)."""
+        return self.search.max_steps if self.search is not None else len(self.sweep())
 
     def sweep(self) -> list[float]:
         """The utilizations the running phase is run at, in the order given."""
