@@ -1,11 +1,7 @@
-// Registration and parameter checks of the bounded-depth policies.
+// Registration of the bounded-depth policies (their options are checked by CheckOptions).
 #include "policy/bounded_depth.h"
 
-#include <cmath>
-#include <cstdio>
-
 namespace lsm::policy {
-
 
 std::vector<std::string> BoundedDepthPolicyNames() {
   return {"bigtable", "exploring", "constant", "minlatency", "binomial"};

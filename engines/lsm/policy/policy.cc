@@ -1,20 +1,15 @@
-// The policy registry: names, parameter validation and construction.
+// The policy registry: names and construction from the (checked) engine options.
 #include "policy/policy.h"
 
-#include "lsm/option_table.h"
-
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 
+#include "lsm/option_table.h"
 #include "policy/bounded_depth.h"
 #include "policy/policies.h"
 
 namespace lsm::policy {
 
 namespace {
-
-
 
 // The size ratio to use: the policy's default for 0 (CheckOptions has
 // checked the others).
