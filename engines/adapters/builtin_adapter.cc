@@ -114,6 +114,9 @@ class BuiltinAdapter final : public KvAdapter {
     uint64_t remaining = 0;
     for (uint64_t r : st.merge_remaining_input_bytes) remaining += r;
     m["merge_remaining_bytes"] = d(remaining);
+    m["io_budget_granted_bytes"] = d(st.io_budget_granted_bytes);
+    m["io_budget_unused_bytes"] = d(st.io_budget_unused_bytes);
+    m["background_sync_micros"] = d(st.background_sync_micros);
     m["write_amplification"] = st.write_amplification;
     m["average_sstables"] = st.average_sstables;
     m["flushes"] = d(st.flushes_completed);

@@ -8,7 +8,8 @@
 // stall_count, stall_micros (merge + memory stalls), merge_stall_count,
 // merge_stall_micros, memory_stall_count, memory_stall_micros, bytes_flushed,
 // bytes_merged (written by merges), bytes_merge_read, merges_running,
-// merges_pending, merge_remaining_bytes, write_amplification, flushes, merges,
+// merges_pending, merge_remaining_bytes, write_amplification,
+// io_budget_granted_bytes, io_budget_unused_bytes, background_sync_micros, flushes, merges,
 // disk_bytes, max_components, memory_components_immutable, user_bytes, puts,
 // deletes, gets.
 //

@@ -56,6 +56,15 @@ struct Stats {
   uint64_t slowdowns = 0;
   uint64_t slowdown_micros = 0;
 
+  // The I/O budget (io_budget_bytes_per_sec > 0; all 0 without one): bytes
+  // flushes and merges were granted (charged as they write, unlike
+  // *_bytes_written, which count a merge when it ends); budget that expired
+  // unspent because no flush or merge asked for it in time; and the time
+  // flush and merge threads spent in syncs, asking for nothing.
+  uint64_t io_budget_granted_bytes = 0;
+  uint64_t io_budget_unused_bytes = 0;
+  uint64_t background_sync_micros = 0;
+
   // (flush_bytes_written + merge_bytes_written) / user_bytes_written; 0 before
   // any write.
   double write_amplification = 0;

@@ -647,6 +647,14 @@ Stats DBImpl::GetStats() const {
   st.memory_stall_micros = load(counters_.memory_stall_micros);
   st.slowdowns = load(counters_.slowdowns);
   st.slowdown_micros = load(counters_.slowdown_micros);
+  if (io_budget_ != nullptr) {
+    const IoBudgetStats io = io_budget_->GetStats();
+    for (IoPriority pri : {IoPriority::kFlush, IoPriority::kMerge}) {
+      st.io_budget_granted_bytes += io.granted_bytes[static_cast<int>(pri)];
+      st.background_sync_micros += io.sync_micros[static_cast<int>(pri)];
+    }
+    st.io_budget_unused_bytes = io.unused_bytes;
+  }
   if (st.user_bytes_written > 0) {
     st.write_amplification =
         static_cast<double>(st.flush_bytes_written + st.merge_bytes_written) /

@@ -31,15 +31,25 @@ uint64_t IoBudget::NowMicros() {
                                    .count());
 }
 
+double IoBudget::OverflowLocked(uint64_t now) const {
+  const double rate = static_cast<double>(rate_.load(std::memory_order_relaxed));
+  if (now <= last_refill_ || rate == 0) return 0;
+  const double cap = rate * static_cast<double>(burst_micros_) / 1e6;
+  const double accrued = tokens_ + static_cast<double>(now - last_refill_) * rate / 1e6;
+  return accrued > cap ? accrued - cap : 0;
+}
+
 void IoBudget::RefillLocked(uint64_t now) {
   const uint64_t rate = rate_.load(std::memory_order_relaxed);
   if (now <= last_refill_) return;
-  const uint64_t gap = std::min(now - last_refill_, kMaxRefillGapMicros);
-  last_refill_ = now;
   if (rate == 0) {
+    last_refill_ = now;
     tokens_ = 0;  // no debt carries over from before an unlimited period
     return;
   }
+  const uint64_t gap = std::min(now - last_refill_, kMaxRefillGapMicros);
+  unused_bytes_ += OverflowLocked(now);
+  last_refill_ = now;
   const double cap = static_cast<double>(rate) * static_cast<double>(burst_micros_) / 1e6;
   tokens_ = std::min(cap, tokens_ + static_cast<double>(gap) * static_cast<double>(rate) / 1e6);
 }
@@ -124,13 +134,20 @@ void IoBudget::SetBytesPerSecond(uint64_t bytes_per_sec) {
   if (Waiter* next = NextLocked()) next->cv.notify_one();
 }
 
+void IoBudget::CountSync(IoPriority pri, uint64_t micros) {
+  sync_micros_[static_cast<int>(pri)].fetch_add(micros, std::memory_order_relaxed);
+}
+
 IoBudgetStats IoBudget::GetStats() const {
   IoBudgetStats s;
   for (int i = 0; i < kNumIoPriorities; i++) {
     s.requests[i] = requests_[i].load(std::memory_order_relaxed);
     s.granted_bytes[i] = granted_bytes_[i].load(std::memory_order_relaxed);
     s.wait_micros[i] = wait_micros_[i].load(std::memory_order_relaxed);
+    s.sync_micros[i] = sync_micros_[i].load(std::memory_order_relaxed);
   }
+  std::lock_guard<std::mutex> lock(mu_);
+  s.unused_bytes = static_cast<uint64_t>(unused_bytes_ + OverflowLocked(NowMicros()));
   return s;
 }
 

@@ -46,6 +46,11 @@ struct IoBudgetStats {
   std::array<uint64_t, kNumIoPriorities> requests{};       // Request calls
   std::array<uint64_t, kNumIoPriorities> granted_bytes{};  // bytes passed through
   std::array<uint64_t, kNumIoPriorities> wait_micros{};    // time blocked in Request
+  std::array<uint64_t, kNumIoPriorities> sync_micros{};    // time in Syncs (CountSync)
+  // Budget that expired unspent: accrued while the bucket was full (nobody
+  // asked for it within burst_micros). Where the rate falls short of the
+  // budget, this says how much and sync_micros suggests why.
+  uint64_t unused_bytes = 0;
 };
 
 // A token bucket of bytes, refilled continuously from a monotonic clock at
@@ -93,6 +98,10 @@ class IoBudget {
 
   IoBudgetStats GetStats() const;
 
+  // Counts time a thread of priority pri spent making its writes durable:
+  // time in which that thread asks for no budget.
+  void CountSync(IoPriority pri, uint64_t micros);
+
   // The bucket's current level in bytes (negative = debt). For tests.
   double AvailableBytesForTesting();
 
@@ -106,6 +115,8 @@ class IoBudget {
 
   static uint64_t NowMicros();
   void RefillLocked(uint64_t now);
+  // The budget accrued beyond the cap from last_refill_ to now (not yet in unused_bytes_).
+  double OverflowLocked(uint64_t now) const;
   Waiter* NextLocked() const;
   void GrantLocked();
   void Count(int pri, uint64_t bytes, uint64_t wait_micros);
@@ -114,7 +125,7 @@ class IoBudget {
   const uint64_t burst_micros_;
   std::atomic<uint64_t> rate_;
 
-  std::mutex mu_;
+  mutable std::mutex mu_;
   double tokens_ = 0;          // guarded by mu_; bytes, negative = debt
   uint64_t last_refill_ = 0;   // guarded by mu_
   // Waiting requests per priority (kFlush, kMerge), FIFO. Guarded by mu_.
@@ -123,6 +134,8 @@ class IoBudget {
   std::array<std::atomic<uint64_t>, kNumIoPriorities> requests_{};
   std::array<std::atomic<uint64_t>, kNumIoPriorities> granted_bytes_{};
   std::array<std::atomic<uint64_t>, kNumIoPriorities> wait_micros_{};
+  std::array<std::atomic<uint64_t>, kNumIoPriorities> sync_micros_{};
+  double unused_bytes_ = 0;  // guarded by mu_
 };
 
 }  // namespace lsm

@@ -11,8 +11,9 @@ bool IsBackground(IoPriority pri) { return pri != IoPriority::kUser; }
 
 class BudgetWritableFile final : public WritableFile {
  public:
-  BudgetWritableFile(std::unique_ptr<WritableFile> base, IoBudget* budget, uint64_t force_bytes)
-      : base_(std::move(base)), budget_(budget), force_bytes_(force_bytes) {}
+  BudgetWritableFile(std::unique_ptr<WritableFile> base, IoBudget* budget, uint64_t force_bytes,
+                     Env* clock)
+      : base_(std::move(base)), budget_(budget), force_bytes_(force_bytes), clock_(clock) {}
 
   Status Append(std::string_view data) override {
     const IoPriority pri = ThreadIoPriority();
@@ -32,7 +33,7 @@ class BudgetWritableFile final : public WritableFile {
         unforced_ += n;
         if (unforced_ == force_bytes_) {
           unforced_ = 0;
-          s = base_->Sync();
+          s = TimedSync(pri);
           if (!s.ok()) return s;
         }
       }
@@ -43,14 +44,25 @@ class BudgetWritableFile final : public WritableFile {
   Status Flush() override { return base_->Flush(); }
   Status Sync() override {
     unforced_ = 0;
-    return base_->Sync();
+    return TimedSync(ThreadIoPriority());
   }
   Status Close() override { return base_->Close(); }
 
  private:
+  // A background thread's sync, timed: while it waits for the device it asks
+  // for no budget, which is where a budget can go unspent (IoBudget::unused).
+  Status TimedSync(IoPriority pri) {
+    if (budget_ == nullptr || !IsBackground(pri)) return base_->Sync();
+    const uint64_t start = clock_->NowMicros();
+    Status s = base_->Sync();
+    budget_->CountSync(pri, clock_->NowMicros() - start);
+    return s;
+  }
+
   const std::unique_ptr<WritableFile> base_;
   IoBudget* const budget_;
   const uint64_t force_bytes_;
+  Env* const clock_;
   uint64_t unforced_ = 0;  // background bytes appended since the last Sync
 };
 
@@ -125,7 +137,8 @@ class IoBudgetEnv final : public EnvWrapper {
   // counts is that of the thread appending.
   Status Wrap(Status s, std::unique_ptr<WritableFile>* r) {
     if (s.ok()) {
-      *r = std::make_unique<BudgetWritableFile>(std::move(*r), budget_.get(), force_bytes_);
+      *r = std::make_unique<BudgetWritableFile>(std::move(*r), budget_.get(), force_bytes_,
+                                                target());
     }
     return s;
   }

@@ -25,39 +25,43 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Counts the Sync calls that reach the base Env's files.
+// Counts the Sync calls that reach the base Env's files; a Sync can be made
+// to take at least a given time, as a real device's does.
 class SyncCountingEnv final : public EnvWrapper {
  public:
   explicit SyncCountingEnv(Env* base) : EnvWrapper(base) {}
 
   Status NewWritableFile(const std::string& f, std::unique_ptr<WritableFile>* r) override {
     Status s = target()->NewWritableFile(f, r);
-    if (s.ok()) *r = std::make_unique<CountingFile>(std::move(*r), &syncs_);
+    if (s.ok()) *r = std::make_unique<CountingFile>(std::move(*r), this);
     return s;
   }
 
   int syncs() const { return syncs_.load(); }
   void ResetSyncs() { syncs_ = 0; }
+  void SetSyncMillis(int ms) { sync_millis_ = ms; }
 
  private:
   class CountingFile final : public WritableFile {
    public:
-    CountingFile(std::unique_ptr<WritableFile> base, std::atomic<int>* syncs)
-        : base_(std::move(base)), syncs_(syncs) {}
+    CountingFile(std::unique_ptr<WritableFile> base, SyncCountingEnv* env)
+        : base_(std::move(base)), env_(env) {}
     Status Append(std::string_view data) override { return base_->Append(data); }
     Status Flush() override { return base_->Flush(); }
     Status Sync() override {
-      ++*syncs_;
+      ++env_->syncs_;
+      std::this_thread::sleep_for(std::chrono::milliseconds(env_->sync_millis_.load()));
       return base_->Sync();
     }
     Status Close() override { return base_->Close(); }
 
    private:
     std::unique_ptr<WritableFile> base_;
-    std::atomic<int>* syncs_;
+    SyncCountingEnv* const env_;
   };
 
   std::atomic<int> syncs_{0};
+  std::atomic<int> sync_millis_{0};
 };
 
 class IoBudgetEnvTest : public testing::Test {
@@ -247,6 +251,27 @@ TEST_F(IoBudgetEnvTest, BackgroundWritesAreForcedEveryForceBytes) {
   counting_.ResetSyncs();
   WriteFile(env.get(), "/user", IoPriority::kUser, 10 * kMiB, 100000);
   EXPECT_EQ(counting_.syncs(), 0);
+}
+
+// The time a flush or merge thread spends in a sync is counted (it asks for
+// no budget meanwhile); a foreground thread's is not.
+TEST_F(IoBudgetEnvTest, BackgroundSyncTimeIsCounted) {
+  auto budget = std::make_shared<IoBudget>(64 * kMiB);
+  std::unique_ptr<Env> env = MakeEnv(budget, /*force_bytes=*/1 * kMiB);
+  counting_.SetSyncMillis(20);
+  WriteFile(env.get(), "/merge", IoPriority::kMerge, 3 * kMiB, 100000);  // 3 forces
+  WriteFile(env.get(), "/wal", IoPriority::kUser, 3 * kMiB, 100000);     // none
+  {
+    ScopedIoPriority scope(IoPriority::kUser);
+    std::unique_ptr<WritableFile> f;
+    ASSERT_TRUE(env->NewWritableFile("/wal2", &f).ok());
+    ASSERT_TRUE(f->Sync().ok());  // an explicit foreground sync
+  }
+  counting_.SetSyncMillis(0);
+  const IoBudgetStats s = budget->GetStats();
+  EXPECT_GE(s.sync_micros[static_cast<int>(IoPriority::kMerge)], 60'000u);
+  EXPECT_EQ(s.sync_micros[static_cast<int>(IoPriority::kUser)], 0u);
+  EXPECT_EQ(s.sync_micros[static_cast<int>(IoPriority::kFlush)], 0u);
 }
 
 TEST_F(IoBudgetEnvTest, ExplicitSyncRestartsTheForceCount) {

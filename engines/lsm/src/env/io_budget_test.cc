@@ -85,6 +85,37 @@ TEST(IoBudgetTest, IdleTimeIsNotSavedBeyondTheBurst) {
   EXPECT_LE(available, 0.01 * kMiB + 1);
 }
 
+// Every byte of budget that accrues is either granted, still in the bucket,
+// or counted as unused: accrued = granted + unused + bucket. The accrual is
+// bracketed by clock reads just outside and just inside the budget's own
+// span, so scheduling delays move both bounds, never break them.
+TEST(IoBudgetTest, AccruedBudgetIsGrantedUnusedOrInTheBucket) {
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+  };
+  const double rate = 1.0 * kMiB;
+  const Clock::time_point outer_start = Clock::now();
+  IoBudget budget(1 * kMiB, /*refill_period_micros=*/1000, /*burst_micros=*/10000);
+  const Clock::time_point inner_start = Clock::now();
+  SleepMillis(100);                                // ~90 KiB expire unspent
+  budget.Request(300 * kKiB, IoPriority::kMerge);  // into debt
+  budget.Request(1, IoPriority::kFlush);           // waits ~0.3 s: nothing expires
+  SleepMillis(50);
+  const Clock::time_point inner_end = Clock::now();
+  const double bucket = budget.AvailableBytesForTesting();
+  const IoBudgetStats s = budget.GetStats();
+  const Clock::time_point outer_end = Clock::now();
+  const double granted = static_cast<double>(s.granted_bytes[kMerge] + s.granted_bytes[kFlush]);
+  const double accrued = granted + static_cast<double>(s.unused_bytes) + bucket;
+  std::printf("unused %.0f bytes, accrued %.0f in [%.0f, %.0f]\n",
+              static_cast<double>(s.unused_bytes), accrued,
+              rate * seconds(inner_start, inner_end), rate * seconds(outer_start, outer_end));
+  EXPECT_GE(s.unused_bytes, static_cast<uint64_t>(0.08 * kMiB));  // the first sleep, at least
+  EXPECT_GE(accrued + 2, rate * seconds(inner_start, inner_end));
+  EXPECT_LE(accrued - 2, rate * seconds(outer_start, outer_end));
+}
+
 // Strict priority: a flush request that arrives after a waiting merge
 // request is served first. FIFO would serve the merge first.
 TEST(IoBudgetTest, WaitingFlushIsServedBeforeWaitingMerges) {
