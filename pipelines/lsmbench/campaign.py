@@ -227,12 +227,17 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
         if plan.spec.phases.testing.shared_across and mt and "shared_from" not in mt:
             group_max.setdefault(plan.testing_group(point), {**mt, "shared_from": point.id})
 
+    def shared_dir(point: Any) -> Path | None:
+        mt = group_max.get(plan.testing_group(point))
+        return store.campaign_dir(spec.name) / mt["shared_from"] / "testing" if mt else None
+
     for point in skipped:
         remember_max(point, existing[point.id].data)
     for n, point in enumerate(todo, 1):
         reporter.point_start(point, n, len(todo))
         record = _run_point(plan, store, testbed, node, limits, point, hashes[point.id],
-                            reporter, shared_testing=group_max.get(plan.testing_group(point)))
+                            reporter, shared_testing=group_max.get(plan.testing_group(point)),
+                            shared_testing_dir=shared_dir(point))
         remember_max(point, record)
         driver_s += record.get("driver_s", 0.0)
         points_wall += record.get("wall_s", 0.0)
@@ -289,7 +294,8 @@ def _run_point(plan: Plan, store: Store, testbed: Testbed, node: Any, limits: An
                point: Any, chash: str, reporter: Reporter, *,
                attempts: list[dict[str, Any]] | None = None,
                may_retry: bool = False,
-               shared_testing: dict[str, Any] | None = None) -> dict[str, Any]:
+               shared_testing: dict[str, Any] | None = None,
+               shared_testing_dir: Path | None = None) -> dict[str, Any]:
     """Runs and commits one point. With `attempts` (a distributed run) the record names its
     node (`host`) and earlier attempts; with `may_retry` a failure caused by the node is not
     committed but returned with state "retry" (the caller runs it on another node)."""
@@ -315,7 +321,8 @@ def _run_point(plan: Plan, store: Store, testbed: Testbed, node: Any, limits: An
     }
     pipeline = PointPipeline(PointContext(plan=plan, point=point, testbed=testbed, node=node,
                                           out_dir=writer.path, limits=limits, reporter=reporter,
-                                          log=logger, shared_testing=shared_testing))
+                                          log=logger, shared_testing=shared_testing,
+                                          shared_testing_dir=shared_testing_dir))
     if attempts is not None:
         record["host"] = node.name
         record["disk"] = node.facts.get("disk")

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from . import verdict as vd
-from .driverio import EXIT_OK, DriverOutputs, build_run_json, describe_exit
+from .driverio import EXIT_OK, DriverOutputs, build_run_json, describe_exit, read_timeseries
 from .plan import Plan
 from .points import Point, running_dir
 from .progress import Reporter
@@ -62,6 +62,9 @@ class PointContext:
     # (phases.testing.shared_across), with "shared_from" naming it: this point runs no
     # testing phase of its own.
     shared_testing: dict[str, Any] | None = None
+    # The stored testing phase that measured it (its time series: what the tree does at
+    # this scale, for the running window's coverage, cycles.window_coverage).
+    shared_testing_dir: Path | None = None
 
 
 @dataclass
@@ -315,6 +318,9 @@ class PointPipeline:
             if shared is not None:
                 self.result.max_throughput = dict(shared)
                 max_tp = float(shared["writes_per_s"])
+                if self.ctx.shared_testing_dir is not None:
+                    self._testing_intervals = read_timeseries(
+                        self.ctx.shared_testing_dir / "timeseries.jsonl") or None
                 self.ctx.log.info("testing: shared with %s: %.0f writes/s",
                                   shared["shared_from"], max_tp)
             else:

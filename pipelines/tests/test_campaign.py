@@ -317,6 +317,17 @@ def test_shared_testing_phase_and_its_resume(tmp_path, data_root, driver_path):
     def rate(rec) -> float:
         return json.loads((rec.path / "running" / "run.json").read_text())["arrival"]["rate"]
 
+    def coverage(rec) -> dict:
+        return next(c for c in rec.data["verdict"]["criteria"] if c["name"] == "window_coverage")
+
+    # The followers judge their running window against the leader's testing phase: the same
+    # deepest level, not "not checked" for want of a testing phase of their own.
+    assert coverage(leader)["ok"] is not None, coverage(leader)
+    for rec in followers:
+        assert coverage(rec)["ok"] is not None, coverage(rec)
+        assert rec.data["verdict"]["coverage"]["deepest_level"] == \
+            leader.data["verdict"]["coverage"]["deepest_level"]
+
     for rec in followers:
         assert rec.data["state"] == "complete"
         assert rec.data["max_throughput"]["shared_from"] == ids[0]
