@@ -371,6 +371,7 @@ def _run_point(plan: Plan, store: Store, testbed: Testbed, node: Any, limits: An
             "sustainable": result.headline["sustainable"] if result.headline else None,
             "verdicts": result.verdicts,
             "search": result.search,
+            "warnings": result.warnings,
             "phases": result.phases,
             "throttled": limits is not None and limits.has_io_limits,
             "published": False if spec.sinks.influx else None,

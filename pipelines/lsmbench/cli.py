@@ -93,6 +93,18 @@ def _history_load_s(results: Path, campaign: str) -> float | None:
     return sum(times) / len(times) if times else None
 
 
+def _check_cycles(plan: Any, results: Path) -> None:
+    """The plan's notes and warnings about the deepest merge's cycle (lsm-sim, the store)."""
+    from .cyclecheck import plan_cycles
+    from .paths import find_sim
+    from .store import Store
+
+    report = plan_cycles(plan, Store(results), find_sim())
+    plan.notes.extend(report.notes)
+    plan.warnings.extend(report.warnings)
+    plan.cycles.update(report.points)
+
+
 # ---------------------------------------------------------------- commands
 
 
@@ -137,6 +149,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         return _spec_errors(e, args.spec, args.json)
     history = _history_load_s(Path(args.results), loaded.spec.name)
     plan = build_plan(loaded, history)
+    _check_cycles(plan, Path(args.results))
     if args.json:
         _print_json(plan.to_json())
         return EXIT_OK

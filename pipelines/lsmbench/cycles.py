@@ -16,6 +16,12 @@ answered from them:
   ended before a merge into the deepest level the testing phase reached
   cannot say that the rate is sustainable: the largest merge, the one that
   stalls writes longest, may still be ahead.
+* **How long is that cycle?** The time between consecutive merges into the
+  deepest level (:func:`merge_cycle`), and the same cycle at another write
+  rate (:func:`scale_cycle`): merges follow flushes and flushes follow writes,
+  so a cycle measured at one rate lasts rate/other-rate times as long at the
+  other -- what lets ``lsmbench run`` warn before a running phase too short to
+  see one (:mod:`lsmbench.cyclecheck`).
 """
 
 from __future__ import annotations
@@ -123,3 +129,111 @@ def window_coverage(reference: list[dict[str, Any]], running: list[dict[str, Any
                     f"no merge into level {deepest} (the deepest; the testing phase's largest "
                     f"merge read {largest / 2**20:.1f} MiB) in the {span:.0f} s window: the "
                     f"window did not see the whole merge cycle")
+
+
+# ---------------------------------------------------------------- the deepest merge's cycle
+
+
+def interval_writes(interval: dict[str, Any]) -> float:
+    """The writes an interval completed (ops.writes, else inserts + updates + deletes)."""
+    ops = interval.get("ops") or {}
+    if "writes" in ops:
+        return float(ops["writes"])
+    return float(sum(ops.get(k, 0) for k in ("insert", "update", "delete")))
+
+
+def _regular(intervals: list[dict[str, Any]]) -> list[tuple[float, float, float]]:
+    """(start, end, writes) of the intervals that have a span, drain intervals left out."""
+    out = []
+    for iv in intervals:
+        if iv.get("drain") or "t_start_s" not in iv or "t_end_s" not in iv:
+            continue
+        start, end = float(iv["t_start_s"]), float(iv["t_end_s"])
+        if end > start:
+            out.append((start, end, interval_writes(iv)))
+    return out
+
+
+def writes_between(intervals: list[dict[str, Any]], t0: float, t1: float) -> float:
+    """The writes completed between t0 and t1, an interval cut by either end counted for the
+    share of it inside (writes taken as even within an interval)."""
+    total = 0.0
+    for start, end, writes in _regular(intervals):
+        overlap = min(end, t1) - max(start, t0)
+        if overlap > 0:
+            total += writes * overlap / (end - start)
+    return total
+
+
+@dataclass(frozen=True)
+class MergeCycle:
+    """The merges of one phase into the deepest level they reached, and how often they came."""
+
+    level: int  # the deepest output level of the phase's merges
+    merges: int  # merges into it in the phase
+    phase_s: float  # the phase's length
+    # Mean time between consecutive starts of those merges; None with fewer than 2.
+    mean_s: float | None
+    # The write rate the cycle was measured at: over the span from the first to the last of
+    # those starts when mean_s is known, else over the whole phase.
+    writes_per_s: float | None
+    writes_per_flush: float | None  # mean entries of the phase's flushes (None: no flush events)
+
+    @property
+    def writes(self) -> float | None:
+        """Writes per cycle (rate-free): what the memtables took between two such merges."""
+        if self.mean_s is None or self.writes_per_s is None:
+            return None
+        return self.mean_s * self.writes_per_s
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Any) -> MergeCycle | None:
+        """The cycle as to_json wrote it (point.json); None for anything else."""
+        if not isinstance(data, dict):
+            return None
+        try:
+            return cls(**{f: data[f] for f in cls.__dataclass_fields__})
+        except (KeyError, TypeError):
+            return None
+
+
+def merge_cycle(intervals: list[dict[str, Any]]) -> MergeCycle | None:
+    """The deepest output level of a phase's merges and the mean time between consecutive
+    starts of the merges into it. None when the phase tells no merge (an engine that does not
+    tell its events, or a phase too short to merge)."""
+    merges = events(intervals, "merge")
+    spans = _regular(intervals)
+    if not merges or not spans:
+        return None
+    deepest = max(int(e.get("output_level", 0)) for e in merges)
+    starts = sorted(float(e.get("start_s", 0.0)) for e in merges
+                    if int(e.get("output_level", 0)) == deepest)
+    phase_start, phase_end = spans[0][0], spans[-1][1]
+    flushes = [int(e.get("entries", 0)) for e in events(intervals, "flush")]
+    mean_s = rate = None
+    if len(starts) >= 2 and starts[-1] > starts[0]:
+        mean_s = (starts[-1] - starts[0]) / (len(starts) - 1)
+        rate = writes_between(intervals, starts[0], starts[-1]) / (starts[-1] - starts[0])
+    elif phase_end > phase_start:
+        rate = sum(w for _, _, w in spans) / (phase_end - phase_start)
+    return MergeCycle(
+        level=deepest,
+        merges=len(starts),
+        phase_s=phase_end - phase_start,
+        mean_s=mean_s,
+        writes_per_s=rate,
+        writes_per_flush=sum(flushes) / len(flushes) if flushes else None,
+    )
+
+
+def scale_cycle(cycle_s: float, at_rate: float, to_rate: float) -> float:
+    """A cycle of cycle_s seconds measured at at_rate writes/s, at to_rate writes/s instead.
+
+    Merges follow flushes and flushes follow writes, so a cycle is a number of writes: it
+    lasts at_rate / to_rate times as long at the other rate."""
+    if at_rate <= 0 or to_rate <= 0:
+        raise ValueError(f"rates must be > 0 writes/s, got {at_rate:g} and {to_rate:g}")
+    return cycle_s * at_rate / to_rate

@@ -1,4 +1,4 @@
-"""Where the project's files are: the repository root, workloads/, the driver."""
+"""Where the project's files are: the repository root, workloads/, the driver, lsm-sim."""
 
 from __future__ import annotations
 
@@ -27,16 +27,21 @@ def default_results_dir() -> Path:
     return Path(env).resolve() if env else project_root() / "results"
 
 
-def driver_candidates() -> list[Path]:
-    """Where a built lsm-driver is looked for, in order: $LSMBENCH_BUILD_DIR/bin (set by the
-    Makefile), build/bin, then any build-*/bin."""
+def build_candidates(name: str) -> list[Path]:
+    """Where a built binary of the project is looked for, in order: $LSMBENCH_BUILD_DIR/bin
+    (set by the Makefile), build/bin, then any build-*/bin."""
     root = project_root()
     found = []
     if os.environ.get("LSMBENCH_BUILD_DIR"):
-        found.append(Path(os.environ["LSMBENCH_BUILD_DIR"]) / "bin" / "lsm-driver")
-    found.append(root / "build" / "bin" / "lsm-driver")
-    found += sorted(root.glob("build-*/bin/lsm-driver"))
+        found.append(Path(os.environ["LSMBENCH_BUILD_DIR"]) / "bin" / name)
+    found.append(root / "build" / "bin" / name)
+    found += sorted(root.glob(f"build-*/bin/{name}"))
     return found
+
+
+def driver_candidates() -> list[Path]:
+    """Where a built lsm-driver is looked for (build_candidates)."""
+    return build_candidates("lsm-driver")
 
 
 def find_driver(explicit: str | None = None) -> Path | None:
@@ -49,6 +54,19 @@ def find_driver(explicit: str | None = None) -> Path | None:
                 p = project_root() / p
             return p if p.is_file() else None
     for p in driver_candidates():
+        if p.is_file() and os.access(p, os.X_OK):
+            return p
+    return None
+
+
+def find_sim() -> Path | None:
+    """The lsm-sim binary (the merge-policy simulator): $LSMBENCH_SIM, or a build dir
+    (build_candidates); None when it is not built."""
+    env = os.environ.get("LSMBENCH_SIM")
+    if env:
+        p = Path(env)
+        return p if p.is_file() else None
+    for p in build_candidates("lsm-sim"):
         if p.is_file() and os.access(p, os.X_OK):
             return p
     return None

@@ -49,6 +49,10 @@ class Plan:
     repetitions: int
     estimate_point_s: float
     notes: list[str] = field(default_factory=list)
+    # Things a run would likely regret (lsmbench plan: cyclecheck.plan_cycles).
+    warnings: list[str] = field(default_factory=list)
+    # Per point id, what is known of its deepest merge's cycle (cyclecheck.plan_cycles).
+    cycles: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Each point resolved once (points.resolve_point), by id.
     resolved: dict[str, ResolvedPoint] = field(default_factory=dict)
 
@@ -112,6 +116,8 @@ class Plan:
             "estimate_point_s": round(self.estimate_point_s, 1),
             "estimate_s": round(self.estimate_s, 1),
             "notes": self.notes,
+            "warnings": self.warnings,
+            "cycles": self.cycles,
         }
 
 
@@ -314,4 +320,5 @@ def describe(plan: Plan) -> list[str]:
     if spec.sinks.influx:
         lines.append(f"  sink: influx {spec.sinks.influx.url}")
     lines.extend(f"  note: {n}" for n in plan.notes)
+    lines.extend(f"  warning: {w}" for w in plan.warnings)
     return lines

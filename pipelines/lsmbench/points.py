@@ -185,6 +185,23 @@ class ResolvedPoint(BaseModel):
         return self.engine_options[_OPTION_PHASE.get(name, name)]
 
 
+def testing_signature(config: dict[str, Any]) -> dict[str, Any]:
+    """What a point's testing phase depends on: the tree it starts from and the phase (the
+    configuration of :func:`resolve_point`, or a stored spec.json)."""
+    phases = config["phases"]
+    testing = {k: v for k, v in phases["testing"].items() if k != "shared_across"}
+    return {
+        "engine": config["engine"],
+        "load options": config["engine_options"]["load"],
+        "testing options": config["engine_options"]["testing"],
+        "workload": config["workload"],
+        "load phase": phases["load"],
+        "testing phase": testing,
+        "seed": config["seed"],
+        "throttle": config["throttle"],
+    }
+
+
 def config_hash(config: dict[str, Any]) -> str:
     return canonical_hash(config, 16)
 

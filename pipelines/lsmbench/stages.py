@@ -29,9 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from . import verdict as vd
+from .cyclecheck import ExpectedCycle, from_testing, short_phase_warning, simulated
+from .cycles import MergeCycle, merge_cycle
 from .driverio import EXIT_OK, DriverOutputs, build_run_json, describe_exit, read_timeseries
+from .paths import find_sim
 from .plan import Plan
-from .points import Point, running_dir
+from .points import Point, running_dir, testing_signature
 from .progress import Reporter
 from .search import SearchResult, StepVerdict, run_search
 from .spec import CampaignSpec
@@ -78,22 +81,9 @@ class PointResult:
     driver_s: float = 0.0
     fingerprint: dict[str, Any] | None = None
     search: dict[str, Any] | None = None  # phases.running.search: search.SearchResult
-
-
-def _testing_signature(config: dict[str, Any]) -> dict[str, Any]:
-    """What a point's testing phase depends on: the tree it starts from and the phase."""
-    phases = config["phases"]
-    testing = {k: v for k, v in phases["testing"].items() if k != "shared_across"}
-    return {
-        "engine": config["engine"],
-        "load options": config["engine_options"]["load"],
-        "testing options": config["engine_options"]["testing"],
-        "workload": config["workload"],
-        "load phase": phases["load"],
-        "testing phase": testing,
-        "seed": config["seed"],
-        "throttle": config["throttle"],
-    }
+    # What a reader of the results should know: running phases too short for the deepest
+    # merge's cycle (cyclecheck).
+    warnings: list[str] = field(default_factory=list)
 
 
 def shared_testing_errors(plan: Plan) -> list[str]:
@@ -107,7 +97,7 @@ def shared_testing_errors(plan: Plan) -> list[str]:
     signatures: dict[str, dict[str, Any]] = {}
     for point in plan.points:
         leader = leaders[point.id]
-        sig = _testing_signature(plan.point(point).config)
+        sig = testing_signature(plan.point(point).config)
         if leader == point.id:
             signatures[leader] = sig
             continue
@@ -140,6 +130,8 @@ class PointPipeline:
         self.result = PointResult()
         self.data_dir: str | None = None
         self.snap_dir: str | None = None
+        self._cycle: ExpectedCycle | None = None
+        self._cycle_known = False
 
     # -- one driver run ---------------------------------------------------------------------
 
@@ -244,6 +236,10 @@ class PointPipeline:
                               "running phase at (is the workload write-free?)")
         fig = mt.to_json()
         fig["driver_max_write_throughput"] = out.driver_max_write_throughput()
+        # The testing phase's merges into its deepest level: how long a running window must be
+        # to see one (shared with the points that take this maximum).
+        mc = merge_cycle(out.intervals)
+        fig["merge_cycle"] = mc.to_json() if mc is not None else None
         self.result.max_throughput = fig
         self._testing_next_insert = out.next_insert_id
         return mt
@@ -252,6 +248,7 @@ class PointPipeline:
                 insert_start: int | None) -> vd.Verdict:
         ph = self.spec.phases.running
         rate = utilization * max_tp
+        self._check_cycle(phase_dir, rate)
         arrival = dict(ph.arrival)
         if "process" not in arrival and not isinstance(self.workload.get("arrival"), dict):
             arrival["process"] = "constant"
@@ -283,6 +280,40 @@ class PointPipeline:
         (self.ctx.out_dir / phase_dir / "verdict.json").write_text(_dumps(record))
         self.ctx.log.info("%s: %s", phase_dir, v.summary())
         return v
+
+    # -- is the running phase long enough? ---------------------------------------------------
+
+    def _expected_cycle(self) -> ExpectedCycle | None:
+        """The cycle of merges into the testing phase's deepest level (cyclecheck), found once
+        per point: measured, else lsm-sim's; None when neither can tell (logged why)."""
+        if self._cycle_known:
+            return self._cycle
+        self._cycle_known = True
+        mc = MergeCycle.from_json((self.result.max_throughput or {}).get("merge_cycle"))
+        if mc is None:
+            self.ctx.log.info("merge cycle: no merge of the testing phase is known (an engine "
+                              "that does not tell them, or a shared maximum recorded without "
+                              "them); the running phases are not checked against it")
+            return None
+        sim, why = None, None
+        if mc.writes is None:  # fewer than 2 merges to time: lsm-sim's cycle in flushes
+            sim, why = simulated(self.resolved, find_sim())
+        self._cycle, basis = from_testing(mc, sim, why)
+        self.ctx.log.info("merge cycle: %s", basis)
+        return self._cycle
+
+    def _check_cycle(self, phase_dir: str, rate: float) -> None:
+        """Warns (pipeline.log, the reporter, point.json) when the running phase at this rate
+        is shorter than the expected cycle: it may see no merge into the deepest level, and its
+        verdict then is inconclusive."""
+        cycle = self._expected_cycle()
+        if cycle is None:
+            return
+        text = short_phase_warning(phase_dir, self.spec.phases.running, rate, cycle)
+        if text:
+            self.result.warnings.append(text)
+            self.ctx.log.warning("%s", text)
+            self.ctx.reporter.message(f"{self.ctx.point.id}: {text}", "warning")
 
     # -- the whole point --------------------------------------------------------------------
 

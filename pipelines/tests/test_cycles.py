@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from lsmbench import cycles
 
 
@@ -90,3 +91,74 @@ def test_window_without_a_merge_into_the_deepest_level_is_incomplete() -> None:
 
 def test_no_merge_events_no_coverage_verdict() -> None:
     assert cycles.window_coverage(_series([], 5), _series([], 5), 0.0, 5.0) is None
+
+
+# ---------------------------------------------------------------- the deepest merge's cycle
+
+
+def _writing(seconds: int, per_s: float) -> list[dict]:
+    """One-second intervals of per_s writes each."""
+    return [{"t_start_s": float(i), "t_end_s": float(i + 1), "ops": {"writes": per_s},
+             "events": []} for i in range(seconds)]
+
+
+def _with(ivs: list[dict], evts: list[dict]) -> list[dict]:
+    for e in evts:
+        ivs[min(int(e["end_s"]), len(ivs) - 1)]["events"].append(e)
+    return ivs
+
+
+def test_merge_cycle_times_the_starts_of_merges_into_the_deepest_level() -> None:
+    # Merges into level 2 start at 2, 12 and 22 s (10 s apart) and last 1, 5 and 2 s: their
+    # ends are 10.5 s apart on average, the shallower merges come every second.
+    deep = [_merge(2, 3, 2, 80 << 20), _merge(12, 17, 2, 90 << 20), _merge(22, 24, 2, 85 << 20)]
+    shallow = [_merge(k + 0.1, k + 0.5, 1, 4 << 20) for k in range(28)]
+    flushes = [_flush(0.5 + 2.5 * k, 250) for k in range(11)]
+    mc = cycles.merge_cycle(_with(_writing(30, 100.0), deep + shallow + flushes))
+    assert mc is not None
+    assert mc.level == 2 and mc.merges == 3 and mc.phase_s == 30.0
+    assert abs(mc.mean_s - 10.0) < 1e-9
+    assert abs(mc.writes_per_s - 100.0) < 1e-9  # over 2..22 s
+    assert abs(mc.writes - 1000.0) < 1e-6
+    assert mc.writes_per_flush == 250
+    assert cycles.MergeCycle.from_json(mc.to_json()) == mc
+
+
+def test_merge_cycle_rate_is_the_rate_between_the_merges() -> None:
+    # 100 writes/s for 10 s, then 300 writes/s: merges into level 1 at 12 and 20 s lie in the
+    # fast part, so the cycle is 8 s of 300 writes/s, not of the phase's mean rate.
+    ivs = _writing(10, 100.0) + [
+        {"t_start_s": float(i), "t_end_s": float(i + 1), "ops": {"update": 300}, "events": []}
+        for i in range(10, 30)]
+    mc = cycles.merge_cycle(_with(ivs, [_merge(12, 13, 1, 1 << 20), _merge(20, 21, 1, 1 << 20)]))
+    assert mc is not None and mc.merges == 2 and mc.mean_s == 8.0
+    assert abs(mc.writes_per_s - 300.0) < 1e-9 and abs(mc.writes - 2400.0) < 1e-6
+    assert mc.writes_per_flush is None  # no flush events
+
+
+def test_one_merge_into_the_deepest_level_times_nothing() -> None:
+    ivs = _with(_writing(24, 50.0), [_merge(3, 18, 2, 200 << 20), _merge(4, 5, 1, 4 << 20),
+                                     _merge(9, 10, 1, 8 << 20)])
+    mc = cycles.merge_cycle(ivs)
+    assert mc is not None and mc.level == 2 and mc.merges == 1
+    assert mc.mean_s is None and mc.writes is None
+    assert abs(mc.writes_per_s - 50.0) < 1e-9  # the phase's rate
+    assert cycles.merge_cycle(_writing(5, 10.0)) is None  # no merge told
+    assert cycles.MergeCycle.from_json({"level": 2}) is None
+    assert cycles.MergeCycle.from_json(None) is None
+
+
+def test_writes_between_counts_the_share_of_cut_intervals() -> None:
+    drain = {"t_start_s": 4.0, "t_end_s": 5.0, "ops": {"writes": 500}, "drain": True}
+    ivs = [*_writing(4, 100.0), drain]
+    assert abs(cycles.writes_between(ivs, 0.5, 2.25) - 175.0) < 1e-9
+    assert cycles.writes_between(ivs, 3.0, 10.0) == 100.0  # the drain interval is left out
+    assert cycles.writes_between(ivs, 6.0, 7.0) == 0.0
+
+
+def test_scale_cycle_is_inverse_to_the_rate() -> None:
+    assert abs(cycles.scale_cycle(41.0, 2260.0, 1130.0) - 82.0) < 1e-9
+    assert abs(cycles.scale_cycle(40.0, 2000.0, 4000.0) - 20.0) < 1e-9
+    assert cycles.scale_cycle(12.5, 300.0, 300.0) == 12.5
+    with pytest.raises(ValueError):
+        cycles.scale_cycle(10.0, 0.0, 100.0)
