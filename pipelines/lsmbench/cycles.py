@@ -98,20 +98,37 @@ class Coverage:
         return asdict(self)
 
 
+def tree_deepest_level(intervals: list[dict[str, Any]]) -> int | None:
+    """The deepest level holding a component in the first interval that tells the levels
+    (engine metrics ``disk_components.L<i>``), or None."""
+    for iv in intervals:
+        levels = [int(k.rsplit("L", 1)[1]) for k, v in (iv.get("engine") or {}).items()
+                  if k.startswith("disk_components.L") and k.rsplit("L", 1)[1].isdigit()
+                  and v and v > 0]
+        if levels:
+            return max(levels)
+    return None
+
+
 def window_coverage(reference: list[dict[str, Any]], running: list[dict[str, Any]],
                     window_start_s: float, window_end_s: float) -> Coverage | None:
-    """Did a merge into the deepest level seen in ``reference`` run within the window?
+    """Did a merge into the deepest level run within the window?
 
-    ``reference`` is the testing phase's time series (what the tree does at
-    this scale), ``running`` the running phase's. A merge counts when its
-    start or end falls in the window (one that spans the whole window counts
-    too). None when there are no merge events to judge by (an engine that does
-    not tell them, or no merge at all in the reference).
+    The deepest level is the deepest of the tree the running phase starts from
+    (engine metrics) and of the merges in ``reference``, the testing phase's
+    time series: a testing window too short to see a merge into the tree's
+    last level must not lower the bar to the level above it. A merge counts
+    when its start or end falls in the window (one that spans the whole window
+    counts too). None when there are no merge events to judge by (an engine
+    that does not tell them, or no merge at all in the reference).
     """
     ref = events(reference, "merge")
     if not ref:
         return None
     deepest = max(int(e.get("output_level", 0)) for e in ref)
+    tree = tree_deepest_level(running)
+    if tree is not None:
+        deepest = max(deepest, tree)
     largest = max(int(e.get("input_bytes", 0)) for e in ref)
     inside = 0
     for e in events(running, "merge"):
@@ -201,14 +218,16 @@ class MergeCycle:
 
 
 def merge_cycle(intervals: list[dict[str, Any]]) -> MergeCycle | None:
-    """The deepest output level of a phase's merges and the mean time between consecutive
-    starts of the merges into it. None when the phase tells no merge (an engine that does not
-    tell its events, or a phase too short to merge)."""
+    """The deepest level (of the phase's merges and of the tree it starts from, as in
+    window_coverage) and the mean time between consecutive starts of the merges into it. None
+    when the phase tells no merge (an engine that does not tell its events, or a phase too
+    short to merge)."""
     merges = events(intervals, "merge")
     spans = _regular(intervals)
     if not merges or not spans:
         return None
     deepest = max(int(e.get("output_level", 0)) for e in merges)
+    deepest = max(deepest, tree_deepest_level(intervals) or 0)
     starts = sorted(float(e.get("start_s", 0.0)) for e in merges
                     if int(e.get("output_level", 0)) == deepest)
     phase_start, phase_end = spans[0][0], spans[-1][1]

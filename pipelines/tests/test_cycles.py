@@ -89,6 +89,27 @@ def test_window_without_a_merge_into_the_deepest_level_is_incomplete() -> None:
     assert cov is not None and not cov.complete
 
 
+def test_the_trees_deepest_level_sets_the_bar_when_testing_saw_no_merge_into_it() -> None:
+    # The testing phase was too short to merge into level 2, but the running phase starts
+    # from a tree whose data reaches level 2: merges into level 1 do not cover the cycle.
+    testing = _series([_merge(1, 2, 1, 10 << 20), _merge(6, 7, 1, 10 << 20)], 10)
+    running = _series([_merge(1, 2, 1, 10 << 20), _merge(5, 6, 1, 11 << 20)], 20)
+    running[0]["engine"] = {"disk_components.L0": 1.0, "disk_components.L1": 3.0,
+                            "disk_components.L2": 1.0, "disk_components.L3": 0.0}
+    cov = cycles.window_coverage(testing, running, 0.0, 20.0)
+    assert cov is not None and not cov.complete and cov.deepest_level == 2
+    assert cycles.tree_deepest_level(running) == 2
+    running = _with(running, [_merge(8, 15, 2, 90 << 20)])
+    cov = cycles.window_coverage(testing, running, 0.0, 20.0)
+    assert cov is not None and cov.complete and cov.deepest_level == 2
+    # Without level metrics the testing phase's deepest merge (level 1) is the bar: merges
+    # into level 1 or deeper count.
+    del running[0]["engine"]
+    assert cycles.tree_deepest_level(running) is None
+    cov = cycles.window_coverage(testing, running, 0.0, 20.0)
+    assert cov is not None and cov.deepest_level == 1 and cov.merges_into_deepest == 3
+
+
 def test_no_merge_events_no_coverage_verdict() -> None:
     assert cycles.window_coverage(_series([], 5), _series([], 5), 0.0, 5.0) is None
 
@@ -146,6 +167,14 @@ def test_one_merge_into_the_deepest_level_times_nothing() -> None:
     assert cycles.merge_cycle(_writing(5, 10.0)) is None  # no merge told
     assert cycles.MergeCycle.from_json({"level": 2}) is None
     assert cycles.MergeCycle.from_json(None) is None
+
+
+def test_merge_cycle_is_of_the_trees_deepest_level_when_the_phase_merged_above_it() -> None:
+    ivs = _with(_writing(24, 50.0), [_merge(4, 5, 1, 4 << 20), _merge(9, 10, 1, 8 << 20)])
+    assert cycles.merge_cycle(ivs).level == 1
+    ivs[0]["engine"] = {"disk_components.L1": 2.0, "disk_components.L2": 1.0}
+    mc = cycles.merge_cycle(ivs)
+    assert mc is not None and mc.level == 2 and mc.merges == 0 and mc.mean_s is None
 
 
 def test_writes_between_counts_the_share_of_cut_intervals() -> None:
