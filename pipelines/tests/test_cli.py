@@ -33,10 +33,10 @@ def spec(tmp_path: Path, **data) -> Path:
 
 def test_validate_ok_and_json(capsys):
     code, out, _ = cli(capsys, "validate", str(QUICKSTART))
-    assert code == 0 and "valid (campaign quickstart, 4 points)" in out
+    assert code == 0 and "valid (campaign quickstart, 12 points)" in out
     code, out, _ = cli(capsys, "validate", str(QUICKSTART), "--json")
     assert json.loads(out) == {"valid": True, "spec": str(QUICKSTART), "campaign": "quickstart",
-                               "points": 4, "excluded": 0, "warnings": []}
+                               "points": 12, "excluded": 0, "warnings": []}
 
 
 def test_validate_lists_every_error_and_exits_2(capsys, tmp_path):
@@ -61,7 +61,7 @@ def test_validate_with_set(capsys):
     assert code == 2 and "matrix.policy[0]: unknown merge_policy 'tearing'" in err
     code, out, _ = cli(capsys, "validate", str(QUICKSTART), "--set",
                        "matrix.scheduler=[single,fair,greedy]")
-    assert code == 0 and "6 points" in out
+    assert code == 0 and "18 points" in out
 
 
 def test_validate_exclude_everything(capsys, tmp_path):
@@ -73,13 +73,13 @@ def test_validate_exclude_everything(capsys, tmp_path):
 def test_plan_text_and_json(capsys):
     code, out, _ = cli(capsys, "plan", str(QUICKSTART))
     assert code == 0
-    assert "campaign quickstart: 4 points (0 excluded)" in out and "estimated" in out
+    assert "campaign quickstart: 12 points (0 excluded)" in out and "estimated" in out
     assert "policy=leveling,scheduler=greedy,rep=0" in out
     assert "throttle: write_bps=24MB/s" in out
     code, out, _ = cli(capsys, "plan", str(QUICKSTART), "--json")
     doc = json.loads(out)
-    assert [p["id"] for p in doc["points"]][:2] == ["policy=tiering,scheduler=single,rep=0",
-                                                    "policy=tiering,scheduler=greedy,rep=0"]
+    assert [p["id"] for p in doc["points"]][2:4] == ["policy=tiering,scheduler=single,rep=2",
+                                                      "policy=tiering,scheduler=greedy,rep=0"]
     assert [ph["name"] for ph in doc["phases"]] == ["load", "testing", "running"]
     assert doc["testbed"]["type"] == "local" and doc["estimate_s"] > 0
 
