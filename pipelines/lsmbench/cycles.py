@@ -10,11 +10,12 @@ answered from them:
   quantized (a 20 s window of 4 MiB memtables moves in steps of ~3.5 %).
   Every write lands in a memtable, and a memtable's writes are exactly those
   between its predecessor's sealing and its own: the entries of the flushes
-  sealed after the first one in the window, divided by the time from the
-  first sealing to the last, is the rate over whole cycles.
+  sealed in a span from one sealing to another, divided by its length, is the
+  rate over whole cycles (:func:`flush_cycle_throughput` says how the span's
+  edges are chosen without favouring short cycles).
 * **Did the running window see the whole merge cycle?** A running phase that
-  ended before a merge into the deepest level the testing phase reached
-  cannot say that the rate is sustainable: the largest merge, the one that
+  ended before a merge into the deepest level (of the tree, or of the testing
+  phase's merges) cannot say that the rate is sustainable: the largest merge, the one that
   stalls writes longest, may still be ahead.
 * **How long is that cycle?** The time between consecutive merges into the
   deepest level (:func:`merge_cycle`), and the same cycle at another write
@@ -54,32 +55,42 @@ class CycleThroughput:
 def flush_cycle_throughput(intervals: list[dict[str, Any]], from_s: float,
                            to_s: float | None = None,
                            min_cycles: int = 2) -> CycleThroughput | None:
-    """Writes per second over the whole memtable cycles sealed in [from_s, to_s].
+    """Writes per second over whole memtable cycles: from the last sealing at or before
+    ``from_s`` to the last sealing at or before ``to_s`` (the end of the series if None).
 
-    None when the events do not allow it (an engine that does not tell its
-    flushes, events without ``sealed_s``, or fewer than ``min_cycles`` whole
-    cycles in the window): the caller falls back to counting intervals.
+    Both edges are "the last sealing before t", so each includes the cycle in progress at
+    one end and leaves out the one in progress at the other: a long cycle (one with a
+    merge stall) is as likely to be counted whole at the start as to be cut at the end,
+    and in a steady phase the counted span is as long, on average, as [from_s, to_s].
+    Taking the *first* sealing after from_s instead would leave out the cycle in progress
+    at both edges -- the longest cycles are the likeliest to straddle an edge -- and bias
+    the rate upward.
+
+    None when the events do not allow it (an engine that does not tell its flushes, events
+    without ``sealed_s``, no sealing at or before ``from_s``, or fewer than ``min_cycles``
+    whole cycles): the caller falls back to counting intervals.
     """
     sealed = []
     for e in events(intervals, "flush"):
         t = e.get("sealed_s")
         if t is None:
             return None
-        t = float(t)
-        if t >= from_s and (to_s is None or t <= to_s):
-            sealed.append((t, int(e.get("entries", 0))))
+        sealed.append((float(t), int(e.get("entries", 0))))
     sealed.sort()
-    if len(sealed) < min_cycles + 1:
+    before = [t for t, _ in sealed if t <= from_s]
+    if not before:
         return None
-    span = sealed[-1][0] - sealed[0][0]
-    if span <= 0:
+    start = before[-1]
+    counted = [(t, n) for t, n in sealed if t > start and (to_s is None or t <= to_s)]
+    if len(counted) < min_cycles:
         return None
-    writes = sum(n for _, n in sealed[1:])
+    end = counted[-1][0]
+    writes = sum(n for _, n in counted)
     return CycleThroughput(
-        writes_per_s=writes / span,
-        window_start_s=sealed[0][0],
-        window_end_s=sealed[-1][0],
-        cycles=len(sealed) - 1,
+        writes_per_s=writes / (end - start),
+        window_start_s=start,
+        window_end_s=end,
+        cycles=len(counted),
         writes=writes,
     )
 

@@ -226,7 +226,7 @@ class PointPipeline:
             queries=ph.queries,
         )
         try:
-            mt = vd.max_throughput_of_testing(out.intervals, warmup)
+            mt = vd.max_throughput_of_testing(out.intervals, warmup, ph.maximum)
         except vd.VerdictError as e:
             raise PointFailed("max-throughput", str(e)) from e
         self._testing_intervals = out.intervals

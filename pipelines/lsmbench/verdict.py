@@ -92,11 +92,12 @@ class MaxThroughput:
     per_interval_min: float
     per_interval_max: float
     cv: float  # coefficient of variation of the per-interval write rates
-    # The rate over whole memtable cycles (cycles.py), recorded beside the interval count
-    # when the engine tells its flushes; informative, not the maximum: see
-    # max_throughput_of_testing.
+    # Both figures, when the engine tells its flushes (max_throughput_of_testing): the rate
+    # over whole memtable cycles and the interval count; `method` says which is writes_per_s.
     cycle_writes_per_s: float | None = None
     cycles: int | None = None
+    interval_writes_per_s: float | None = None
+    method: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -157,21 +158,31 @@ def max_throughput(intervals: list[dict[str, Any]], warmup_s: float,
 # Whole memtable cycles the testing window must hold for the cycle rate to be recorded.
 MIN_TESTING_CYCLES = 3
 
+# phases.testing.maximum: how the testing phase's figure is taken.
+MAXIMUM_INTERVALS = "intervals"
+MAXIMUM_CYCLES = "cycles"
 
-def max_throughput_of_testing(intervals: list[dict[str, Any]], warmup_s: float) -> MaxThroughput:
-    """The testing phase's maximum: the interval count of max_throughput, with the rate over
-    whole memtable cycles beside it when the engine tells its flushes.
 
-    The cycle rate is not quantized by where the window cuts a memtable cycle, but it is not
-    the maximum yet: measured over 5 repetitions of the quickstart's testing phases it halved
-    leveling's spread and widened tiering's, because a window that ends in a long merge stall
-    leaves that stall out with the unfinished cycle (the longest cycles are the likeliest to
-    straddle an edge), which biases it upward (docs/orchestrator.md, step 4)."""
+def max_throughput_of_testing(intervals: list[dict[str, Any]], warmup_s: float,
+                              method: str = MAXIMUM_INTERVALS) -> MaxThroughput:
+    """The testing phase's maximum, with both figures recorded: the interval count of
+    max_throughput and, when the engine tells its flushes, the rate over whole memtable
+    cycles (cycles.flush_cycle_throughput).
+
+    ``method`` (phases.testing.maximum) says which is the maximum. "intervals", the
+    default, is quantized by the memtables a window holds; "cycles" is not, but where the
+    window holds about one cycle of the deepest merge neither is free of where that merge
+    falls (docs/results/quickstart.md measures both). "cycles" falls back on the interval
+    count when the events do not allow it (``method`` in the record says which was used)."""
     mt = max_throughput(intervals, warmup_s)
     whole = flush_cycle_throughput(intervals, warmup_s, min_cycles=MIN_TESTING_CYCLES)
     if whole is None:
-        return mt
-    return replace(mt, cycle_writes_per_s=whole.writes_per_s, cycles=whole.cycles)
+        return replace(mt, method=MAXIMUM_INTERVALS)
+    mt = replace(mt, cycle_writes_per_s=whole.writes_per_s, cycles=whole.cycles,
+                 interval_writes_per_s=mt.writes_per_s)
+    if method == MAXIMUM_CYCLES:
+        return replace(mt, writes_per_s=whole.writes_per_s, method=MAXIMUM_CYCLES)
+    return replace(mt, method=MAXIMUM_INTERVALS)
 
 
 def running_coverage(testing: list[dict[str, Any]], running: list[dict[str, Any]],

@@ -59,6 +59,9 @@ def test_validate_lists_every_error_and_exits_2(capsys, tmp_path):
 def test_validate_with_set(capsys):
     code, _, err = cli(capsys, "validate", str(QUICKSTART), "--set", "matrix.policy=[tearing]")
     assert code == 2 and "matrix.policy[0]: unknown merge_policy 'tearing'" in err
+    code, _, err = cli(capsys, "validate", str(QUICKSTART), "--set", "phases.testing.maximum=cycle")
+    assert code == 2 and ("phases.testing.maximum: unknown value 'cycle' (choose from: "
+                          "intervals, cycles)") in err
     code, out, _ = cli(capsys, "validate", str(QUICKSTART), "--set",
                        "matrix.scheduler=[single,fair,greedy]")
     assert code == 0 and "18 points" in out

@@ -33,12 +33,13 @@ def test_cycle_rate_counts_whole_cycles_only() -> None:
     # whatever window is chosen.
     evts = [_flush(0.5 + 2.5 * k, 1000) for k in range(12)]
     ivs = _series(evts, 31)
-    for start in (0.0, 1.0, 3.3, 7.9):
+    for start in (1.0, 3.3, 7.9):
         c = cycles.flush_cycle_throughput(ivs, start)
         assert c is not None
         assert abs(c.writes_per_s - 400.0) < 1e-9, (start, c)
         assert c.writes == 1000 * c.cycles
-        assert c.window_start_s >= start
+        assert start - 2.5 < c.window_start_s <= start  # the last sealing at or before it
+    assert cycles.flush_cycle_throughput(ivs, 0.0) is None  # no sealing before the start
     c = cycles.flush_cycle_throughput(ivs, 3.0, to_s=20.0)
     assert c is not None and c.window_start_s == 3.0 and c.window_end_s == 18.0 and c.cycles == 6
 
@@ -62,13 +63,77 @@ def test_cycle_rate_is_stable_where_window_counting_is_quantized() -> None:
     assert abs(rates[0] - entries / period) < 1e-6 * rates[0]
 
 
+def test_cycle_rate_is_not_biased_toward_short_cycles() -> None:
+    # Memtable cycles of 1 s, one in five stalled to 5 s (a merge stall): 1000 writes per
+    # 1.8 s on average. Over many 20 s windows the rate from "last sealing before" edges
+    # averages the true rate; spans from the first sealing in the window to the last leave
+    # the cycle in progress out at both edges -- more often a long one -- and overestimate.
+    seed = random.randrange(1 << 30)
+    print(f"seed {seed}")
+    rng = random.Random(seed)
+    t, seals = 0.0, []
+    while t < 6000:
+        t += 1.0 if rng.random() < 0.8 else 5.0
+        seals.append(t)
+    ivs = _series([_flush(s, 1000, took_s=0.1) for s in seals], int(t) + 2)
+    true_rate = 1000 * (len(seals) - 1) / (seals[-1] - seals[0])  # this realization's
+    ours, first_to_last = [], []
+    for _ in range(800):
+        a = rng.uniform(10, t - 40)
+        c = cycles.flush_cycle_throughput(ivs, a, a + 20)
+        assert c is not None
+        ours.append(c.writes_per_s)
+        inside = [s for s in seals if a <= s <= a + 20]
+        first_to_last.append(1000 * (len(inside) - 1) / (inside[-1] - inside[0]))
+    mean_ours = sum(ours) / len(ours) / true_rate
+    mean_first = sum(first_to_last) / len(first_to_last) / true_rate
+    print(f"mean / true rate: ours {mean_ours:.3f}, first-to-last {mean_first:.3f}")
+    assert abs(mean_ours - 1) < 0.06
+    assert mean_first - mean_ours > 0.03
+
+
+def test_the_testing_maximum_is_the_interval_count_unless_cycles_are_asked_for() -> None:
+    from lsmbench.verdict import max_throughput_of_testing
+
+    # Bursts of 1000 writes right after each sealing (every 2.5 s, from 0.5 s), a 30 s
+    # phase measured from 4 s: the cycle rate is 400/s wherever the bursts fall, the interval
+    # count is the bursts that land in [4, 30) over 26 s.
+    seals = [0.5 + 2.5 * k for k in range(12)]
+    ivs = _series([_flush(s, 1000) for s in seals], 30)
+
+    def burst_after(delay_s: float) -> int:
+        for iv in ivs:
+            iv["ops"] = {"writes": 0.0}
+        for s in seals:
+            ivs[int(s + delay_s)]["ops"]["writes"] += 1000.0
+        return sum(1 for s in seals if 4.0 <= s + delay_s < 30.0)
+
+    n = burst_after(0.2)
+    default = max_throughput_of_testing(ivs, 4.0)
+    assert default.method == "intervals" and default.writes_per_s == pytest.approx(n * 1000 / 26)
+    assert default.cycle_writes_per_s == pytest.approx(400.0)
+    assert default.interval_writes_per_s == default.writes_per_s
+    # Later bursts: one more lands in the window, the count moves by a burst.
+    assert burst_after(1.1) == n + 1
+    shifted = max_throughput_of_testing(ivs, 4.0)
+    chosen = max_throughput_of_testing(ivs, 4.0, "cycles")
+    assert shifted.writes_per_s == pytest.approx((n + 1) * 1000 / 26)
+    assert chosen.method == "cycles" and chosen.writes_per_s == pytest.approx(400.0)
+    assert chosen.interval_writes_per_s == pytest.approx(shifted.writes_per_s)
+    # Without flush events "cycles" falls back on the count, and says so.
+    for iv in ivs:
+        iv["events"] = []
+    bare = max_throughput_of_testing(ivs, 4.0, "cycles")
+    assert bare.method == "intervals" and bare.cycle_writes_per_s is None
+
+
 def test_cycle_rate_needs_sealing_times_and_enough_cycles() -> None:
     evts = [_flush(1.0 + k, 100) for k in range(5)]
-    assert cycles.flush_cycle_throughput(_series(evts, 8), 0.0, min_cycles=5) is None
-    assert cycles.flush_cycle_throughput(_series(evts, 8), 0.0, min_cycles=4) is not None
+    assert cycles.flush_cycle_throughput(_series(evts, 8), 1.0, min_cycles=5) is None
+    assert cycles.flush_cycle_throughput(_series(evts, 8), 1.0, min_cycles=4) is not None
     for e in evts:
         del e["sealed_s"]
-    assert cycles.flush_cycle_throughput(_series(evts, 8), 0.0) is None
+    assert cycles.flush_cycle_throughput(_series(evts, 8), 1.0) is None
     assert cycles.flush_cycle_throughput([{"t_start_s": 0.0, "t_end_s": 1.0}], 0.0) is None
 
 
