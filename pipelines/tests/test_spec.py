@@ -127,7 +127,7 @@ BAD = [
      "phases, verdict, throttle, sinks, testbed)"),
     ({"phases": {"testing": {"durtion": 5}}},
      "phases.testing.durtion: unknown key 'durtion' (allowed: duration, warmup, "
-     "warmup_fraction, threads, queries, engine_options, timeout, shared_across)"),
+     "warmup_fraction, threads, queries, engine_options, timeout, shared_across, maximum)"),
     ({"phases": {"testing": {"duration": "10 parsecs"}}},
      "phases.testing.duration: bad duration '10 parsecs' (expected a number of seconds or a "
      "number with a unit: ms, s, sec, m, min, h)"),
