@@ -206,6 +206,9 @@ class MergeCycle:
     # those starts when mean_s is known, else over the whole phase.
     writes_per_s: float | None
     writes_per_flush: float | None  # mean entries of the phase's flushes (None: no flush events)
+    # When the phase opened with a merge into that level already due (the load left it
+    # pending: it started in the phase's first second), the time it ended; else None.
+    pending_end_s: float | None = None
 
     @property
     def writes(self) -> float | None:
@@ -222,10 +225,17 @@ class MergeCycle:
         """The cycle as to_json wrote it (point.json); None for anything else."""
         if not isinstance(data, dict):
             return None
+        optional = {"pending_end_s"}  # added later: older records lack it
         try:
-            return cls(**{f: data[f] for f in cls.__dataclass_fields__})
+            return cls(**{f: data[f] for f in cls.__dataclass_fields__
+                          if f in data or f not in optional})
         except (KeyError, TypeError):
             return None
+
+
+# A merge that starts this soon after a phase opens was due before it: the tree the phase
+# started from (the load's) had it pending.
+PENDING_WITHIN_S = 1.0
 
 
 def merge_cycle(intervals: list[dict[str, Any]]) -> MergeCycle | None:
@@ -239,9 +249,11 @@ def merge_cycle(intervals: list[dict[str, Any]]) -> MergeCycle | None:
         return None
     deepest = max(int(e.get("output_level", 0)) for e in merges)
     deepest = max(deepest, tree_deepest_level(intervals) or 0)
-    starts = sorted(float(e.get("start_s", 0.0)) for e in merges
-                    if int(e.get("output_level", 0)) == deepest)
+    into = [e for e in merges if int(e.get("output_level", 0)) == deepest]
+    starts = sorted(float(e.get("start_s", 0.0)) for e in into)
     phase_start, phase_end = spans[0][0], spans[-1][1]
+    pending = [float(e.get("end_s", 0.0)) for e in into
+               if float(e.get("start_s", 0.0)) <= phase_start + PENDING_WITHIN_S]
     flushes = [int(e.get("entries", 0)) for e in events(intervals, "flush")]
     mean_s = rate = None
     if len(starts) >= 2 and starts[-1] > starts[0]:
@@ -256,6 +268,7 @@ def merge_cycle(intervals: list[dict[str, Any]]) -> MergeCycle | None:
         mean_s=mean_s,
         writes_per_s=rate,
         writes_per_flush=sum(flushes) / len(flushes) if flushes else None,
+        pending_end_s=min(pending) - phase_start if pending else None,
     )
 
 

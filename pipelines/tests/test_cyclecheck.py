@@ -259,6 +259,28 @@ def test_a_long_running_phase_is_not_warned(tmp_path, caplog) -> None:
     assert pipeline.result.warnings == [] and caplog.records == []
 
 
+def test_a_merge_the_load_left_pending_is_seen_by_a_window_that_outlasts_it(tmp_path) -> None:
+    # The testing phase opened with a merge into level 2 (started at 0.2 s, ended at 6.2 s);
+    # the next came 51 s later. A running phase from the same loaded tree opens with it too.
+    mc = merge_cycle(phase_series([0.2, 51.0]))
+    assert mc is not None and mc.pending_end_s == pytest.approx(6.2)
+    assert MergeCycle.from_json({k: v for k, v in mc.to_json().items()
+                                 if k != "pending_end_s"}) is not None  # older records
+    long_enough = _pipeline(plan_of("18s"), tmp_path, 2260.0, mc)
+    with pytest.raises(_Stop):
+        long_enough.running("running", 1.0, 2260.0, None)
+    assert long_enough.result.warnings == []
+    too_short = _pipeline(plan_of("8s"), tmp_path / "short", 2260.0, mc)
+    with pytest.raises(_Stop):
+        too_short.running("running", 1.0, 2260.0, None)
+    assert len(too_short.result.warnings) == 1
+    assert too_short.result.warnings[0].startswith(
+        "running phase 8 s may end before the merge into level 2 that the load left pending "
+        "(it ended 6 s into the testing phase")
+    assert mc.pending_end_s is not None and merge_cycle(phase_series([3.0, 51.0])).pending_end_s \
+        is None
+
+
 def test_run_time_check_uses_lsm_sim_after_a_single_testing_merge(tmp_path, fake_sim,
                                                                   monkeypatch) -> None:
     sim, _ = fake_sim()
