@@ -68,7 +68,12 @@ def point_line(record: dict[str, Any]) -> str:
         return f"FAILED {pid}: {err.get('stage', '?')}: {err.get('message', '')}"
     mt = (record.get("max_throughput") or {}).get("writes_per_s")
     v = record.get("verdict") or {}
-    verdict = ("sustainable" if v.get("sustainable") else "NOT sustainable") if v else "no verdict"
+    if not v:
+        verdict = "no verdict"
+    elif v.get("verdict") == "inconclusive":
+        verdict = "inconclusive (the window saw no merge into the deepest level)"
+    else:
+        verdict = "sustainable" if v.get("sustainable") else "NOT sustainable"
     p99 = v.get("p99_write_latency_s")
     parts = [f"ok {pid}:"]
     if mt is not None:

@@ -350,3 +350,18 @@ def test_ls_shows_the_maximum_sustainable_rate(tmp_path, capsys, monkeypatch):
     text = capsys.readouterr().out
     assert "max sustainable" in text and "1,562 @ 0.781x (1 none)" in text
     assert "1,625 @ 0.812x" in text and "none" in text
+
+
+def test_the_progress_line_says_inconclusive_not_unsustainable() -> None:
+    from lsmbench.progress import point_line
+
+    base = {"state": "complete", "point": "p", "max_throughput": {"writes_per_s": 1000.0}}
+    inconclusive = {**base, "verdict": {"verdict": "inconclusive", "sustainable": False,
+                                        "p99_write_latency_s": 0.08}}
+    failing = {**base, "verdict": {"verdict": "not-sustainable", "sustainable": False}}
+    passing = {**base, "verdict": {"verdict": "sustainable", "sustainable": True}}
+    assert "inconclusive" in point_line(inconclusive)
+    assert "NOT sustainable" not in point_line(inconclusive)
+    assert "NOT sustainable" in point_line(failing)
+    assert point_line(passing).endswith("sustainable")
+    assert point_line({**base, "verdict": None}).endswith("no verdict")
