@@ -240,11 +240,22 @@ Status PerfLevelField(std::string_view name, std::string_view value, CallOptions
   return s;
 }
 
+// Per-call options are parsed but not described (--describe-options lists
+// what opens the database), so only their name and setter are given.
+OptionSpec<CallOptions> CallOption(const char* name,
+                                   Status (*set)(std::string_view, std::string_view,
+                                                 CallOptions*)) {
+  OptionSpec<CallOptions> spec{};
+  spec.name = name;
+  spec.set = set;
+  return spec;
+}
+
 const std::vector<OptionSpec<CallOptions>>& CallOptionTable() {
   static const std::vector<OptionSpec<CallOptions>> table = {
-      {"disableWAL", BoolField<&CallOptions::write, &rocksdb::WriteOptions::disableWAL>},
-      {"sync", BoolField<&CallOptions::write, &rocksdb::WriteOptions::sync>},
-      {"perf_level", PerfLevelField},
+      CallOption("disableWAL", BoolField<&CallOptions::write, &rocksdb::WriteOptions::disableWAL>),
+      CallOption("sync", BoolField<&CallOptions::write, &rocksdb::WriteOptions::sync>),
+      CallOption("perf_level", PerfLevelField),
   };
   return table;
 }
