@@ -604,3 +604,21 @@ def test_merge_cycle_figure_draws_the_engine_merge_events():
     assert "inconclusive" in fig.caption
     without = _point("b", {"running": phase("running", [])})
     assert merges_figure([without]) is None
+
+
+def test_latency_ccdfs_of_a_group_are_one_median_line_with_a_band():
+    from lsmbench.report.figures import ccdf_band, ccdf_from_buckets
+
+    # Three repetitions' histograms (bucket bounds in ns): 100 writes each, the slowest
+    # bucket holding 0, 1 and 3 of them.
+    def hist(slow: int) -> list[list[float]]:
+        return [[0, 1e6, 100 - slow - 10], [1e6, 1e7, 10], [1e7, 1e9, slow]]
+
+    curves = [ccdf_from_buckets(hist(k)) for k in (0, 1, 3)]
+    xs, med, lo, hi = ccdf_band(curves)
+    # The first repetition's curve ends at 1 ms (nothing slower than 10 ms): 0 beyond it.
+    assert xs == [1.0, 10.0]
+    # At 1 ms: 10, 11 and 13 of 100 slower; at 10 ms: 0, 1 and 3.
+    assert med[0] == pytest.approx(0.11) and lo[0] == pytest.approx(0.10)
+    assert hi[0] == pytest.approx(0.13)
+    assert med[1] == pytest.approx(0.01) and lo[1] == 0.0 and hi[1] == pytest.approx(0.03)

@@ -11,6 +11,7 @@ so that the figures survive greyscale printing.
 
 from __future__ import annotations
 
+import bisect
 import io
 import math
 from collections.abc import Callable, Sequence
@@ -362,6 +363,25 @@ def ccdf_from_buckets(buckets: list[list[float]]) -> tuple[list[float], list[flo
 _PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p999", 0.999))
 
 
+def ccdf_band(curves: Sequence[tuple[Sequence[float], Sequence[float]]]
+              ) -> tuple[list[float], list[float], list[float], list[float]]:
+    """Several repetitions' CCDFs (ccdf_from_buckets) on the union of their latencies: at each,
+    the median, min and max of the fraction slower. A curve is a step function (the fraction
+    holds until its next latency) and is 0 past its last one (ccdf_from_buckets stops where
+    no write is slower, and every curve shares the driver's bucket bounds)."""
+    xs = sorted({x for cx, _ in curves for x in cx})
+
+    def at(cx: Sequence[float], cy: Sequence[float], x: float) -> float:
+        if x > cx[-1]:
+            return 0.0
+        i = bisect.bisect_right(cx, x) - 1
+        return float(cy[i]) if i >= 0 else 1.0
+
+    cols = [[at(cx, cy, x) for cx, cy in curves] for x in xs]
+    return (xs, [float(np.median(c)) for c in cols], [min(c) for c in cols],
+            [max(c) for c in cols])
+
+
 def latency_figure(points: Sequence[StoredPoint]) -> Figure | None:
     fig, axes = _new(2)
     sources: set[str] = set()
@@ -371,20 +391,34 @@ def latency_figure(points: Sequence[StoredPoint]) -> Figure | None:
         for ax, hist, summ in ((axes[0], "write_latency", "write_latency_us"),
                                (axes[1], "write_processing_latency",
                                 "write_processing_latency_us")):
-            lab: str | None = g.label  # one legend entry per group
+            kw: dict[str, Any] = {"color": st.color, "linestyle": st.linestyle,
+                                  "label": g.label}
+            curves = []
+            for pt in g.points:
+                run = pt.running
+                buckets = _get(run.histograms, "histograms", hist, "buckets") if run else None
+                if isinstance(buckets, list) and buckets:
+                    xs, ys = ccdf_from_buckets(buckets)
+                    if xs:
+                        curves.append((xs, ys))
+            if len(curves) == 1:
+                ax.step(curves[0][0], curves[0][1], where="post", **kw)
+            elif curves:
+                xs, med, lo, hi = ccdf_band(curves)
+                # Log axes: a fraction of 0 (no write that slow in some repetition) is drawn
+                # a decade below the smallest positive one instead.
+                floor = min(y for y in hi if y > 0) / 10
+                ax.step(xs, [y if y > 0 else np.nan for y in med], where="post", **kw)
+                ax.fill_between(xs, [max(y, floor) for y in lo], hi, step="post",
+                                color=st.color, alpha=0.2, linewidth=0)
+            if curves:
+                sources.add("histograms.json")
+                drawn = True
+                continue
+            lab: str | None = g.label  # points without histograms: their stored percentiles
             for pt in g.points:
                 run = pt.running
                 if run is None:
-                    continue
-                kw: dict[str, Any] = {"color": st.color, "linestyle": st.linestyle,
-                                      "label": lab, "alpha": 1.0 if len(g.points) == 1 else 0.6}
-                buckets = _get(run.histograms, "histograms", hist, "buckets")
-                if isinstance(buckets, list) and buckets:
-                    xs, ys = ccdf_from_buckets(buckets)
-                    ax.step(xs, ys, where="post", **kw)
-                    sources.add("histograms.json")
-                    drawn = drawn or bool(xs)
-                    lab = None
                     continue
                 xs, ys = [], []
                 for key, q in _PERCENTILES:
@@ -393,7 +427,7 @@ def latency_figure(points: Sequence[StoredPoint]) -> Figure | None:
                         xs.append(v / 1000)
                         ys.append(1 - q)
                 if xs:
-                    ax.plot(xs, ys, marker=st.marker, **kw)
+                    ax.plot(xs, ys, marker=st.marker, **{**kw, "label": lab})
                     sources.add("summary.json percentiles (no histogram stored)")
                     drawn = True
                     lab = None
@@ -415,7 +449,8 @@ def latency_figure(points: Sequence[StoredPoint]) -> Figure | None:
                   "(the verdict's phase): the fraction of writes slower than x, log-log. Dotted "
                   "lines mark p99 and p99.9. Write latency counts queueing from each write's "
                   "intended arrival; processing latency only the engine's share. A group's "
-                  "repetitions are drawn each, in the group's colour. Source: "
+                  "repetitions are one line, the median fraction at each latency, with a shaded "
+                  "band from their minimum to their maximum. Source: "
                   f"{', '.join(sorted(sources))}.", _render(fig))
 
 
