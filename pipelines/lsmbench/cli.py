@@ -8,10 +8,12 @@
     lsmbench ls [CAMPAIGN] [--repetitions]
     lsmbench testbed up|status|down|calibrate NAME [--file F] [--yes] [--dry-run]
     lsmbench report RESULTS [--compare OTHER] [--out DIR] [--window S]
+    lsmbench track record|detect|report|ack|nightly ...   (docs/tracking.md)
 
 Exit codes: 0 success; 1 a point failed (run) or a point could not be
 published (publish); 2 bad spec or usage; 3 the environment cannot run it
-(testbed, driver, throttle, results store); 70 a bug in lsmbench (one line,
+(testbed, driver, throttle, results store); 4 an open regression (track
+report, track nightly); 70 a bug in lsmbench (one line,
 --verbose for the traceback); 130 interrupted.
 """
 
@@ -495,6 +497,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .testbeds.cli import add_parser as add_testbed_parser
 
     add_testbed_parser(sub, common)
+
+    from .track.cli import add_parser as add_track_parser
+
+    add_track_parser(sub, common)
 
     s = sub.add_parser("ls", parents=[common], help="campaigns and points in the results store")
     s.add_argument("campaign", nargs="?", default=None)

@@ -1,0 +1,78 @@
+"""`lsmbench track ...`: the arguments of every subcommand; each runs a function of its own
+module, imported only when that subcommand runs."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from typing import Any
+
+# Exit code of `track report` (and `track nightly`) when a regression is open.
+EXIT_REGRESSION = 4
+
+
+def _run(module: str, function: str) -> Any:
+    def call(args: argparse.Namespace) -> int:
+        mod = importlib.import_module(f"lsmbench.track.{module}")
+        return int(getattr(mod, function)(args))
+
+    return call
+
+
+def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    t = sub.add_parser("track",
+                       help="nightly tracking: record|detect|report|ack|nightly "
+                            "(docs/tracking.md)")
+    tsub = t.add_subparsers(dest="track_command", required=True, metavar="ACTION")
+
+    s = tsub.add_parser("record", parents=[common],
+                        help="add a finished campaign run to the history")
+    s.add_argument("campaign", metavar="RESULTS/CAMPAIGN",
+                   help="a campaign directory, or a campaign name in --results")
+    s.add_argument("--history", default=None, metavar="FILE",
+                   help="the history database (default: RESULTS/history.sqlite)")
+    s.add_argument("--commit", default=None,
+                   help="the commit measured (default: the points' recorded project commit)")
+    s.set_defaults(func=_run("history", "cmd_record"))
+
+    s = tsub.add_parser("detect", parents=[common],
+                        help="change points of one series in a CSV file")
+    s.add_argument("file", metavar="FILE.csv",
+                   help="a CSV with a header; the first column is the time or an index")
+    s.add_argument("--column", default=None,
+                   help="the value column (default: the second)")
+    s.set_defaults(func=_run("detect", "cmd_detect"))
+
+    s = tsub.add_parser("report", parents=[common],
+                        help="history.html + regressions.json; exit 4 with an open regression")
+    s.add_argument("--history", default=None, metavar="FILE",
+                   help="the history database (default: RESULTS/history.sqlite)")
+    s.add_argument("--out", default=None, metavar="DIR",
+                   help="output directory (default: the history's directory)")
+    s.add_argument("--campaign", default=None, help="only this campaign")
+    s.set_defaults(func=_run("report", "cmd_report"))
+
+    s = tsub.add_parser("ack", parents=[common],
+                        help="mark a change point as expected (kept in the history)")
+    s.add_argument("id", metavar="ID", help="the change's id (track report lists them)")
+    s.add_argument("--why", required=True, help="why the change is expected")
+    s.add_argument("--history", default=None, metavar="FILE",
+                   help="the history database (default: RESULTS/history.sqlite)")
+    s.set_defaults(func=_run("history", "cmd_ack"))
+
+    s = tsub.add_parser("nightly", parents=[common],
+                        help="fetch, build, testbed up, run, record, report, publish")
+    s.add_argument("spec", metavar="SPEC", help="the campaign spec")
+    s.add_argument("--repo", default=None,
+                   help="the project checkout to update and build (default: this one)")
+    s.add_argument("--ref", default="origin/main", help="what to fetch and check out")
+    s.add_argument("--testbed", default=None, metavar="NAME",
+                   help="a kept testbed to bring up first (lsmbench testbed up NAME)")
+    s.add_argument("--history", default=None, metavar="FILE",
+                   help="the history database (default: RESULTS/history.sqlite)")
+    s.add_argument("--publish", default=None, metavar="URL",
+                   help="InfluxDB URL for the points and the change-point annotations")
+    s.add_argument("--lock", default=None, metavar="FILE",
+                   help="lock file, so that two nights never overlap "
+                        "(default: RESULTS/.nightly.lock)")
+    s.set_defaults(func=_run("nightly", "cmd_nightly"))
