@@ -1,0 +1,71 @@
+"""One figure per series: the medians night by night with their intervals as a band, the
+spec/testbed boundaries, and the change points (red: open regression, grey: acknowledged or
+recovered, green: improvement) at the first run of the new level."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from matplotlib.figure import Figure as MplFigure
+
+from ..report.figures import OKABE_ITO, _render
+from .history import METRIC_BY_NAME
+from .report import Change, Series
+
+_CHANGE_COLOURS = {"open": "#D55E00", "improvement": "#009E73"}
+_OTHER_CHANGE = "#777777"
+
+
+def series_figure(series: Series, changes: Sequence[Change]) -> bytes:
+    metric = METRIC_BY_NAME[series.metric]
+    fig = MplFigure(figsize=(7.2, 2.6), layout="constrained")
+    ax = fig.subplots()
+    x0 = 0
+    run_x: dict[int, int] = {}
+    labels: list[tuple[int, str]] = []
+    for i, seg in enumerate(series.segments):
+        xs = list(range(x0, x0 + len(seg.points)))
+        med = [p.value.median for p in seg.points]
+        lo = [p.value.ci_low if p.value.ci_low is not None else p.value.median
+              for p in seg.points]
+        hi = [p.value.ci_high if p.value.ci_high is not None else p.value.median
+              for p in seg.points]
+        colour = OKABE_ITO[i % 2]  # alternate, so that segments read apart
+        ax.fill_between(xs, lo, hi, color=colour, alpha=0.2, linewidth=0)
+        ax.plot(xs, med, color=colour, marker="o", markersize=3, linewidth=1.2)
+        for x, p in zip(xs, seg.points, strict=True):
+            run_x[p.run.run_id] = x
+            labels.append((x, p.run.date[5:10]))
+        if i > 0:
+            prev = series.segments[i - 1]
+            what = ("testbed" if prev.testbed_key != seg.testbed_key else "") + \
+                   ("+spec" if prev.spec_hash != seg.spec_hash and
+                    prev.testbed_key != seg.testbed_key else
+                    "spec" if prev.spec_hash != seg.spec_hash else "")
+            ax.axvline(x0 - 0.5, color="#000000", linestyle=":", linewidth=1)
+            ax.annotate(f"{what} changed", (x0 - 0.5, 1.0), xycoords=("data", "axes fraction"),
+                        fontsize=7, rotation=90, va="top", ha="right")
+        x0 += len(seg.points)
+    for c in changes:
+        x = run_x.get(c.run_id)
+        if x is None:
+            continue
+        colour = _CHANGE_COLOURS.get(c.status, _OTHER_CHANGE)
+        ax.axvline(x - 0.5, color=colour, linestyle="--", linewidth=1.4)
+        ax.annotate(f"{c.change:+.0%} {_short(c.commit_before)}..{_short(c.commit_after)}",
+                    (x - 0.5, 0.02), xycoords=("data", "axes fraction"), fontsize=7,
+                    color=colour, rotation=90, va="bottom", ha="right")
+    if labels:
+        step = max(1, len(labels) // 10)
+        shown = labels[::step]
+        ax.set_xticks([x for x, _ in shown], [t for _, t in shown], fontsize=7)
+    ax.set_ylabel(f"{metric.label} ({metric.unit})", fontsize=8)
+    ax.set_xlabel("run (date, UTC)", fontsize=8)
+    ax.tick_params(axis="y", labelsize=7)
+    ax.grid(True, alpha=0.3)
+    ax.set_title(f"{series.group}: {metric.label} ({metric.better} is better)", fontsize=9)
+    return _render(fig)
+
+
+def _short(commit: str | None) -> str:
+    return commit[:7] if commit else "?"

@@ -1,0 +1,486 @@
+"""The history of campaign runs: `lsmbench track record` and `lsmbench track ack`.
+
+A SQLite file (default ``RESULTS/history.sqlite``) beside the local store, which stays the
+source of truth: a recorded run keeps the path of the campaign directory it came from, and
+the history holds only what tracking needs -- per group and metric the median over the
+repetitions and its interval (``lsmbench.groups``, ``lsmbench.report.load.group_rows``), the
+group verdict, the commit, the date, the campaign's spec hash and a testbed key.
+
+A *series* is (campaign, group, metric) within one (spec hash, testbed key): a run whose
+spec or testbed differs starts a new segment, and nothing is compared across that boundary
+(docs/tracking.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import hashlib
+import json
+import re
+import sqlite3
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+SCHEMA_VERSION = 1
+HISTORY_FILE = "history.sqlite"
+
+Better = Literal["higher", "lower"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str  # the column of lsmbench.report.load.Row it is read from
+    label: str
+    unit: str
+    better: Better
+
+
+# What is tracked, in the order the report shows it. Names are the campaign report's columns,
+# so a history figure and a report's table cell are the same number.
+METRICS: tuple[Metric, ...] = (
+    Metric("max_write_throughput", "testing maximum", "writes/s", "higher"),
+    Metric("max_sustainable_rate", "max sustainable rate", "writes/s", "higher"),
+    Metric("write_p50_ms", "write p50", "ms", "lower"),
+    Metric("write_p99_ms", "write p99", "ms", "lower"),
+    Metric("write_p999_ms", "write p99.9", "ms", "lower"),
+    Metric("stall_s", "stall time", "s", "lower"),
+    Metric("write_amplification", "write amplification", "x", "lower"),
+    Metric("avg_components", "disk components (mean)", "count", "lower"),
+)
+METRIC_BY_NAME = {m.name: m for m in METRICS}
+
+
+class HistoryError(ValueError):
+    """Bad input to the history (exit 2): the message names the file or the campaign."""
+
+
+# ---------------------------------------------------------------- keys
+
+
+def canonical_hash(obj: Any, length: int = 12) -> str:
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:length]
+
+
+def spec_hash(spec: dict[str, Any]) -> str:
+    """The campaign spec as run (``--set`` applied), without its free-text description: a
+    change of any measured setting -- repetitions, phase lengths, options -- starts a new
+    segment."""
+    return canonical_hash({k: v for k, v in spec.items() if k != "description"})
+
+
+def _selected_scheduler(text: Any) -> str | None:
+    """'mq-deadline [none]' -> 'none' (the kernel marks the one in use)."""
+    if not isinstance(text, str):
+        return None
+    m = re.search(r"\[([^\]]+)\]", text)
+    return m.group(1) if m else text.strip() or None
+
+
+def testbed_identity(fingerprint: dict[str, Any], throttle: Any) -> dict[str, Any]:
+    """What makes two nights comparable: the hardware, the kernel, the disk and its I/O
+    scheduler, the filesystem, and the throttle. Not the host name (a renamed machine is the
+    same testbed) and not the project commit (that is what is tracked)."""
+    disk = fingerprint.get("disk") or {}
+    return {
+        "cpu_model": fingerprint.get("cpu_model"),
+        "cpu_count": fingerprint.get("cpu_count"),
+        "memory_bytes": fingerprint.get("memory_bytes"),
+        "arch": fingerprint.get("arch"),
+        "kernel": fingerprint.get("kernel"),
+        "os": fingerprint.get("os"),
+        "disk_model": disk.get("model"),
+        "disk_rotational": disk.get("rotational"),
+        "disk_scheduler": _selected_scheduler(disk.get("scheduler")),
+        "filesystem": disk.get("filesystem"),
+        "throttle": throttle,
+    }
+
+
+# ---------------------------------------------------------------- models
+
+
+class RunRecord(BaseModel):
+    """One recorded campaign run."""
+
+    run_id: int
+    campaign: str
+    date: str  # ISO 8601 UTC of the run's end
+    finished: float  # unix time of the run's end: orders the series
+    commit: str | None
+    dirty: bool | None
+    spec_hash: str
+    testbed_key: str
+    testbed: list[dict[str, Any]]  # one identity per distinct node
+    results_dir: str
+    recorded_at: str
+
+
+class Value(BaseModel):
+    run_id: int
+    group: str
+    metric: str
+    median: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+
+
+class GroupVerdictRecord(BaseModel):
+    run_id: int
+    group: str
+    verdict: str
+    repetitions: int
+    agree: dict[str, int]
+
+
+class Ack(BaseModel):
+    change_id: str
+    campaign: str
+    group: str
+    metric: str
+    direction: str
+    run_id: int  # the first run of the acknowledged segment
+    why: str
+    acked_at: str
+
+
+# ---------------------------------------------------------------- the store
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    campaign TEXT NOT NULL,
+    date TEXT NOT NULL,
+    finished REAL NOT NULL,
+    commit_sha TEXT,
+    dirty INTEGER,
+    spec_hash TEXT NOT NULL,
+    testbed_key TEXT NOT NULL,
+    testbed TEXT NOT NULL,
+    results_dir TEXT NOT NULL,
+    recorded_at TEXT NOT NULL,
+    UNIQUE (campaign, finished)
+);
+CREATE TABLE IF NOT EXISTS run_values (
+    run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+    grp TEXT NOT NULL,
+    metric TEXT NOT NULL,
+    median REAL,
+    ci_low REAL,
+    ci_high REAL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (run_id, grp, metric)
+);
+CREATE TABLE IF NOT EXISTS group_verdicts (
+    run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+    grp TEXT NOT NULL,
+    verdict TEXT NOT NULL,
+    repetitions INTEGER NOT NULL,
+    agree TEXT NOT NULL,
+    PRIMARY KEY (run_id, grp)
+);
+CREATE TABLE IF NOT EXISTS acks (
+    change_id TEXT PRIMARY KEY,
+    campaign TEXT NOT NULL,
+    grp TEXT NOT NULL,
+    metric TEXT NOT NULL,
+    direction TEXT NOT NULL,
+    run_id INTEGER NOT NULL,
+    why TEXT NOT NULL,
+    acked_at TEXT NOT NULL
+);
+"""
+
+
+def _now_iso() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def iso_date(unix: float) -> str:
+    return dt.datetime.fromtimestamp(unix, dt.UTC).isoformat(timespec="seconds")
+
+
+class History:
+    """The history database. Writes are transactions: a record is wholly there or not."""
+
+    def __init__(self, path: str | Path, create: bool = True) -> None:
+        self.path = Path(path)
+        if not create and not self.path.is_file():
+            raise HistoryError(f"{self.path}: no history here (lsmbench track record adds "
+                               "the first run)")
+        if self.path.exists() and not self.path.is_file():
+            raise HistoryError(f"{self.path}: not a file")
+        if create:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(self.path)
+            self.db.execute("PRAGMA foreign_keys = ON")
+            version = self._version()
+        except sqlite3.DatabaseError as e:
+            raise HistoryError(f"{self.path}: not a history database ({e})") from e
+        if version is None:
+            with self.db:
+                self.db.executescript(_DDL)
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)",
+                                (str(SCHEMA_VERSION),))
+        elif version != SCHEMA_VERSION:
+            raise HistoryError(f"{self.path}: history schema {version}, this lsmbench reads "
+                               f"{SCHEMA_VERSION}")
+
+    def _version(self) -> int | None:
+        row = self.db.execute("SELECT name FROM sqlite_master WHERE type='table' AND "
+                              "name='meta'").fetchone()
+        if row is None:
+            tables = self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            if tables:
+                raise HistoryError(f"{self.path}: an SQLite file, but not a history database")
+            return None
+        got = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        return int(got[0]) if got else None
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- runs -----------------------------------------------------------------------------
+
+    def find_run(self, campaign: str, finished: float) -> int | None:
+        row = self.db.execute("SELECT run_id FROM runs WHERE campaign=? AND finished=?",
+                              (campaign, finished)).fetchone()
+        return int(row[0]) if row else None
+
+    def add_run(self, run: dict[str, Any], values: Sequence[dict[str, Any]],
+                verdicts: Sequence[dict[str, Any]]) -> int:
+        with self.db:
+            cur = self.db.execute(
+                "INSERT INTO runs (campaign, date, finished, commit_sha, dirty, spec_hash, "
+                "testbed_key, testbed, results_dir, recorded_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (run["campaign"], run["date"], run["finished"], run["commit"],
+                 None if run["dirty"] is None else int(run["dirty"]), run["spec_hash"],
+                 run["testbed_key"], json.dumps(run["testbed"], sort_keys=True),
+                 run["results_dir"], _now_iso()))
+            run_id = int(cur.lastrowid or 0)
+            self.db.executemany(
+                "INSERT INTO run_values VALUES (?,?,?,?,?,?,?)",
+                [(run_id, v["group"], v["metric"], v["median"], v["ci_low"], v["ci_high"],
+                  v["n"]) for v in values])
+            self.db.executemany(
+                "INSERT INTO group_verdicts VALUES (?,?,?,?,?)",
+                [(run_id, g["group"], g["verdict"], g["repetitions"],
+                  json.dumps(g["agree"], sort_keys=True)) for g in verdicts])
+        return run_id
+
+    def runs(self, campaign: str | None = None) -> list[RunRecord]:
+        sql = ("SELECT run_id, campaign, date, finished, commit_sha, dirty, spec_hash, "
+               "testbed_key, testbed, results_dir, recorded_at FROM runs")
+        args: tuple[Any, ...] = ()
+        if campaign is not None:
+            sql += " WHERE campaign=?"
+            args = (campaign,)
+        out = []
+        for r in self.db.execute(sql + " ORDER BY finished, run_id", args):
+            out.append(RunRecord(run_id=r[0], campaign=r[1], date=r[2], finished=r[3],
+                                 commit=r[4], dirty=None if r[5] is None else bool(r[5]),
+                                 spec_hash=r[6], testbed_key=r[7], testbed=json.loads(r[8]),
+                                 results_dir=r[9], recorded_at=r[10]))
+        return out
+
+    def values(self, campaign: str | None = None) -> list[Value]:
+        sql = ("SELECT v.run_id, v.grp, v.metric, v.median, v.ci_low, v.ci_high, v.n FROM "
+               "run_values v JOIN runs r ON r.run_id = v.run_id")
+        args: tuple[Any, ...] = ()
+        if campaign is not None:
+            sql += " WHERE r.campaign=?"
+            args = (campaign,)
+        return [Value(run_id=r[0], group=r[1], metric=r[2], median=r[3], ci_low=r[4],
+                      ci_high=r[5], n=r[6]) for r in self.db.execute(sql, args)]
+
+    def verdicts(self, campaign: str | None = None) -> list[GroupVerdictRecord]:
+        sql = ("SELECT g.run_id, g.grp, g.verdict, g.repetitions, g.agree FROM group_verdicts g "
+               "JOIN runs r ON r.run_id = g.run_id")
+        args: tuple[Any, ...] = ()
+        if campaign is not None:
+            sql += " WHERE r.campaign=?"
+            args = (campaign,)
+        return [GroupVerdictRecord(run_id=r[0], group=r[1], verdict=r[2], repetitions=r[3],
+                                   agree=json.loads(r[4])) for r in self.db.execute(sql, args)]
+
+    def campaigns(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT DISTINCT campaign FROM runs ORDER BY 1")]
+
+    # -- acknowledgements -----------------------------------------------------------------
+
+    def add_ack(self, ack: Ack) -> None:
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO acks VALUES (?,?,?,?,?,?,?,?)",
+                            (ack.change_id, ack.campaign, ack.group, ack.metric, ack.direction,
+                             ack.run_id, ack.why, ack.acked_at))
+
+    def acks(self) -> list[Ack]:
+        return [Ack(change_id=r[0], campaign=r[1], group=r[2], metric=r[3], direction=r[4],
+                    run_id=r[5], why=r[6], acked_at=r[7])
+                for r in self.db.execute("SELECT * FROM acks ORDER BY acked_at")]
+
+
+@contextlib.contextmanager
+def open_history(path: str | Path, create: bool = True) -> Iterator[History]:
+    h = History(path, create=create)
+    try:
+        yield h
+    finally:
+        h.close()
+
+
+def history_path(args: argparse.Namespace) -> Path:
+    return Path(args.history) if args.history else Path(args.results) / HISTORY_FILE
+
+
+# ---------------------------------------------------------------- recording a campaign run
+
+
+def _distinct(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: dict[str, dict[str, Any]] = {}
+    for it in items:
+        seen.setdefault(canonical_hash(it), it)
+    return [seen[k] for k in sorted(seen)]
+
+
+def campaign_run(campaign_dir: Path, commit: str | None = None) -> tuple[
+        dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+    """(run, values, group verdicts) of a finished campaign directory, or HistoryError."""
+    from ..report.load import ReportError, group_rows, read_campaign
+    from ..store import STATE_COMPLETE
+
+    try:
+        camp = read_campaign(campaign_dir)
+    except (ReportError, OSError) as e:
+        raise HistoryError(str(e)) from e
+    where = str(campaign_dir)
+    runs = camp.meta.get("runs") or []
+    if runs and runs[-1].get("finished") is None:
+        raise HistoryError(f"{where}: the campaign's last run has not finished (still running, "
+                           "or killed: `lsmbench run --resume` finishes it)")
+    planned = len((camp.meta.get("plan") or {}).get("points") or [])
+    if planned and len(camp.points) < planned:
+        raise HistoryError(f"{where}: {len(camp.points)} of {planned} planned points are "
+                           "stored; a partial campaign is not a night")
+    complete = [p for p in camp.points if p.record.get("state") == STATE_COMPLETE]
+    if not complete:
+        raise HistoryError(f"{where}: no complete point to record")
+
+    commits = {((p.fingerprint or {}).get("project") or {}).get("commit") for p in complete}
+    commits.discard(None)
+    if commit is None:
+        if len(commits) > 1:
+            raise HistoryError(f"{where}: the points ran at different commits "
+                               f"({', '.join(sorted(c[:10] for c in commits))}); say which "
+                               "one the run measures with --commit")
+        commit = next(iter(commits), None)
+    dirty = any(((p.fingerprint or {}).get("project") or {}).get("dirty") for p in complete)
+
+    finished = max(float(p.record.get("finished") or 0.0) for p in complete)
+    if runs and runs[-1].get("finished"):
+        finished = float(runs[-1]["finished"])
+    throttle = camp.spec.get("throttle")
+    testbed = _distinct([testbed_identity(p.fingerprint or {}, throttle) for p in complete])
+    run = {
+        "campaign": camp.name,
+        "date": iso_date(finished),
+        "finished": finished,
+        "commit": commit,
+        "dirty": dirty if commits or commit else None,
+        "spec_hash": spec_hash(camp.spec),
+        "testbed_key": canonical_hash(testbed),
+        "testbed": testbed,
+        "results_dir": str(campaign_dir.resolve()),
+    }
+    values, verdicts = [], []
+    for gr in group_rows(camp.points):
+        g = gr.group
+        verdicts.append({"group": g.group, "verdict": g.verdict, "repetitions": g.repetitions,
+                         "agree": g.agree})
+        for m in METRICS:
+            e = gr.estimates[m.name]
+            if e.median is None:
+                continue
+            values.append({"group": g.group, "metric": m.name, "median": e.median,
+                           "ci_low": e.ci_low, "ci_high": e.ci_high, "n": e.n})
+    return run, values, verdicts
+
+
+def record(history: History, campaign_dir: Path, commit: str | None = None) -> tuple[int, bool]:
+    """(run id, newly added). Recording the same campaign run again adds nothing."""
+    run, values, verdicts = campaign_run(campaign_dir, commit)
+    known = history.find_run(run["campaign"], run["finished"])
+    if known is not None:
+        return known, False
+    return history.add_run(run, values, verdicts), True
+
+
+def _campaign_dir(target: str, results: str) -> Path:
+    from ..report.load import ReportError, resolve_campaign_dir
+
+    try:
+        return resolve_campaign_dir(Path(target), Path(results))
+    except ReportError as e:
+        raise HistoryError(str(e)) from e
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    from ..cli import EXIT_OK, EXIT_USAGE
+
+    try:
+        d = _campaign_dir(args.campaign, args.results)
+        with open_history(history_path(args)) as h:
+            run_id, added = record(h, d, args.commit)
+            run = next(r for r in h.runs() if r.run_id == run_id)
+    except HistoryError as e:
+        print(f"lsmbench track record: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        print(json.dumps({"run_id": run_id, "added": added, **run.model_dump()}, indent=2))
+    elif not args.quiet:
+        what = "recorded" if added else "already recorded"
+        commit = (run.commit or "unknown commit")[:12]
+        print(f"{run.campaign}: {what} as run {run_id} ({run.date}, {commit}, spec "
+              f"{run.spec_hash}, testbed {run.testbed_key}) in {history_path(args)}")
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- acknowledging a change
+
+
+def cmd_ack(args: argparse.Namespace) -> int:
+    from ..cli import EXIT_OK, EXIT_USAGE
+    from .report import find_changes
+
+    why = (args.why or "").strip()
+    if not why:
+        print("lsmbench track ack: --why must say why the change is expected", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        with open_history(history_path(args), create=False) as h:
+            changes = {c.id: c for c in find_changes(h).changes}
+            change = changes.get(args.id)
+            if change is None:
+                known = ", ".join(sorted(changes)) or "none"
+                raise HistoryError(f"no change with id {args.id!r} in {h.path} (known: {known}; "
+                                   "lsmbench track report lists them)")
+            h.add_ack(Ack(change_id=change.id, campaign=change.campaign, group=change.group,
+                          metric=change.metric, direction=change.direction,
+                          run_id=change.run_id, why=why, acked_at=_now_iso()))
+    except HistoryError as e:
+        print(f"lsmbench track ack: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if not args.quiet:
+        print(f"{change.id}: {change.metric} of {change.group} ({change.campaign}) "
+              f"{change.change:+.1%} marked as expected: {why}")
+    return EXIT_OK

@@ -1,0 +1,82 @@
+"""history.html through its Jinja2 template (reports/templates/history.html.j2), with the
+campaign report's environment: autoescape on, every value from the history is text."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import Any
+
+from .. import __version__
+from ..report.render import _environment
+from .history import METRIC_BY_NAME, History
+from .report import Analysis
+
+HTML_TEMPLATE = "history.html.j2"
+
+
+def _testbed_changes(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> str:
+    """'kernel 6.1.0-18 -> 6.1.0-20' for a single-node testbed; the node counts otherwise."""
+    if len(before) == 1 and len(after) == 1:
+        keys = sorted(set(before[0]) | set(after[0]))
+        diffs = [f"{k} {before[0].get(k)} -> {after[0].get(k)}" for k in keys
+                 if before[0].get(k) != after[0].get(k)]
+        return "; ".join(diffs)
+    return f"{len(before)} node(s) -> {len(after)} node(s)"
+
+
+def boundaries(history: History, campaign: str | None) -> list[dict[str, Any]]:
+    """Every run whose spec hash or testbed key differs from the campaign's run before it."""
+    out = []
+    by_campaign: dict[str, list[Any]] = {}
+    for r in history.runs(campaign):
+        by_campaign.setdefault(r.campaign, []).append(r)
+    for camp, runs in sorted(by_campaign.items()):
+        for prev, run in pairwise(runs):
+            what = []
+            if prev.spec_hash != run.spec_hash:
+                what.append(f"spec {prev.spec_hash} -> {run.spec_hash}")
+            if prev.testbed_key != run.testbed_key:
+                what.append(f"testbed {prev.testbed_key} -> {run.testbed_key}: "
+                            + _testbed_changes(prev.testbed, run.testbed))
+            if what:
+                out.append({"campaign": camp, "run": run, "what": "; ".join(what)})
+    return out
+
+
+def render_history(analysis: Analysis, history: History, figures: dict[tuple[str, str, str], str],
+                   generated: str, campaign: str | None) -> str:
+    runs = history.runs(campaign)
+    order = {r.run_id: i for i, r in enumerate(runs)}
+    campaign_of = {r.run_id: r.campaign for r in runs}
+    latest: dict[tuple[str, str], str] = {}  # the group verdict of each group's last run
+    for v in sorted(history.verdicts(campaign), key=lambda v: order[v.run_id]):
+        latest[(campaign_of[v.run_id], v.group)] = v.verdict
+    panels = []
+    for s in analysis.series:
+        m = METRIC_BY_NAME[s.metric]
+        notes = [seg.note for seg in s.segments if seg.note]
+        noise = [seg.noise for seg in s.segments if seg.noise is not None]
+        panels.append({
+            "campaign": s.campaign, "group": s.group, "metric": m, "figure":
+            figures[(s.campaign, s.group, s.metric)], "runs": sum(len(g.points)
+                                                                   for g in s.segments),
+            "segments": len(s.segments), "notes": notes,
+            "noise": noise[-1] if noise else None,
+            "verdict": latest.get((s.campaign, s.group)),
+            "changes": [c for c in analysis.changes
+                        if (c.campaign, c.group, c.metric) == (s.campaign, s.group, s.metric)],
+        })
+    ctx = {
+        "generated": generated,
+        "version": __version__,
+        "history": str(history.path),
+        "campaign": campaign,
+        "runs": runs,
+        "open": analysis.open,
+        "changes": analysis.changes,
+        "panels": panels,
+        "boundaries": boundaries(history, campaign),
+        "acks": history.acks(),
+        "metrics": METRIC_BY_NAME,
+    }
+    return _environment(False).get_template(HTML_TEMPLATE).render(**ctx)
