@@ -428,12 +428,13 @@ def _chromium(args: list[str], profile: Path) -> subprocess.CompletedProcess[str
                           capture_output=True, text=True, timeout=120, check=False)
 
 
-def chromium_dom(html_path: Path, workdir: Path) -> tuple[str, list[str]]:
+def chromium_dom(html_path: Path, workdir: Path, probe: str = _PROBE) -> tuple[str, list[str]]:
     """The DOM after load (with a probe script added to a copy of the page) and every console
-    message except the probe's own marker, which proves the console is being read at all."""
+    message except the probe's own marker, which proves the console is being read at all (a
+    probe logs "lsmbench-probe-marker" when it has run)."""
     workdir.mkdir(parents=True, exist_ok=True)
     probed = workdir / "probed.html"
-    probed.write_text(html_path.read_text().replace("</body>", _PROBE + "</body>"))
+    probed.write_text(html_path.read_text().replace("</body>", probe + "</body>"))
     r = _chromium(["--enable-logging=stderr", "--v=0", "--dump-dom", probed.as_uri()],
                   workdir / "profile")
     assert r.returncode == 0, r.stderr[-2000:]

@@ -1,0 +1,173 @@
+"""`lsmbench track report` and `track ack` over recorded nights: a step in the testing maximum
+from one night on is an open regression with the right commit range (exit 4) until it is
+acknowledged; a testbed change is a boundary, never a change point; the three files agree with
+the history."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+from pathlib import Path
+
+import pytest
+from lsmbench.cli import main
+from lsmbench.track.history import History, record
+from test_report import CHROMIUM, chromium_dom, parse
+from track_nights import GROUPS, make_night
+
+NIGHTS = 12
+STEP_NIGHT = 7  # 1-based: the first night with the regression
+STEP = 0.85
+
+
+def commit_of(night: int) -> str:
+    return f"{night:02d}" * 20
+
+
+def record_nights(tmp_path: Path, scales: list[float], kernels: dict[int, str] | None = None,
+                  ) -> Path:
+    hist = tmp_path / "history.sqlite"
+    h = History(hist)
+    for night, scale in enumerate(scales, start=1):
+        camp = make_night(tmp_path / f"night{night}", night, throughput_scale=scale,
+                          commit=commit_of(night), kernel=(kernels or {}).get(night))
+        record(h, camp)
+    h.close()
+    return hist
+
+
+def noisy(seed: int, cov: float = 0.02) -> list[float]:
+    rng = random.Random(seed)
+    print(f"seed {seed}")
+    return [rng.gauss(1.0, cov) for _ in range(NIGHTS)]
+
+
+@pytest.fixture(scope="module")
+def regressed(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("regressed")
+    scales = [s * (STEP if night >= STEP_NIGHT else 1.0)
+              for night, s in enumerate(noisy(7), start=1)]
+    hist = record_nights(tmp, scales)
+    return tmp, hist
+
+
+def run_report(hist: Path, out: Path, *extra: str) -> tuple[int, dict]:
+    code = main(["track", "report", "--history", str(hist), "--out", str(out), "-q", *extra])
+    return code, json.loads((out / "regressions.json").read_text())
+
+
+def test_a_step_from_night_7_is_an_open_regression_with_its_commits(regressed):
+    tmp, hist = regressed
+    code, data = run_report(hist, tmp / "out")
+    assert code == 4
+    assert data["schema"] == "lsmbench.regressions/1"
+    opened = {(c["group"], c["metric"]): c for c in data["open"]}
+    assert set(opened) == {(g, "max_write_throughput") for g in GROUPS}
+    for c in opened.values():
+        night = int(c["commit_after"][:2])
+        assert abs(night - STEP_NIGHT) <= 1, c
+        assert c["commit_before"] == commit_of(night - 1)
+        assert c["direction"] == "regression" and c["status"] == "open"
+        assert c["change"] == pytest.approx(STEP - 1, abs=0.05)
+        assert c["after"] < c["before"]
+    # The other metrics did not move (the nights are copies): no change point at all.
+    assert {c["metric"] for c in data["changes"]} == {"max_write_throughput"}
+
+
+def test_ack_closes_the_regression_and_is_kept(regressed, capsys):
+    tmp, hist = regressed
+    work = tmp / "ack"
+    work.mkdir()
+    copy = work / "history.sqlite"
+    copy.write_bytes(hist.read_bytes())
+    _, data = run_report(copy, work)
+    ids = [c["id"] for c in data["open"]]
+    assert main(["track", "ack", ids[0], "--history", str(copy), "--why", "expected: test"]) == 0
+    code, data = run_report(copy, work)
+    assert code == 4 and [c["id"] for c in data["open"]] == ids[1:]
+    assert main(["track", "ack", ids[1], "--history", str(copy), "--why", "also expected"]) == 0
+    code, data = run_report(copy, work)
+    assert code == 0 and data["open"] == []
+    assert {c["id"]: c["why"] for c in data["acked"]} == {ids[0]: "expected: test",
+                                                          ids[1]: "also expected"}
+    assert all(c["status"] == "acked" for c in data["acked"])
+    capsys.readouterr()
+    assert main(["track", "ack", "c-000000000000", "--history", str(copy), "--why", "x"]) == 2
+    err = capsys.readouterr().err
+    assert "no change with id 'c-000000000000'" in err and ids[0] in err
+    assert main(["track", "ack", ids[0], "--history", str(copy), "--why", "  "]) == 2
+
+
+def test_a_testbed_change_is_a_boundary_not_a_change_point(tmp_path):
+    # The same 15 % drop, but on the night the kernel changed: two segments, no change point.
+    scales = [s * (STEP if night >= STEP_NIGHT else 1.0)
+              for night, s in enumerate(noisy(11), start=1)]
+    kernels = {n: "7.0.0-new" for n in range(STEP_NIGHT, NIGHTS + 1)}
+    hist = record_nights(tmp_path, scales, kernels)
+    code, data = run_report(hist, tmp_path / "out")
+    assert code == 0, data["open"]
+    assert data["changes"] == []
+    html = (tmp_path / "out" / "history.html").read_text()
+    assert "kernel" in html and "7.0.0-new" in html  # the boundary says what changed
+
+
+def test_a_recovered_regression_is_not_open(tmp_path):
+    scales = [s * (STEP if STEP_NIGHT - 4 <= night < STEP_NIGHT + 2 else 1.0)
+              for night, s in enumerate(noisy(5), start=1)]
+    hist = record_nights(tmp_path, scales)
+    code, data = run_report(hist, tmp_path / "out")
+    statuses = {(c["group"], c["direction"]): c["status"] for c in data["changes"]}
+    assert statuses, "the dip was not found at all"
+    assert "open" not in statuses.values(), data["changes"]
+    assert code == 0
+
+
+def test_csv_and_html_agree_with_the_history(regressed):
+    tmp, hist = regressed
+    out = tmp / "files"
+    run_report(hist, out)
+    rows = list(csv.DictReader(io.StringIO((out / "history.csv").read_text())))
+    h = History(hist)
+    values = {(v.run_id, v.group, v.metric): v.median for v in h.values()}
+    assert len(rows) == len(values)
+    for r in rows:
+        assert float(r["median"]) == values[(int(r["run_id"]), r["group"], r["metric"])]
+    page = parse((out / "history.html").read_text())
+    open_rows = page.tables["open-table"][1:]
+    assert len(open_rows) == 2
+    assert all(row["cells"][3][1] == "testing maximum" for row in open_rows)
+    assert {row["attrs"]["data-id"] for row in open_rows} == {
+        c["id"] for c in json.loads((out / "regressions.json").read_text())["open"]}
+    series = {(v.group, v.metric) for v in h.values()}
+    assert len([i for i in page.images if i.get("src", "").startswith("data:image/png")]) == \
+        len(series)
+    assert len(page.tables["run-table"]) - 1 == NIGHTS
+
+
+_PROBE = """<script>
+window.addEventListener("load", function () {
+  var th = document.querySelector("#change-table th:nth-child(7)");
+  th.click();
+  var cells = document.querySelectorAll("#change-table tbody td:nth-child(7)");
+  document.body.setAttribute("data-probe-first-change", cells[0].getAttribute("data-value"));
+  document.body.setAttribute("data-probe-sorted", th.getAttribute("aria-sort"));
+  document.body.setAttribute("data-probe-images", document.images.length);
+  console.log("lsmbench-probe-marker");
+});
+</script>"""
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium not installed "
+                    "(Debian package chromium: apt-get install chromium)")
+def test_history_html_in_headless_chromium(regressed):
+    tmp, hist = regressed
+    out = tmp / "chromium"
+    run_report(hist, out)
+    dom, console = chromium_dom(out / "history.html", tmp / "dom", _PROBE)
+    assert console == [], "\n".join(console)
+    assert 'data-probe-sorted="ascending"' in dom
+    changes = json.loads((out / "regressions.json").read_text())["changes"]
+    lowest = min(c["change"] for c in changes)
+    assert f'data-probe-first-change="{lowest!r}"' in dom
