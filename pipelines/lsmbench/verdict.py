@@ -164,16 +164,17 @@ MAXIMUM_CYCLES = "cycles"
 
 
 def max_throughput_of_testing(intervals: list[dict[str, Any]], warmup_s: float,
-                              method: str = MAXIMUM_INTERVALS) -> MaxThroughput:
+                              method: str = MAXIMUM_CYCLES) -> MaxThroughput:
     """The testing phase's maximum, with both figures recorded: the interval count of
     max_throughput and, when the engine tells its flushes, the rate over whole memtable
     cycles (cycles.flush_cycle_throughput).
 
-    ``method`` (phases.testing.maximum) says which is the maximum. "intervals", the
-    default, is quantized by the memtables a window holds; "cycles" is not, but where the
-    window holds about one cycle of the deepest merge neither is free of where that merge
-    falls (docs/results/quickstart.md measures both). "cycles" falls back on the interval
-    count when the events do not allow it (``method`` in the record says which was used)."""
+    ``method`` (phases.testing.maximum) says which is the maximum. "cycles", the default,
+    is not quantized by the memtables a window holds, and over short windows it erred a
+    little less than the count against the long-run rate (docs/results/quickstart.md); it
+    falls back on the interval count when the events do not allow it (``method`` in the
+    record says which was used). "intervals" is the count. Where the window holds about one
+    cycle of the deepest merge, neither is free of where that merge falls."""
     mt = max_throughput(intervals, warmup_s)
     whole = flush_cycle_throughput(intervals, warmup_s, min_cycles=MIN_TESTING_CYCLES)
     if whole is None:

@@ -92,7 +92,7 @@ def test_cycle_rate_is_not_biased_toward_short_cycles() -> None:
     assert mean_first - mean_ours > 0.03
 
 
-def test_the_testing_maximum_is_the_interval_count_unless_cycles_are_asked_for() -> None:
+def test_the_testing_maximum_is_the_cycle_rate_unless_the_count_is_asked_for() -> None:
     from lsmbench.verdict import max_throughput_of_testing
 
     # Bursts of 1000 writes right after each sealing (every 2.5 s, from 0.5 s), a 30 s
@@ -109,21 +109,23 @@ def test_the_testing_maximum_is_the_interval_count_unless_cycles_are_asked_for()
         return sum(1 for s in seals if 4.0 <= s + delay_s < 30.0)
 
     n = burst_after(0.2)
-    default = max_throughput_of_testing(ivs, 4.0)
-    assert default.method == "intervals" and default.writes_per_s == pytest.approx(n * 1000 / 26)
-    assert default.cycle_writes_per_s == pytest.approx(400.0)
-    assert default.interval_writes_per_s == default.writes_per_s
-    # Later bursts: one more lands in the window, the count moves by a burst.
+    counted = max_throughput_of_testing(ivs, 4.0, "intervals")
+    assert counted.method == "intervals"
+    assert counted.writes_per_s == pytest.approx(n * 1000 / 26)
+    assert counted.cycle_writes_per_s == pytest.approx(400.0)
+    assert counted.interval_writes_per_s == counted.writes_per_s
+    # Later bursts: one more lands in the window, the count moves by a burst; the cycle
+    # rate, the default, does not.
     assert burst_after(1.1) == n + 1
-    shifted = max_throughput_of_testing(ivs, 4.0)
-    chosen = max_throughput_of_testing(ivs, 4.0, "cycles")
+    shifted = max_throughput_of_testing(ivs, 4.0, "intervals")
+    chosen = max_throughput_of_testing(ivs, 4.0)
     assert shifted.writes_per_s == pytest.approx((n + 1) * 1000 / 26)
     assert chosen.method == "cycles" and chosen.writes_per_s == pytest.approx(400.0)
     assert chosen.interval_writes_per_s == pytest.approx(shifted.writes_per_s)
     # Without flush events "cycles" falls back on the count, and says so.
     for iv in ivs:
         iv["events"] = []
-    bare = max_throughput_of_testing(ivs, 4.0, "cycles")
+    bare = max_throughput_of_testing(ivs, 4.0)
     assert bare.method == "intervals" and bare.cycle_writes_per_s is None
 
 

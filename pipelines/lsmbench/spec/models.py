@@ -108,9 +108,11 @@ class TestingPhase(Strict):
     # phase's scheduler): points that differ only in them, in the same repetition, share
     # one testing phase -- run by the first of them -- and so run at the same rate.
     shared_across: list[str] = Field(default_factory=list)
-    # How the maximum is taken from the measured window: "intervals" counts its writes,
-    # "cycles" counts whole memtable cycles (verdict.max_throughput_of_testing).
-    maximum: Literal["intervals", "cycles"] = "intervals"
+    # How the maximum is taken from the measured window: "cycles" counts whole memtable
+    # cycles (not quantized by the window; falls back on the count when the engine does not
+    # tell its flushes), "intervals" counts the window's writes
+    # (verdict.max_throughput_of_testing; docs/results/quickstart.md measures both).
+    maximum: Literal["intervals", "cycles"] = "cycles"
 
     @model_validator(mode="after")
     def _warmup_shorter(self) -> TestingPhase:
