@@ -170,15 +170,15 @@ def _measure_noise(x: np.ndarray, cuts: Sequence[int]) -> Noise:
 
 
 def noise_of(values: Sequence[float], config: DetectorConfig | None = None) -> Noise:
-    """The series' noise as the detector measures it (about the library's segmentation, so a
-    step is not noise). Series too short to segment get the difference-based spread alone."""
+    """The series' noise as the detector measures it (about the levels it finds, so a step is
+    not noise). Series too short to analyse get the difference-based spread alone."""
     config = config or DetectorConfig()
     x = np.asarray(values, dtype=float)
     if len(x) < config.min_points or not np.all(np.isfinite(x)):
         finite = x[np.isfinite(x)]
         return Noise(sigma=difference_sigma(finite), rho=0.0,
                      level=float(np.median(finite)) if len(finite) else 0.0)
-    return _segment_and_measure(x, config, ruptures_segments)[1]
+    return _analyse(x, config, ruptures_segments)[1]
 
 
 def noise(values: Sequence[float]) -> float:
@@ -241,16 +241,18 @@ def _p_value(before: np.ndarray, after: np.ndarray, config: DetectorConfig, rho:
         p = float(stats.mannwhitneyu(before, after, alternative="two-sided").pvalue)
     else:
         # Autocorrelated nights carry less evidence than their number: n(1-rho)/(1+rho)
-        # effective nights for a segment's mean (at least 2, so the test stays defined).
+        # effective nights for a segment's mean (Zwiers & von Storch, J. Climate 1995).
         shrink = (1.0 - rho) / (1.0 + rho) if config.autocorrelation else 1.0
+        n_before, n_after = max(len(before) * shrink, 1.0), max(len(after) * shrink, 1.0)
+        if n_before + n_after <= 3.0:  # under one degree of freedom: no evidence
+            return 1.0
         with np.errstate(divide="ignore", invalid="ignore"):
             p = float(stats.ttest_ind_from_stats(
-                np.mean(before), np.std(before, ddof=1), max(len(before) * shrink, 2.0),
-                np.mean(after), np.std(after, ddof=1), max(len(after) * shrink, 2.0),
-                equal_var=True).pvalue)
-    if math.isnan(p):  # both segments constant: different if their levels differ
-        p = 0.0 if float(np.median(before)) != float(np.median(after)) else 1.0
-    return p
+                np.mean(before), np.std(before, ddof=1), n_before,
+                np.mean(after), np.std(after, ddof=1), n_after, equal_var=True).pvalue)
+    # nan: two constant segments at the same level (constant ones at different levels give
+    # t = inf, p = 0)
+    return 1.0 if math.isnan(p) else p
 
 
 def _candidates(x: np.ndarray, cuts: list[int], config: DetectorConfig,
@@ -304,16 +306,24 @@ def _in_noise_units(x: np.ndarray, sigma: float) -> np.ndarray:
     return (x - float(np.median(x))) / scale
 
 
-def _segment_and_measure(x: np.ndarray, config: DetectorConfig,
-                         segmenter: Segmenter) -> tuple[list[int], Noise]:
-    """The library's cuts and the noise about them. Twice: the first pass, in units of the
-    difference-based spread, finds the levels that the noise is then measured about; the
-    second segments in units of that noise (larger when nights are autocorrelated)."""
-    first = segmenter(_in_noise_units(x, difference_sigma(x)), config)
-    measured = _measure_noise(x, first)
+def _analyse(x: np.ndarray, config: DetectorConfig,
+             segmenter: Segmenter) -> tuple[list[_Candidate], Noise]:
+    """The change points that pass the guards, and the noise they were judged against.
+
+    The library first segments the series in units of the difference-based spread, and the
+    noise is measured about its cuts. Autocorrelated nights wander, and the library cuts the
+    wander into segments: the noise about its cuts is too small and too little correlated.
+    So the noise is measured again about the cuts that survive the guards (the levels that
+    are real), and the library and the guards run again in those units."""
+    cuts = segmenter(_in_noise_units(x, difference_sigma(x)), config)
+    measured = _measure_noise(x, cuts)
     if not config.autocorrelation:
-        return first, measured.model_copy(update={"rho": 0.0})
-    return segmenter(_in_noise_units(x, measured.sigma), config), measured
+        measured = measured.model_copy(update={"rho": 0.0})
+        return _merge(x, cuts, config, measured), measured
+    kept = _merge(x, cuts, config, measured)
+    measured = _measure_noise(x, [c.index for c in kept])
+    cuts = segmenter(_in_noise_units(x, measured.sigma), config)
+    return _merge(x, cuts, config, measured), measured
 
 
 def _as_array(values: Sequence[float], config: DetectorConfig) -> np.ndarray:
@@ -348,12 +358,9 @@ def detect(values: Sequence[float], config: DetectorConfig | None = None, *,
     that is not a finite number)."""
     config = config or DetectorConfig()
     x = _as_array(values, config)
-    cuts, measured = _segment_and_measure(x, config, segmenter or ruptures_segments)
-    return [
-        ChangePoint(index=c.index, before=c.before, after=c.after,
-                    change=_relative(c.before, c.after), p_value=c.p_value)
-        for c in _merge(x, cuts, config, measured)
-    ]
+    kept, _ = _analyse(x, config, segmenter or ruptures_segments)
+    return [ChangePoint(index=c.index, before=c.before, after=c.after,
+                        change=_relative(c.before, c.after), p_value=c.p_value) for c in kept]
 
 
 # ---------------------------------------------------------------- CSV and the command
