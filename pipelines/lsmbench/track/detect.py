@@ -29,8 +29,6 @@ import csv
 import io
 import json
 import math
-import os
-import stat
 import sys
 from collections.abc import Callable, Sequence
 from itertools import pairwise
@@ -41,6 +39,8 @@ import numpy as np
 import ruptures
 from pydantic import BaseModel, ConfigDict, Field
 from scipy import stats
+
+from lsmbench.spec.reading import read_text
 
 MAX_CSV_BYTES = 64 << 20  # a nightly series is kilobytes; this only stops a wrong file early
 
@@ -385,25 +385,16 @@ def _time_value(cell: str) -> str | float | int:
 
 
 def _read_text(path: Path) -> str:
+    """The file's text; DetectError (without the path: the command puts it first)."""
     try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-            raise DetectError(f"{kind} (expected a CSV file)")
-        with open(path, "rb") as f:
-            data = f.read(MAX_CSV_BYTES + 1)
-    except OSError as e:
-        raise DetectError(f"cannot read: {e.strerror or e}") from None
-    if len(data) > MAX_CSV_BYTES:
-        raise DetectError(f"larger than the {MAX_CSV_BYTES} bytes a series may have")
-    nul = data.find(b"\x00")
+        text = read_text(path, expected="a CSV file", what="a series",
+                         max_bytes=MAX_CSV_BYTES)
+    except ValueError as e:
+        raise DetectError(str(e).removeprefix(f"{path}: ")) from None
+    nul = text.find("\x00")
     if nul >= 0:  # valid UTF-8, but no text file has one
-        raise DetectError(f"not a text file (a NUL byte at offset {nul})")
-    try:
-        return data.decode("utf-8-sig")  # a BOM (spreadsheets write one) is not a header
-    except UnicodeDecodeError as e:
-        raise DetectError(f"not a text file (byte 0x{data[e.start]:02x} at offset "
-                          f"{e.start} is not UTF-8)") from None
+        raise DetectError(f"not a text file (a NUL character at offset {nul})")
+    return text.removeprefix("\ufeff")  # a BOM (spreadsheets write one) is not a header
 
 
 def read_csv_series(path: Path, column: str | None = None) -> CsvSeries:
