@@ -3,20 +3,22 @@ detector (docs/tracking.md, "Detecting a change").
 
 The segmentation is a maintained library's: ruptures' kernel change-point detection with a
 linear kernel (PELT on the squared-error cost, in C), on the series in units of its own noise
-and with a BIC-like penalty. It proposes where the level changes. What the library does not
-know about nightly benchmarks is ours, applied to every proposed change point in a merge loop
-that drops the weakest one and re-tests its neighbours on the longer segments left
-(the merge step of Hunter/Otava, Fleming et al., ICPE 2023):
+and with a BIC penalty. It proposes where the level changes. What the library does not know
+about nightly benchmarks is ours, applied to every proposed change point in a merge loop that
+drops the weakest one and re-tests its neighbours on the longer segments left (the merge step
+of Hunter/Otava, Fleming et al., ICPE 2023). A change point is kept when:
 
-* a **minimum segment length** (``min_segment`` nights on each side): a single spike, or the
-  newest night alone, is not a change;
-* a **significance test** between the two whole segments (Mann-Whitney U by default:
-  rank-based, so a spike inside a segment or a bimodal machine does not make or hide a
-  change), kept when ``p <= max_p_value``;
-* a **minimum magnitude tied to the series' own noise**: the medians of the two segments must
-  differ by at least ``min_magnitude_noise`` times the series' measured noise (and by
-  ``min_change`` relative), so a quiet series reports small real changes and a noisy one does
-  not report its noise.
+* each side has ``min_segment`` nights (the library's ``min_size``): the newest night alone
+  is never a change;
+* **most nights hold the shift** (the segments' medians, for an even count the middle value
+  nearer the other side, differ by ``min_magnitude_noise`` times the series' measured noise):
+  a spike, or a spike and its echo, is not a change, and a quiet series reports small
+  changes that a noisy one cannot;
+* Student's t-test between the two whole segments gives ``p <= max_p_value``, with the
+  nights counted as the n(1-rho)/(1+rho) independent ones they are worth when consecutive
+  nights are correlated (a machine slow for a few nights running);
+* the shorter segment's level is new to the longer one (``max_overlap``): a run of nights in
+  a bimodal machine's second mode is a level the series visits anyway.
 
 Direction is not decided here: ``change`` is signed, and whether up is a regression depends on
 the metric (the history maps that).
@@ -69,13 +71,14 @@ class DetectorConfig(BaseModel):
                     "after it gives p <= this; lower: fewer false alarms, later detection")
     min_segment: int = Field(
         4, ge=2,
-        description="nights each side of a change point: a shorter run (a spike, the newest "
-                    "nights) is not a change; a change at the newest night is confirmed "
-                    "min_segment - 1 nights later at the earliest")
+        description="nights each side of a change point (with the held shift, most of them "
+                    "on the new level: 3 of 4): a step is reported 2 or 3 nights after it "
+                    "at the earliest, a spike never")
     min_magnitude_noise: float = Field(
         1.0, ge=0.0,
-        description="the medians before and after must differ by at least this many times "
-                    "the series' measured noise (robust standard deviation of a night)")
+        description="the shift most nights hold (the medians, for an even count the middle "
+                    "value nearer the other side) must be at least this many times the "
+                    "series' measured noise (robust standard deviation of a night)")
     min_change: float = Field(
         0.0, ge=0.0,
         description="and by at least this relative change (0.02 = 2 %), whatever the noise")
