@@ -23,22 +23,25 @@ MAX_DEPTH = 64
 MAX_NODES = 100_000
 
 
-def read_text(path: Path) -> str:
-    """The file's text (UTF-8); ValueError 'PATH: why' for anything else."""
+def read_text(path: Path, *, expected: str = "a YAML file", what: str = "a spec",
+              max_bytes: int = MAX_BYTES) -> str:
+    """The file's text (UTF-8); ValueError 'PATH: why' for anything else. ``expected`` and
+    ``what`` name the file in the messages ("a directory (expected a YAML file)", "larger
+    than the ... bytes a spec may have")."""
     try:
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):
             kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-            raise ValueError(f"{path}: {kind} (expected a YAML file)")
-        if st.st_size > MAX_BYTES:
-            raise ValueError(f"{path}: {st.st_size} bytes, larger than the {MAX_BYTES} a spec "
-                             "may have")
+            raise ValueError(f"{path}: {kind} (expected {expected})")
+        if st.st_size > max_bytes:
+            raise ValueError(f"{path}: {st.st_size} bytes, larger than the {max_bytes} "
+                             f"{what} may have")
         with open(path, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
+            data = f.read(max_bytes + 1)
     except OSError as e:
         raise ValueError(f"{path}: cannot read: {e.strerror or e}") from None
-    if len(data) > MAX_BYTES:
-        raise ValueError(f"{path}: larger than the {MAX_BYTES} bytes a spec may have")
+    if len(data) > max_bytes:
+        raise ValueError(f"{path}: larger than the {max_bytes} bytes {what} may have")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

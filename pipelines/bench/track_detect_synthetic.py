@@ -1,0 +1,165 @@
+"""The synthetic suite of `lsmbench track detect` (docs/tracking.md, "The synthetic suite").
+
+Replays seeded 60-night series night by night through a detector and prints, per kind of
+series, the false alarms per 100 nights (step-free series) or the share of changes found
+within 3 nights and the delays (steps, drifts); writes the same as JSON.
+
+    /work/main/.venv/bin/python pipelines/bench/track_detect_synthetic.py --series 200 --seed 1
+
+--library compares the segmentations (the guards of lsmbench.track.detect stay the same):
+``ruptures`` (lsmbench's), ``otava`` (Apache Otava's E-Divisive split/merge with its t-test),
+``otava-raw`` (Otava's change points as Otava reports them: no guards). The Otava ones need
+the apache-otava package in the interpreter that runs this. A benchmark, not a test: it takes
+minutes and is never timed by the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+from lsmbench.track import synthetic
+from lsmbench.track.detect import DetectorConfig, NotEnoughData, Segmenter
+
+OTAVA_WINDOW = 30  # Otava's window_len for a 60-night history (its default is 50)
+
+
+def otava_segmenter(window_len: int) -> Segmenter:
+    """Otava's split/merge as the segmentation; its own t-test at our max_p_value, no
+    magnitude (ours applies after)."""
+    from otava.analysis import compute_change_points
+
+    def segment(z: np.ndarray, config: DetectorConfig) -> list[int]:
+        result = compute_change_points(list(map(float, z)), window_len=window_len,
+                                       max_pvalue=config.max_p_value, min_magnitude=0.0)
+        points = result[0] if isinstance(result, tuple) else result
+        return sorted({int(cp.index) for cp in points})
+
+    return segment
+
+
+def otava_raw(config: DetectorConfig, window_len: int) -> synthetic.Detector:
+    """Otava's change points as it reports them, with no guards of ours: what a user of
+    Otava alone sees (needs no more than 3 points, like Otava)."""
+    from otava.analysis import compute_change_points
+
+    def run(values: Sequence[float]) -> list[tuple[int, float]]:
+        if len(values) < config.min_points:
+            raise NotEnoughData("too few")
+        result = compute_change_points(list(map(float, values)), window_len=window_len,
+                                       max_pvalue=config.max_p_value, min_magnitude=0.0)
+        points = result[0] if isinstance(result, tuple) else result
+        return [(int(cp.index), float(cp.stats.mean_2 - cp.stats.mean_1)) for cp in points]
+
+    return run
+
+
+class _Counted:
+    """A detector that counts its calls and their time (for the ms per run in the report)."""
+
+    def __init__(self, detector: synthetic.Detector) -> None:
+        self.detector = detector
+        self.calls = 0
+        self.seconds = 0.0
+
+    def __call__(self, values: Sequence[float]) -> Sequence[tuple[int, float]]:
+        start = time.perf_counter()
+        try:
+            return self.detector(values)
+        finally:
+            self.calls += 1
+            self.seconds += time.perf_counter() - start
+
+
+def _config(sets: Sequence[str]) -> DetectorConfig:
+    overrides: dict[str, Any] = {}
+    for item in sets:
+        key, _, value = item.partition("=")
+        overrides[key.strip()] = yaml.safe_load(value)
+    return DetectorConfig(**overrides)
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{x:.0%}"
+
+
+def _num(x: float | None, digits: int = 1) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def table(scores: Sequence[synthetic.Score]) -> str:
+    """Two Markdown tables: step-free series, then series with a change."""
+    lines = ["| step-free series | series | false alarms / 100 nights | series with one |",
+             "|---|---:|---:|---:|"]
+    lines += [f"| {s.label} | {s.series} | {_num(s.false_alarms_per_100_nights, 2)} | "
+              f"{_pct(s.series_with_false_alarm)} |"
+              for s in scores if s.false_alarms is not None]
+    lines += ["", "| change | series | found within 3 nights | found by night 60 | "
+              "median delay | p90 delay |", "|---|---:|---:|---:|---:|---:|"]
+    lines += [f"| {s.label} | {s.series} | {_pct(s.found_within)} | {_pct(s.found)} | "
+              f"{_num(s.median_delay)} | {_num(s.p90_delay)} |"
+              for s in scores if s.found is not None]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--series", type=int, default=200, help="series per kind (default 200)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--library", choices=("ruptures", "otava", "otava-raw"),
+                   default="ruptures")
+    p.add_argument("--otava-window", type=int, default=OTAVA_WINDOW)
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a DetectorConfig field, e.g. --set min_segment=3 (repeatable)")
+    p.add_argument("--only", default=None,
+                   help="comma-separated kinds to run (flat,spikes,bimodal,step,drift)")
+    p.add_argument("--out", default="results/bench/track_detect_synthetic.json",
+                   help="the JSON written (default: %(default)s)")
+    args = p.parse_args(argv)
+
+    config = _config(args.set)
+    if args.library == "otava-raw":
+        detector: synthetic.Detector = otava_raw(config, args.otava_window)
+    else:
+        segmenter = otava_segmenter(args.otava_window) if args.library == "otava" else None
+        detector = synthetic.detector_of(config, segmenter)
+    counted = _Counted(detector)
+
+    kinds = set(args.only.split(",")) if args.only else None
+    specs = [s for s in synthetic.suite() if kinds is None or s.kind in kinds]
+    started = time.monotonic()
+    scores = []
+    for spec in specs:
+        series = synthetic.draw(spec, args.series, args.seed)
+        scores.append(synthetic.score(spec, series, counted, first_night=config.min_points - 1))
+        print(f"  {spec.label}: done ({time.monotonic() - started:.0f} s)", file=sys.stderr)
+
+    print(f"library {args.library}, {args.series} series per kind, seed {args.seed}, "
+          f"config {config.model_dump()}")
+    print(table(scores))
+    ms = 1000.0 * counted.seconds / max(counted.calls, 1)
+    print(f"\n{counted.calls} detector runs, {ms:.2f} ms each on average, "
+          f"{time.monotonic() - started:.0f} s in all")
+
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({
+        "library": args.library, "series_per_kind": args.series, "seed": args.seed,
+        "config": config.model_dump(), "otava_window": args.otava_window,
+        "detector_runs": counted.calls, "ms_per_run": ms,
+        "scores": [s.model_dump() for s in scores],
+    }, indent=2))
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

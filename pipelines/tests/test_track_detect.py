@@ -1,0 +1,335 @@
+"""`lsmbench track detect` and its detector (issue 14, part 2): known answers on seeded
+synthetic series (each test prints the seeds it drew), the nightly replay, and the command's
+output and refusals. The suite's figures come from pipelines/bench/track_detect_synthetic.py,
+not from here: these are known-answer checks, fast and never timed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from lsmbench.cli import main
+from lsmbench.track import synthetic
+from lsmbench.track.detect import (
+    BadSeries,
+    ChangePoint,
+    DetectorConfig,
+    NotEnoughData,
+    detect,
+    noise,
+    read_csv_series,
+)
+from lsmbench.track.synthetic import SeriesSpec
+
+PIPELINES = Path(__file__).resolve().parents[1]
+SEED = 20261124
+
+
+def drawn(spec: SeriesSpec, seed: int = SEED) -> synthetic.Series:
+    series = synthetic.generate(spec, seed)
+    print(f"{spec.label}: seed {seed}")
+    return series
+
+
+def step_at(night: int, step: float, cov: float, rho: float = 0.0) -> SeriesSpec:
+    return SeriesSpec(kind="step", cov=cov, rho=rho, step=step, step_from=night,
+                      step_until=night)
+
+
+# ---------------------------------------------------------------- known answers
+
+
+def test_a_15_percent_step_is_found_where_it_is_with_its_sign_and_size():
+    series = drawn(step_at(30, 0.15, cov=0.02))
+    [cp] = detect(series.values)
+    assert abs(cp.index - 30) <= 1
+    assert 0.12 < cp.change < 0.18
+    assert 97 < cp.before < 103 and 112 < cp.after < 118
+    assert cp.p_value is not None and cp.p_value < 1e-6
+
+
+@pytest.mark.parametrize("seed", range(SEED, SEED + 5))
+def test_a_flat_series_at_cov_5_percent_has_no_change_point(seed):
+    assert detect(drawn(SeriesSpec(kind="flat", cov=0.05), seed).values) == []
+
+
+def test_a_single_spike_is_not_a_change_not_even_on_its_own_night():
+    values = drawn(SeriesSpec(kind="flat", cov=0.02)).values
+    values[30] *= 1.5
+    assert detect(values) == []
+    assert detect(values[:31]) == []  # the spike is the newest night
+    assert detect(values[:33]) == []  # and two nights later
+
+
+def test_two_bad_nights_in_a_row_are_not_a_change():
+    """A spike and its echo: a segment of min_segment nights holds them, but most of its
+    nights are not on their level."""
+    values = drawn(SeriesSpec(kind="flat", cov=0.02)).values
+    values[30] *= 1.3
+    values[31] *= 1.3
+    assert detect(values) == []
+    assert detect(values[:32]) == [] and detect(values[:34]) == []
+
+
+def test_a_bimodal_flat_series_is_not_a_change():
+    """A machine with two states (30 % of nights 15 % higher, at random) has no change; a
+    run of nights in one mode can still look like one now and then (the suite measures how
+    often), so: at most 1 of 20 series."""
+    spec = SeriesSpec(kind="bimodal", cov=0.02)
+    series = synthetic.draw(spec, 20, seed=SEED)
+    print(f"{spec.label}: seeds {[s.seed for s in series]}")
+    flagged = [s.seed for s in series if detect(s.values)]
+    assert len(flagged) <= 1, flagged
+
+
+def test_the_sign_follows_the_value_so_a_lower_is_better_regression_is_positive():
+    latency = drawn(step_at(30, 0.15, cov=0.02)).values  # latency up: a regression
+    throughput = drawn(step_at(30, -0.15, cov=0.02)).values  # throughput down: a regression
+    [up] = detect(latency)
+    [down] = detect(throughput)
+    assert up.change > 0.1 and up.after > up.before
+    assert down.change < -0.1 and down.after < down.before
+
+
+def test_a_step_and_its_revert_are_two_change_points():
+    values = drawn(SeriesSpec(kind="flat", cov=0.02)).values
+    for i in range(20, 40):
+        values[i] *= 0.85
+    cps = detect(values)
+    assert all(abs(cp.index - want) <= 1 for cp, want in zip(cps, (20, 40), strict=True))
+    assert [np.sign(cp.change) for cp in cps] == [-1, 1]
+
+
+def test_a_noise_free_step_is_found():
+    [cp] = detect([10.0] * 10 + [12.0] * 10)
+    assert cp.index == 10 and cp.change == pytest.approx(0.2)
+
+
+def test_a_change_from_zero_is_infinite_and_null_in_json(capsys, tmp_path):
+    values = [0.0] * 10 + [5.0] * 10
+    [cp] = detect(values)
+    assert cp.index == 10 and cp.change == float("inf") and cp.before == 0.0
+    path = write_csv(tmp_path / "z.csv", "night,stalled_s",
+                     [f"{i},{v}" for i, v in enumerate(values)])
+    code, out, _ = run(capsys, str(path), "--json")
+    assert code == 0 and json.loads(out)["change_points"][0]["change"] is None
+    code, out, _ = run(capsys, str(path))
+    assert code == 0 and "from 0" in out
+
+
+def test_a_change_smaller_than_the_noise_is_not_reported():
+    # 3 % at CoV 5 %: below min_magnitude_noise x noise, however many nights confirm it
+    values = drawn(step_at(30, 0.03, cov=0.05)).values
+    assert detect(values) == []
+
+
+def test_noise_is_the_series_cov_and_ignores_a_step_and_spikes():
+    flat = drawn(SeriesSpec(kind="flat", cov=0.05)).values
+    assert 0.035 < noise(flat) < 0.065
+    stepped = drawn(step_at(30, 0.20, cov=0.05)).values
+    spiky = drawn(SeriesSpec(kind="spikes", cov=0.05)).values
+    assert 0.035 < noise(stepped) < 0.065 and 0.035 < noise(spiky) < 0.065
+    assert noise([5.0] * 10) == 0.0
+
+
+def test_too_few_points_and_values_that_are_no_numbers_are_refused():
+    config = DetectorConfig()
+    with pytest.raises(NotEnoughData, match=f"at least {config.min_points}"):
+        detect([1.0] * (config.min_points - 1))
+    assert detect([1.0] * config.min_points) == []
+    with pytest.raises(BadSeries, match="value 3"):
+        detect([1.0, 2.0, 1.0, float("nan")] + [1.0] * 10)
+    with pytest.raises(BadSeries):
+        detect([1.0] * 10 + [float("inf")])
+
+
+# ---------------------------------------------------------------- the nightly replay
+
+
+def test_a_step_is_confirmed_once_most_of_a_segment_is_on_the_new_level():
+    """The newest nights alone are not a change: a 10 % step at CoV 2 % (5 noise) is not
+    reported while only two nights show it, and is by the night its segment reaches
+    min_segment nights (3 of the 4 suffice: see the held shift)."""
+    config = DetectorConfig()
+    series = drawn(step_at(30, 0.10, cov=0.02))
+    delay = synthetic.detection_delay(series, synthetic.detector_of(config))
+    assert delay is not None and 2 <= delay <= config.min_segment - 1
+
+
+def test_ten_steps_of_10_percent_at_cov_5_percent_are_mostly_found_within_3_nights():
+    spec = SeriesSpec(kind="step", cov=0.05, step=0.10)
+    series = synthetic.draw(spec, 10, seed=SEED)
+    print(f"{spec.label}: seeds {[s.seed for s in series]}")
+    delays = [synthetic.detection_delay(s, synthetic.detector_of()) for s in series]
+    assert sum(d is not None and d <= 3 for d in delays) >= 8, delays
+
+
+def test_a_flat_series_replayed_night_by_night_raises_no_alarm():
+    series = drawn(SeriesSpec(kind="flat", cov=0.05))
+    config = DetectorConfig()
+    assert synthetic.false_alarms(series, synthetic.detector_of(config),
+                                  first_night=config.min_points - 1) == 0
+
+
+def test_the_generator_is_seeded_and_its_noise_has_the_asked_cov_and_rho():
+    spec = SeriesSpec(kind="flat", cov=0.05, rho=0.5, nights=4000)
+    a, b = synthetic.generate(spec, 7), synthetic.generate(spec, 7)
+    assert a.values == b.values
+    x = np.asarray(a.values)
+    assert 0.045 < x.std() / x.mean() < 0.055
+    assert 0.45 < np.corrcoef(x[:-1], x[1:])[0, 1] < 0.55
+
+
+# ---------------------------------------------------------------- the command
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    """The command's exit code, stdout and stderr; what the test printed before (the seeds)
+    is printed again after, so that a failure still shows it."""
+    earlier = capsys.readouterr().out
+    code = main(["track", "detect", *args])
+    out, err = capsys.readouterr()
+    print(earlier, end="")
+    return code, out, err
+
+
+def write_csv(path: Path, header: str, rows: list[str], *, bom: bool = False) -> Path:
+    text = "\n".join([header, *rows]) + "\n"
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode())
+    return path
+
+
+def nightly_csv(tmp_path: Path) -> Path:
+    """60 nights: throughput steps down 15 % at night 30, latency up 20 % at night 40."""
+    tput = drawn(step_at(30, -0.15, cov=0.02)).values
+    lat = drawn(step_at(40, 0.20, cov=0.02), SEED + 1).values
+    rows = [f"2026-09-{1 + i // 30:02d}T{i % 30:02d}:00,{t:.3f},{v:.3f}"
+            for i, (t, v) in enumerate(zip(tput, lat, strict=True))]
+    return write_csv(tmp_path / "nightly.csv", "night,throughput,p99_ms", rows)
+
+
+def test_json_has_the_change_points_with_their_time(capsys, tmp_path):
+    path = nightly_csv(tmp_path)
+    code, out, err = run(capsys, str(path), "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert list(doc) == ["change_points"]
+    [cp] = doc["change_points"]
+    assert set(cp) == {"index", "time", "before", "after", "change", "p_value"}
+    assert abs(cp["index"] - 30) <= 1 and cp["change"] < -0.1
+    assert cp["time"] == read_csv_series(path).times[cp["index"]]
+    assert isinstance(cp["time"], str) and cp["time"].startswith("2026-09-")
+    ChangePoint.model_validate(cp)
+
+
+def test_column_picks_the_series(capsys, tmp_path):
+    path = nightly_csv(tmp_path)
+    code, out, _ = run(capsys, str(path), "--column", "p99_ms", "--json")
+    assert code == 0
+    [cp] = json.loads(out)["change_points"]
+    assert abs(cp["index"] - 40) <= 1 and cp["change"] > 0.15
+
+
+def test_human_output_is_one_line_per_change_point_and_a_summary(capsys, tmp_path):
+    path = nightly_csv(tmp_path)
+    code, out, _ = run(capsys, str(path))
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 2
+    assert lines[0].startswith("index ") and "%" in lines[0]
+    assert "column 'throughput': 60 values" in lines[1] and "1 change point" in lines[1]
+    code, out, _ = run(capsys, str(path), "--quiet")
+    assert code == 0 and len(out.splitlines()) == 1
+
+
+def test_an_integer_index_column_comes_back_as_a_number(capsys, tmp_path):
+    values = drawn(step_at(12, 0.3, cov=0.02)).values[:24]
+    path = write_csv(tmp_path / "i.csv", "i,v", [f"{i},{v}" for i, v in enumerate(values)])
+    code, out, _ = run(capsys, str(path), "--json")
+    [cp] = json.loads(out)["change_points"]
+    assert code == 0 and cp["time"] == cp["index"] == 12
+
+
+def test_a_bom_blank_lines_and_crlf_are_read(capsys, tmp_path):
+    values = drawn(step_at(30, 0.15, cov=0.02)).values
+    rows = [f"{i},{v}" for i, v in enumerate(values)]
+    rows.insert(10, "")
+    rows.insert(20, "  ,  ")
+    text = "\r\n".join(["night,ops", *rows, "", ""])
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    code, out, err = run(capsys, str(path), "--column", "ops", "--json")
+    assert code == 0, err
+    assert len(json.loads(out)["change_points"]) == 1
+
+
+def _bad(kind: str, d: Path) -> tuple[Path, list[str], str]:
+    """A bad input: the file, extra arguments, and what the message says."""
+    ok_rows = [f"{i},{100 + i % 3}" for i in range(20)]
+    if kind == "empty":
+        return write_csv(d / "e.csv", "", []), [], "empty"
+    if kind == "blank":
+        (d / "b.csv").write_text("\n \n\n")
+        return d / "b.csv", [], "empty"
+    if kind == "header-only":
+        return write_csv(d / "h.csv", "night,ops", []), [], "a header and no rows"
+    if kind == "one-column":
+        return write_csv(d / "o.csv", "ops", ["1", "2"]), [], "one column ('ops')"
+    if kind == "missing-column":
+        return (write_csv(d / "m.csv", "night,ops,p99", ok_rows), ["--column", "latency"],
+                "no column 'latency'; the columns are: night, ops, p99")
+    if kind == "non-numeric":
+        rows = [*ok_rows[:5], "5,fast", *ok_rows[6:]]
+        return (write_csv(d / "n.csv", "night,ops", rows), [],
+                "row 7: column 'ops': 'fast' is not a number")
+    if kind == "nan":
+        rows = [*ok_rows[:5], "5,nan", *ok_rows[6:]]
+        return write_csv(d / "nan.csv", "night,ops", rows), [], "row 7: column 'ops': 'nan'"
+    if kind == "empty-cell":
+        rows = [*ok_rows[:5], "5,", *ok_rows[6:]]
+        return write_csv(d / "c.csv", "night,ops", rows), [], "row 7: no value in column"
+    if kind == "short-row":
+        rows = [*ok_rows[:5], "5", *ok_rows[6:]]
+        return write_csv(d / "s.csv", "night,ops", rows), [], "row 7: no value in column"
+    if kind == "too-few":
+        return (write_csv(d / "f.csv", "night,ops", ok_rows[:5]), [],
+                "column 'ops': 5 value(s); the detector needs at least")
+    if kind == "binary":
+        (d / "bin.csv").write_bytes(bytes(range(256)) * 8)
+        return d / "bin.csv", [], "not a text file"
+    if kind == "nul":
+        (d / "nul.csv").write_bytes(b"night,ops\n1,2\x00\n")
+        return d / "nul.csv", [], "not a text file"
+    if kind == "directory":
+        (d / "dir.csv").mkdir()
+        return d / "dir.csv", [], "a directory"
+    if kind == "missing":
+        return d / "absent.csv", [], "cannot read: No such file"
+    raise AssertionError(kind)
+
+
+BAD = ["empty", "blank", "header-only", "one-column", "missing-column", "non-numeric", "nan",
+       "empty-cell", "short-row", "too-few", "binary", "nul", "directory", "missing"]
+
+
+@pytest.mark.parametrize("kind", BAD)
+def test_bad_input_exits_2_with_the_reason_and_no_traceback(capsys, tmp_path, kind):
+    path, extra, says = _bad(kind, tmp_path)
+    for output in ([], ["--json"]):
+        code, out, err = run(capsys, str(path), *extra, *output)
+        assert code == 2, err
+        assert err.startswith(f"{path}: ") and says in err, err
+        assert "Traceback" not in err and out == ""
+
+
+def test_the_installed_command_refuses_bad_input_without_a_traceback(tmp_path):
+    path, _, says = _bad("non-numeric", tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(PIPELINES)}
+    done = subprocess.run([sys.executable, "-m", "lsmbench", "track", "detect", str(path)],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 2 and says in done.stderr
+    assert "Traceback" not in done.stderr
