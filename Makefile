@@ -6,10 +6,11 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 CMAKE_FLAGS ?=
 
-# Debian packages the build and the tests need (installed when run as root).
+# Debian packages the build and the tests need (installed when run as root); systemd for
+# systemd-analyze (the nightly role's units are verified), git for the nightly job's tests.
 DEB_PACKAGES := cmake ninja-build g++ pkg-config libgtest-dev nlohmann-json3-dev libyaml-cpp-dev \
 	libleveldb-dev librocksdb-dev rocksdb-tools fio influxdb python3-venv \
-	chromium openssh-server openssh-client iproute2
+	chromium openssh-server openssh-client iproute2 git systemd
 VENV ?= .venv
 PYTHON ?= python3
 

@@ -161,10 +161,15 @@ class JsonReporter(Reporter):
 
 class RichReporter(Reporter):
     """A progress bar over the campaign (ETA from the plan's estimate, corrected by
-    the actual pace) and one over the current phase; a line per finished point."""
+    the actual pace) and one over the current phase; a line per finished point.
+
+    Not on a terminal (a log file, the journal under systemd, CI): only the lines, unwrapped,
+    and no progress bar -- a log cannot redraw one."""
 
     def __init__(self, console: Console | None = None) -> None:
         self.console = console or Console(stderr=True)
+        if not self.console.is_terminal:
+            self.console.soft_wrap = True
         self.progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -186,7 +191,7 @@ class RichReporter(Reporter):
         self.started = False
 
     def _start(self) -> None:
-        if not self.started:
+        if not self.started and self.console.is_terminal:
             self.progress.start()
             self.started = True
 

@@ -40,6 +40,9 @@ class SshNode:
     data_dir: Path
     remote_root: Path
     proc: subprocess.Popen[bytes] | None = None
+    # A copy of /etc mounted over /etc in the node's mount namespace (private_etc): what a role
+    # does to users, groups and unit files stays on the node, as on a separate machine.
+    etc_dir: Path | None = None
 
     @property
     def home_dir(self) -> Path:
@@ -141,10 +144,15 @@ def _start_sshd(node: SshNode, authorized_keys: Path) -> None:
     # stale lock there that makes every later login on this machine wait 60 s for it.
     node.home_dir.mkdir(parents=True, exist_ok=True)
     home = pwd.getpwuid(0).pw_dir
+    binds = [str(node.home_dir), home]
+    if node.etc_dir is not None:
+        binds += [str(node.etc_dir), "/etc"]
+    # sh mounts each (source, target) pair of its arguments, then execs sshd.
+    script = ('while [ "$1" != -- ]; do mount --bind "$1" "$2" || exit 1; shift 2; done; '
+              'shift; exec "$@"')
     node.proc = subprocess.Popen(
         ["ip", "netns", "exec", node.netns, "unshare", "--mount", "--propagation", "private",
-         "--", "sh", "-c", 'mount --bind "$0" "$1" && shift && exec "$@"',
-         str(node.home_dir), home, SSHD, "-D", "-e", "-f", str(cfg)],
+         "--", "sh", "-c", script, "sh", *binds, "--", SSHD, "-D", "-e", "-f", str(cfg)],
         stdout=log, stderr=log, stdin=subprocess.DEVNULL)
     _wait_port(node.address)
 
@@ -171,7 +179,8 @@ def remove_stale_namespaces() -> None:
 
 
 @contextlib.contextmanager
-def netns_nodes(base: Path, count: int = 2) -> Iterator[NetnsNodes]:
+def netns_nodes(base: Path, count: int = 2, private_etc: bool = False) -> Iterator[NetnsNodes]:
+    """`count` nodes under `base`; with private_etc each gets its own copy of /etc."""
     reason = netns_unavailable()
     if reason:
         pytest.skip(reason)
@@ -205,6 +214,9 @@ def netns_nodes(base: Path, count: int = 2) -> Iterator[NetnsNodes]:
             node = SshNode(name=f"node{i}", netns=ns, address=node_ip, host_dir=d / "sshd",
                            data_dir=d / "data", remote_root=d / "root")
             node.data_dir.mkdir(parents=True)
+            if private_etc:
+                node.etc_dir = d / "etc"
+                _run("cp", "-a", "/etc", str(node.etc_dir))
             _start_sshd(node, base / "authorized_keys")
             nodes.nodes.append(node)
         yield nodes

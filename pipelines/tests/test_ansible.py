@@ -15,7 +15,7 @@ import yaml
 ANSIBLE = Path(__file__).resolve().parents[2] / "ansible"
 PLAYBOOKS = sorted((ANSIBLE / "playbooks").glob("*.yml"))
 ROLES = ["common", "lsm_engine", "fio_calibrate", "cgroup_throttle", "run_phase", "influxdb",
-         "grafana"]
+         "grafana", "nightly"]
 
 
 def tool(name: str) -> str | None:
@@ -30,7 +30,7 @@ def env() -> dict[str, str]:
 
 def test_there_are_playbooks():
     assert {p.name for p in PLAYBOOKS} >= {"deploy.yml", "calibrate.yml", "run_phase.yml",
-                                           "monitoring.yml", "site.yml"}
+                                           "monitoring.yml", "site.yml", "nightly.yml"}
 
 
 @pytest.mark.parametrize("playbook", PLAYBOOKS, ids=lambda p: p.name)
@@ -40,7 +40,8 @@ def test_playbook_syntax(playbook, tmp_path):
         pytest.skip("ansible-playbook is not installed (pip install -e .[dev])")
     inv = tmp_path / "inventory.yml"
     inv.write_text(yaml.safe_dump({"all": {"children": {"lsmbench_nodes": {"hosts": {"n1": {}}},
-                                                         "monitoring": {"hosts": {"m1": {}}}}}}))
+                                                         "monitoring": {"hosts": {"m1": {}}},
+                                                         "nightly": {"hosts": {"c1": {}}}}}}))
     r = subprocess.run([exe, "--syntax-check", "-i", str(inv), str(playbook)],
                        capture_output=True, text=True, env=env(), cwd=ANSIBLE, check=False)
     assert r.returncode == 0, r.stdout + r.stderr

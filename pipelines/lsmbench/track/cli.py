@@ -75,4 +75,16 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     s.add_argument("--lock", default=None, metavar="FILE",
                    help="lock file, so that two nights never overlap "
                         "(default: RESULTS/.nightly.lock)")
+    s.add_argument("--no-fetch", action="store_true",
+                   help="do not fetch: check out REF as the repository already has it")
+    s.add_argument("--build-dir", default=None, metavar="DIR",
+                   help="where the engine is built (default: REPO/build-nightly)")
+    s.add_argument("--build-command", default=None, metavar="CMD",
+                   help="a shell command that builds BUILD_DIR/bin/lsm-driver, run in REPO with "
+                        "$LSMBENCH_BUILD_DIR set (default: cmake, Release, the lsm-driver and "
+                        "lsm-sim targets)")
+    s.add_argument("--token-env", default=None, metavar="VAR",
+                   help="with --publish: environment variable holding the InfluxDB token")
+    s.add_argument("--token-file", default=None, metavar="FILE",
+                   help="with --publish: file holding the InfluxDB token")
     s.set_defaults(func=_run("nightly", "cmd_nightly"))

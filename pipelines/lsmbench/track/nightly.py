@@ -1,0 +1,560 @@
+"""`lsmbench track nightly SPEC`: one night of performance tracking (docs/tracking.md, "The
+nightly job").
+
+    lock -> fetch -> checkout -> build -> testbed up -> run -> record -> report -> publish
+
+Which code judges which. A night measures the *engine* of the fetched commit: it is built from
+REPO/engines into the build directory, the campaign runs that driver (LSMBENCH_BUILD_DIR) and a
+kept testbed is given those sources (LSMBENCH_ENGINES). The orchestrator -- spec handling, the
+two-phase method, verdicts, the history and its detector -- is the one running this command,
+whatever the commit changes under pipelines/: a change point should be the engine's doing, not
+a change in how it was measured. So the orchestrator is installed apart from REPO (the Ansible
+role makes it a pinned checkout the job cannot write). When REPO *is* the orchestrator's own
+editable checkout (the default --repo), checking out the commit moves both, and the night says
+so in a warning.
+
+Steps as child processes. Every step after the checkout is a child process (git, cmake, or
+`python -m lsmbench ...` of this same interpreter and package): each keeps the exit-code
+contract of its command (run: 1 a point failed, 3 the environment; report: 4 an open
+regression), its own signal handling and cleanup (run's store lock and cgroups), and its memory
+(matplotlib, the store) ends with it; a crash in one is that step's failure with its code, not
+a traceback through the night. record and report are called by their documented command lines,
+which is also what keeps this module independent of their Python API. In-process: the lock,
+the argument checks, the git plumbing, and writing the history and change points to InfluxDB
+(this package's own code over the sink).
+
+Exit codes: 0 a good night; 4 the report has an open regression; the first failed step's code
+otherwise, which wins over 4 (1: a point failed, the commit does not build, publishing failed;
+3: the environment -- the lock is held, fetch, testbed; 130: interrupted); 2: bad input (a
+missing or unreadable spec, REPO not a git checkout or with uncommitted changes, an unknown
+ref, a bad --publish URL), found before anything is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..cli import EXIT_ENV, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from ..paths import project_root
+from .cli import EXIT_REGRESSION
+from .gitrepo import GitError, GitRepo, UnknownRef
+from .nightlock import LockHeld, night_lock
+
+# Environment variables that would make the run use another binary than the fresh build.
+_BINARY_OVERRIDES = ("LSMBENCH_DRIVER", "LSMBENCH_SIM")
+# The targets a campaign needs: the driver runs the phases, lsm-sim predicts the merge cycle
+# the running phase must cover (cyclecheck).
+BUILD_TARGETS = ("lsm-driver", "lsm-sim")
+# How long a step gets to stop after SIGTERM before it is killed.
+STOP_GRACE_S = 60.0
+
+
+class UsageError(ValueError):
+    """Bad input: exit 2, nothing written."""
+
+
+class StepOutcome(BaseModel):
+    step: str
+    code: int  # the exit code this step gives the night (0 for success)
+    detail: str = ""
+    seconds: float = 0.0
+    regression: bool = False  # report only: exit 4, an open regression
+
+
+class NightSummary(BaseModel):
+    exit: int
+    campaign: str | None = None
+    ref: str | None = None
+    commit: str | None = None
+    open_regressions: int | None = None
+    report_dir: str | None = None
+    steps: list[StepOutcome] = []
+
+
+def final_exit_code(outcomes: Sequence[StepOutcome]) -> int:
+    """The first failed step's code; else 4 when the report found an open regression; else 0."""
+    for o in outcomes:
+        if o.code != EXIT_OK and not o.regression:
+            return o.code
+    return EXIT_REGRESSION if any(o.regression for o in outcomes) else EXIT_OK
+
+
+# ------------------------------------------------------------------------------------ inputs
+
+
+@dataclass(frozen=True)
+class NightPlan:
+    """The night's inputs, checked (plan_night)."""
+
+    spec: Path
+    campaign: str
+    repo: GitRepo
+    ref: str
+    fetch: bool
+    build_dir: Path
+    build_command: str | None
+    testbed: str | None
+    results: Path
+    history: Path
+    report_dir: Path
+    lock: Path
+    publish_url: str | None
+    token_env: str | None
+    token_file: str | None
+    # REPO is the orchestrator's own checkout: the checkout changes the judge too.
+    orchestrator_moves: bool
+
+    @property
+    def campaign_dir(self) -> Path:
+        return self.results / self.campaign
+
+
+def plan_night(args: argparse.Namespace) -> NightPlan:
+    """Checks every input that can be checked without writing anything; UsageError says
+    which one is wrong."""
+    from ..spec import SpecError
+    from ..spec.load import read_yaml
+
+    spec = Path(args.spec).absolute()
+    if not spec.is_file():
+        raise UsageError(f"{args.spec}: no such spec file")
+    try:
+        raw = read_yaml(spec)
+    except SpecError as e:
+        raise UsageError(f"{args.spec}: " + "; ".join(m for _, m in e.errors)) from None
+    campaign = raw.get("name")
+    if not isinstance(campaign, str) or not campaign.strip():
+        raise UsageError(f"{args.spec}: the spec has no campaign name (name: ...)")
+    if args.testbed:
+        spec_testbed = raw.get("testbed")
+        if spec_testbed != args.testbed:
+            shown = spec_testbed if isinstance(spec_testbed, str) else "its own testbed section"
+            raise UsageError(f"--testbed {args.testbed}: the spec {args.spec} runs on "
+                             f"{shown or 'local'}, not on the kept testbed {args.testbed} "
+                             f"(say `testbed: {args.testbed}` in the spec)")
+    try:
+        repo = GitRepo.open(Path(args.repo).absolute() if args.repo else project_root())
+        modified = repo.modified_files()
+    except GitError as e:  # NotACheckout, or git failing on it
+        raise UsageError(f"--repo: {e}") from None
+    if modified:
+        shown = ", ".join(modified[:5]) + (", ..." if len(modified) > 5 else "")
+        raise UsageError(f"--repo {repo.root}: uncommitted changes to {shown}: the night "
+                         "measures commits, not a modified tree (commit or stash them)")
+    ref = args.ref
+    if args.no_fetch:
+        try:
+            repo.resolve(ref)
+        except UnknownRef as e:
+            raise UsageError(f"--ref: {e}") from None
+    elif not ref or ref.startswith("-"):
+        raise UsageError(f"--ref: {ref!r} is not a ref")
+    if args.publish:
+        _check_publish(args)
+    results = Path(args.results).absolute()
+    history = Path(args.history).absolute() if args.history else results / "history.sqlite"
+    build_dir = (Path(args.build_dir).absolute() if args.build_dir
+                 else repo.root / "build-nightly")
+    return NightPlan(
+        spec=spec, campaign=campaign, repo=repo, ref=ref, fetch=not args.no_fetch,
+        build_dir=build_dir, build_command=args.build_command, testbed=args.testbed,
+        results=results, history=history, report_dir=history.parent,
+        lock=Path(args.lock).absolute() if args.lock else results / ".nightly.lock",
+        publish_url=args.publish, token_env=args.token_env, token_file=args.token_file,
+        orchestrator_moves=_same_dir(repo.root, project_root()),
+    )
+
+
+def _check_publish(args: argparse.Namespace) -> None:
+    from ..publish import make_target, sink_from_url
+
+    try:
+        make_target(sink_from_url(args.publish, None, token_env=args.token_env,
+                                  token_file=args.token_file))
+    except Exception as e:  # pydantic's and the target's own checks: both say what is wrong
+        raise UsageError(f"--publish {args.publish!r}: {e}") from None
+    if args.token_file and not os.access(args.token_file, os.R_OK):
+        raise UsageError(f"--token-file {args.token_file}: not readable")
+
+
+def _same_dir(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+# ------------------------------------------------------------------------------------ output
+
+
+class NightOutput:
+    """Plain lines for the journal (one per step start and end, `nightly: ...`), or JSON
+    events on stdout with --json (the steps' own output then goes to stderr)."""
+
+    def __init__(self, as_json: bool, quiet: bool) -> None:
+        self.as_json = as_json
+        self.quiet = quiet
+
+    def _emit(self, event: str, **fields: Any) -> None:
+        print(json.dumps({"event": event, "time": round(time.time(), 3), **fields},
+                         default=str), flush=True)
+
+    def step_start(self, step: str, what: str) -> None:
+        if self.as_json:
+            self._emit("step_start", step=step, what=what)
+        elif not self.quiet:
+            print(f"nightly: {step}: {what}", flush=True)
+
+    def step_end(self, outcome: StepOutcome) -> None:
+        if self.as_json:
+            self._emit("step_end", **outcome.model_dump())
+            return
+        ok = outcome.code == EXIT_OK or outcome.regression
+        if ok and self.quiet:
+            return
+        word = "done" if ok else f"FAILED (exit {outcome.code})"
+        line = f"nightly: {outcome.step}: {word} in {outcome.seconds:.1f}s"
+        if outcome.detail:
+            line += f": {outcome.detail}"
+        print(line, file=sys.stdout if ok else sys.stderr, flush=True)
+
+    def warning(self, text: str) -> None:
+        if self.as_json:
+            self._emit("warning", text=text)
+        else:
+            print(f"nightly: warning: {text}", file=sys.stderr, flush=True)
+
+    def error(self, text: str) -> None:
+        if self.as_json:
+            self._emit("error", text=text)
+        print(f"lsmbench track nightly: {text}", file=sys.stderr, flush=True)
+
+    def end(self, summary: NightSummary) -> None:
+        if self.as_json:
+            self._emit("nightly_end", **summary.model_dump())
+            return
+        parts = [f"nightly: exit {summary.exit}"]
+        if summary.commit:
+            parts.append(f"commit {summary.commit[:12]} ({summary.ref})")
+        if summary.campaign:
+            parts.append(f"campaign {summary.campaign}")
+        failed = [s.step for s in summary.steps if s.code != EXIT_OK and not s.regression]
+        if failed:
+            parts.append(f"failed step: {failed[0]}")
+        if summary.open_regressions is not None:
+            parts.append(f"{summary.open_regressions} open regression(s)")
+        if summary.report_dir and any(s.step == "report" for s in summary.steps):
+            parts.append(f"report {summary.report_dir}/history.html")
+        print("; ".join(parts), file=sys.stdout if summary.exit in (0, 4) else sys.stderr,
+              flush=True)
+
+
+# ------------------------------------------------------------------------------------ steps
+
+
+class StepFailed(Exception):
+    """Ends a step with an exit code and a reason."""
+
+    def __init__(self, code: int, detail: str) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+
+
+@dataclass
+class Night:
+    plan: NightPlan
+    out: NightOutput
+    lock_fd: int
+    outcomes: list[StepOutcome] = field(default_factory=list)
+    commit: str | None = None
+
+    # -- running things ---------------------------------------------------------------------
+
+    def child_env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in _BINARY_OVERRIDES}
+        env["LSMBENCH_BUILD_DIR"] = str(self.plan.build_dir)
+        env["LSMBENCH_ENGINES"] = str(self.plan.repo.root / "engines")
+        return env
+
+    def child(self, argv: Sequence[str], *, cwd: Path | None = None) -> int:
+        """Runs one command of a step to its end; its output goes where ours goes (to stderr
+        with --json, so that stdout stays JSON). SIGTERM/Ctrl-C stop it first, then the night."""
+        sys.stdout.flush()
+        # SIGTERM/SIGINT wait while the child starts: a stop that came in between would leave
+        # it running without this night, which could no longer stop it. The child unblocks
+        # them before it execs (the night has no threads, so preexec_fn is safe here).
+        stops = {signal.SIGTERM, signal.SIGINT}
+        signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+        try:
+            proc = subprocess.Popen(list(argv), cwd=cwd, env=self.child_env(),
+                                    stdin=subprocess.DEVNULL,
+                                    stdout=sys.stderr.fileno() if self.out.as_json else None,
+                                    pass_fds=(self.lock_fd,),
+                                    preexec_fn=lambda: signal.pthread_sigmask(
+                                        signal.SIG_UNBLOCK, stops))
+        except BaseException:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+            raise
+        try:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+            return proc.wait()
+        except KeyboardInterrupt:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=STOP_GRACE_S)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            raise
+
+    def lsmbench(self, *args: str) -> int:
+        quiet = ["--quiet"] if self.out.quiet or self.out.as_json else []
+        return self.child([sys.executable, "-m", "lsmbench", *args, *quiet])
+
+    def step(self, name: str, what: str, body: Callable[[], str | StepOutcome]) -> StepOutcome:
+        t0 = time.monotonic()
+        try:
+            # Inside the try: a stop that comes once the step is announced is the step's.
+            self.out.step_start(name, what)
+            result = body()
+        except KeyboardInterrupt:
+            self.outcomes.append(StepOutcome(step=name, code=EXIT_INTERRUPTED,
+                                             detail="interrupted",
+                                             seconds=round(time.monotonic() - t0, 1)))
+            self.out.step_end(self.outcomes[-1])
+            raise
+        except StepFailed as e:
+            outcome = StepOutcome(step=name, code=e.code, detail=e.detail)
+        else:
+            outcome = (result if isinstance(result, StepOutcome)
+                       else StepOutcome(step=name, code=EXIT_OK, detail=result))
+        outcome.seconds = round(time.monotonic() - t0, 1)
+        self.outcomes.append(outcome)
+        self.out.step_end(outcome)
+        return outcome
+
+    # -- the steps -----------------------------------------------------------------------------
+
+    def fetch(self) -> str:
+        try:
+            self.plan.repo.fetch()
+        except GitError as e:
+            raise StepFailed(EXIT_ENV, str(e)) from None
+        return ""
+
+    def checkout(self) -> str:
+        repo = self.plan.repo
+        try:
+            sha = repo.resolve(self.plan.ref)
+        except UnknownRef as e:
+            raise StepFailed(EXIT_USAGE, str(e)) from None
+        if self.plan.orchestrator_moves:
+            self.out.warning(
+                f"{repo.root} is the orchestrator's own checkout: checking out "
+                f"{sha[:12]} changes the code that measures it too (install the orchestrator "
+                "apart from the measured checkout: docs/tracking.md, \"The nightly job\")")
+        try:
+            repo.checkout(sha)
+            if repo.head() != sha:
+                raise GitError(f"{repo.root}: HEAD is not {sha} after the checkout")
+            self.commit = sha
+            return repo.describe(sha)
+        except GitError as e:
+            raise StepFailed(EXIT_ENV, str(e)) from None
+
+    def build_commands(self) -> list[list[str]]:
+        p = self.plan
+        if p.build_command:
+            return [["/bin/sh", "-c", p.build_command]]
+        return [
+            ["cmake", "-S", str(p.repo.root / "engines"), "-B", str(p.build_dir), "-G", "Ninja",
+             "-DCMAKE_BUILD_TYPE=Release", "-DLSM_BUILD_TESTS=OFF"],
+            ["cmake", "--build", str(p.build_dir), "-j", str(os.cpu_count() or 1),
+             "--target", *BUILD_TARGETS],
+        ]
+
+    def build(self) -> str:
+        for argv in self.build_commands():
+            try:
+                code = self.child(argv, cwd=self.plan.repo.root)
+            except OSError as e:  # cmake or sh missing
+                raise StepFailed(EXIT_ENV, f"{argv[0]}: {e.strerror}") from None
+            if code != 0:
+                raise StepFailed(EXIT_FAILED, f"`{' '.join(argv)}` exited {code}: commit "
+                                              f"{(self.commit or '?')[:12]} does not build")
+        driver = self.plan.build_dir / "bin" / "lsm-driver"
+        if not (driver.is_file() and os.access(driver, os.X_OK)):
+            raise StepFailed(EXIT_FAILED, f"the build made no {driver}")
+        return str(driver)
+
+    def testbed_up(self) -> str:
+        assert self.plan.testbed
+        code = self.lsmbench("testbed", "up", self.plan.testbed)
+        if code != 0:
+            raise StepFailed(code, f"lsmbench testbed up {self.plan.testbed} exited {code}")
+        return ""
+
+    def run(self) -> StepOutcome:
+        p = self.plan
+        code = self.lsmbench("run", str(p.spec), "--force", "--results", str(p.results))
+        if code == 0:
+            return StepOutcome(step="run", code=EXIT_OK, detail=str(p.campaign_dir))
+        why = {EXIT_FAILED: "a point failed", EXIT_ENV: "the environment cannot run it",
+               EXIT_USAGE: "the spec was refused"}.get(code, "")
+        return StepOutcome(step="run", code=code,
+                           detail=f"lsmbench run exited {code}" + (f": {why}" if why else ""))
+
+    def record(self) -> str:
+        p = self.plan
+        assert self.commit
+        code = self.lsmbench("track", "record", str(p.campaign_dir), "--history", str(p.history),
+                             "--commit", self.commit, "--results", str(p.results))
+        if code != 0:
+            raise StepFailed(code, f"lsmbench track record exited {code}")
+        return f"commit {self.commit[:12]} into {p.history}"
+
+    def report(self) -> StepOutcome:
+        p = self.plan
+        code = self.lsmbench("track", "report", "--history", str(p.history), "--out",
+                             str(p.report_dir), "--campaign", p.campaign, "--results",
+                             str(p.results))
+        if code == EXIT_REGRESSION:
+            return StepOutcome(step="report", code=EXIT_REGRESSION, regression=True,
+                               detail="an open regression")
+        if code != 0:
+            raise StepFailed(code, f"lsmbench track report exited {code}")
+        return StepOutcome(step="report", code=EXIT_OK, detail=str(p.report_dir))
+
+    def publish(self) -> str:
+        p = self.plan
+        assert p.publish_url
+        # --all: points the spec's own sink already published (to wherever it says) are sent
+        # here too; re-sending overwrites, it never duplicates.
+        args = ["publish", str(p.campaign_dir), "--to", p.publish_url, "--all"]
+        if p.token_env:
+            args += ["--token-env", p.token_env]
+        if p.token_file:
+            args += ["--token-file", p.token_file]
+        points_code = self.lsmbench(*args)
+        try:
+            done = publish_history_to(p)
+        except Exception as e:  # the sink's PublishError, a bad report file: this step failed
+            raise StepFailed(EXIT_FAILED, f"history and change points: {e}") from None
+        if points_code != 0:
+            raise StepFailed(EXIT_FAILED, f"lsmbench publish exited {points_code} (the history "
+                                          f"and {done.change_points} change points were sent)")
+        return (f"points, {done.history_points} history rows and {done.change_points} change "
+                f"points to {p.publish_url}")
+
+    # -- the night ---------------------------------------------------------------------------
+
+    def go(self) -> None:
+        p = self.plan
+        if p.fetch and self.step("fetch", f"git fetch --all --prune in {p.repo.root}",
+                                 self.fetch).code:
+            return
+        if self.step("checkout", f"{p.ref} (detached) in {p.repo.root}", self.checkout).code:
+            return
+        build_what = (p.build_command if p.build_command
+                      else f"cmake Release, targets {' '.join(BUILD_TARGETS)}")
+        if self.step("build", f"{build_what} into {p.build_dir}", self.build).code:
+            return
+        if p.testbed and self.step("testbed", f"lsmbench testbed up {p.testbed}",
+                                   self.testbed_up).code:
+            return
+        ran = self.step("run", f"lsmbench run {p.spec} --force (campaign {p.campaign})",
+                        self.run)
+        # With a failed point the others still count: they are recorded; anything else
+        # (the environment, a refused spec, an interruption) ends the night here.
+        if ran.code not in (EXIT_OK, EXIT_FAILED):
+            return
+        if self.step("record", f"lsmbench track record {p.campaign_dir}", self.record).code:
+            return
+        reported = self.step("report", f"lsmbench track report --campaign {p.campaign}",
+                             self.report)
+        if reported.code and not reported.regression:
+            return
+        if p.publish_url:
+            self.step("publish", f"points, history and change points to {p.publish_url}",
+                      self.publish)
+
+
+def publish_history_to(plan: NightPlan) -> Any:
+    """The report's history and change points to --publish (influx_history)."""
+    from ..publish import make_target, sink_from_url
+    from ..sinks.influx import InfluxSink
+    from .influx_history import publish_history
+
+    assert plan.publish_url
+    base = _stored_sink(plan)
+    sink_spec = sink_from_url(plan.publish_url, base, token_env=plan.token_env,
+                              token_file=plan.token_file)
+    return publish_history(InfluxSink(make_target(sink_spec)), plan.report_dir, [plan.campaign])
+
+
+def _stored_sink(plan: NightPlan) -> Any:
+    """The campaign's own InfluxDB sink (user, token_env, ...), as `lsmbench publish` uses."""
+    from ..spec import InfluxSinkSpec
+    from ..store import Store
+
+    spec = (Store(plan.results).read_campaign(plan.campaign) or {}).get("spec") or {}
+    influx = (spec.get("sinks") or {}).get("influx")
+    return InfluxSinkSpec.model_validate(influx) if influx else None
+
+
+def _open_regressions(report_dir: Path) -> int | None:
+    try:
+        data = json.loads((report_dir / "regressions.json").read_text())
+        return len(data["open"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+# ------------------------------------------------------------------------------------ command
+
+
+def cmd_nightly(args: argparse.Namespace) -> int:
+    out = NightOutput(as_json=args.json, quiet=args.quiet)
+    try:
+        plan = plan_night(args)
+    except UsageError as e:
+        out.error(str(e))
+        return EXIT_USAGE
+    for name in _BINARY_OVERRIDES:
+        if os.environ.get(name):
+            out.warning(f"${name} is ignored: the night runs the binaries it builds")
+    summary = NightSummary(exit=EXIT_OK, campaign=plan.campaign, ref=plan.ref,
+                           report_dir=str(plan.report_dir))
+    try:
+        with night_lock(plan.lock) as fd:
+            out.step_start("lock", f"{plan.lock} (held until the night ends)")
+            night = Night(plan, out, fd)
+            try:
+                night.go()
+                summary.exit = final_exit_code(night.outcomes)
+            except KeyboardInterrupt:
+                summary.exit = EXIT_INTERRUPTED
+                out.error("interrupted; the step that was running was stopped")
+            summary.commit = night.commit
+            summary.steps = night.outcomes
+            if any(s.step == "report" for s in night.outcomes):
+                summary.open_regressions = _open_regressions(plan.report_dir)
+    except LockHeld as e:
+        out.error(str(e))
+        summary.exit = EXIT_ENV
+        summary.steps = [StepOutcome(step="lock", code=EXIT_ENV, detail=str(e))]
+    out.end(summary)
+    return summary.exit
