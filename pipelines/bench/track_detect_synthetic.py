@@ -8,7 +8,9 @@ within 3 nights and the delays (steps, drifts); writes the same as JSON.
 
 --library compares the segmentations (the guards of lsmbench.track.detect stay the same):
 ``ruptures`` (lsmbench's), ``otava`` (Apache Otava's E-Divisive split/merge with its t-test),
-``otava-raw`` (Otava's change points as Otava reports them: no guards). The Otava ones need
+``otava-raw`` (Otava's change points as Otava reports them: no guards), ``oracle`` (a bound, not
+a detector: it knows the noise and the level before the change, see :func:`oracle`). The Otava
+ones need
 the apache-otava package in the interpreter that runs this. A benchmark, not a test: it takes
 minutes and is never timed by the test suite.
 """
@@ -60,6 +62,43 @@ def otava_raw(config: DetectorConfig, window_len: int) -> synthetic.Detector:
         return [(int(cp.index), float(cp.stats.mean_2 - cp.stats.mean_1)) for cp in points]
 
     return run
+
+
+ORACLE_CALIBRATION_SEED = 1_000_003  # not the suite's seed: h is fitted on other series
+
+
+def oracle(sigma: float, h: float, window: int) -> synthetic.Detector:
+    """What no detector can beat by much: it knows the night's noise (sigma) and the level
+    before any change (the suite's LEVEL), and on each night alarms when the mean of the last
+    ``window`` nights is more than h standard errors from that level. With h fitted to the
+    same false-alarm rate (:func:`calibrate_oracle`), its detection rate bounds what a detector
+    that must estimate both from the series can reach at that rate."""
+
+    def run(values: Sequence[float]) -> list[tuple[int, float]]:
+        if len(values) < window:
+            return []
+        shift = float(np.mean(values[-window:])) - synthetic.LEVEL
+        if abs(shift) > h * sigma / math.sqrt(window):
+            return [(len(values) - window, shift)]
+        return []
+
+    return run
+
+
+def calibrate_oracle(window: int, first_night: int, target_per_100: float,
+                     series: int) -> float:
+    """The oracle's h at which step-free independent noise gives ``target_per_100`` false
+    alarms per 100 nights (bisection; the rate falls as h grows)."""
+    spec = synthetic.SeriesSpec(kind="flat", cov=0.05)
+    drawn = synthetic.draw(spec, series, ORACLE_CALIBRATION_SEED)
+    sigma = spec.cov * synthetic.LEVEL
+    low, high = 0.5, 8.0
+    for _ in range(30):
+        h = (low + high) / 2
+        rate = synthetic.score(spec, drawn, oracle(sigma, h, window),
+                               first_night=first_night).false_alarms_per_100_nights or 0.0
+        low, high = (h, high) if rate > target_per_100 else (low, h)
+    return high
 
 
 class _Counted:
@@ -114,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--series", type=int, default=200, help="series per kind (default 200)")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--library", choices=("ruptures", "otava", "otava-raw"),
+    p.add_argument("--library", choices=("ruptures", "otava", "otava-raw", "oracle"),
                    default="ruptures")
     p.add_argument("--otava-window", type=int, default=OTAVA_WINDOW)
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -123,11 +162,22 @@ def main(argv: list[str] | None = None) -> int:
                    help="comma-separated kinds to run (flat,spikes,bimodal,step,drift)")
     p.add_argument("--out", default="results/bench/track_detect_synthetic.json",
                    help="the JSON written (default: %(default)s)")
+    p.add_argument("--oracle-rate", type=float, default=1.0,
+                   help="--library oracle: the false alarms per 100 nights h is fitted to")
     args = p.parse_args(argv)
 
     config = _config(args.set)
-    if args.library == "otava-raw":
-        detector: synthetic.Detector = otava_raw(config, args.otava_window)
+    first_night = config.min_points - 1
+    oracle_h = None
+    if args.library == "oracle":
+        oracle_h = calibrate_oracle(config.min_segment, first_night, args.oracle_rate,
+                                    args.series)
+        print(f"oracle: window {config.min_segment} nights, h = {oracle_h:.3f} gives "
+              f"{args.oracle_rate} false alarms per 100 nights on independent noise",
+              file=sys.stderr)
+        detector: synthetic.Detector = oracle(1.0, oracle_h, config.min_segment)  # per spec below
+    elif args.library == "otava-raw":
+        detector = otava_raw(config, args.otava_window)
     else:
         segmenter = otava_segmenter(args.otava_window) if args.library == "otava" else None
         detector = synthetic.detector_of(config, segmenter)
@@ -135,18 +185,25 @@ def main(argv: list[str] | None = None) -> int:
 
     kinds = set(args.only.split(",")) if args.only else None
     specs = [s for s in synthetic.suite() if kinds is None or s.kind in kinds]
+    if oracle_h is not None:  # it knows sigma, which only means the same for independent noise
+        specs = [s for s in specs if s.rho == 0 and s.kind in ("flat", "step")]
     started = time.monotonic()
     scores = []
+    all_counted = [counted]
     for spec in specs:
         series = synthetic.draw(spec, args.series, args.seed)
-        scores.append(synthetic.score(spec, series, counted, first_night=config.min_points - 1))
+        if oracle_h is not None:
+            counted = _Counted(oracle(spec.cov * synthetic.LEVEL, oracle_h, config.min_segment))
+            all_counted.append(counted)
+        scores.append(synthetic.score(spec, series, counted, first_night=first_night))
         print(f"  {spec.label}: done ({time.monotonic() - started:.0f} s)", file=sys.stderr)
 
     print(f"library {args.library}, {args.series} series per kind, seed {args.seed}, "
           f"config {config.model_dump()}")
     print(table(scores))
-    ms = 1000.0 * counted.seconds / max(counted.calls, 1)
-    print(f"\n{counted.calls} detector runs, {ms:.2f} ms each on average, "
+    calls = sum(c.calls for c in all_counted)
+    ms = 1000.0 * sum(c.seconds for c in all_counted) / max(calls, 1)
+    print(f"\n{calls} detector runs, {ms:.2f} ms each on average, "
           f"{time.monotonic() - started:.0f} s in all")
 
     out = Path(args.out)
@@ -154,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     out.write_text(json.dumps({
         "library": args.library, "series_per_kind": args.series, "seed": args.seed,
         "config": config.model_dump(), "otava_window": args.otava_window,
-        "detector_runs": counted.calls, "ms_per_run": ms,
+        "oracle_h": oracle_h,
+        "detector_runs": calls, "ms_per_run": ms,
         "scores": [s.model_dump() for s in scores],
     }, indent=2))
     print(f"wrote {out}")
