@@ -35,7 +35,7 @@ def series_figure(series: Series, changes: Sequence[Change]) -> bytes:
         ax.plot(xs, med, color=colour, marker="o", markersize=3, linewidth=1.2)
         for x, p in zip(xs, seg.points, strict=True):
             run_x[p.run.run_id] = x
-            labels.append((x, p.run.date[5:10]))
+            labels.append((x, p.run.date))
         if i > 0:
             prev = series.segments[i - 1]
             what = ("testbed" if prev.testbed_key != seg.testbed_key else "") + \
@@ -52,19 +52,33 @@ def series_figure(series: Series, changes: Sequence[Change]) -> bytes:
             continue
         colour = _CHANGE_COLOURS.get(c.status, _OTHER_CHANGE)
         ax.axvline(x - 0.5, color=colour, linestyle="--", linewidth=1.4)
+        # Horizontal, in a box at the top right of the line: rotated text along the line
+        # crossed the series where the step is, which is where the eye is.
         ax.annotate(f"{c.change:+.0%} {_short(c.commit_before)}..{_short(c.commit_after)}",
-                    (x - 0.5, 0.02), xycoords=("data", "axes fraction"), fontsize=7,
-                    color=colour, rotation=90, va="bottom", ha="right")
+                    (x - 0.5, 0.97), xycoords=("data", "axes fraction"),
+                    xytext=(3, 0), textcoords="offset points", fontsize=7, color=colour,
+                    va="top", ha="left",
+                    bbox={"boxstyle": "round,pad=0.2", "facecolor": "white",
+                          "edgecolor": colour, "linewidth": 0.6, "alpha": 0.9})
     if labels:
         step = max(1, len(labels) // 10)
         shown = labels[::step]
-        ax.set_xticks([x for x, _ in shown], [t for _, t in shown], fontsize=7)
+        ax.set_xticks([x for x, _ in shown], _tick_labels([d for _, d in shown]), fontsize=7)
     ax.set_ylabel(f"{metric.label} ({metric.unit})", fontsize=8)
     ax.set_xlabel("run (date, UTC)", fontsize=8)
     ax.tick_params(axis="y", labelsize=7)
     ax.grid(True, alpha=0.3)
     ax.set_title(f"{series.group}: {metric.label} ({metric.better} is better)", fontsize=9)
     return _render(fig)
+
+
+def _tick_labels(dates: Sequence[str]) -> list[str]:
+    """MM-DD per run; with the time under it when two runs shown share a day (several nights
+    a day, as in a test of the nightly job or a re-run)."""
+    days = [d[5:10] for d in dates]
+    if len(set(days)) == len(days):
+        return days
+    return [f"{d[5:10]}\n{d[11:16]}" for d in dates]
 
 
 def _short(commit: str | None) -> str:
