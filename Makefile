@@ -62,7 +62,7 @@ test-driver: build
 
 test-python: venv build
 	$(VENV)/bin/ruff check pipelines
-	LSMBENCH_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/pytest -q
+	LSMBENCH_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/pytest -q --durations=15
 
 test: test-engine test-driver test-python
 
