@@ -35,12 +35,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..sinks.influx import InfluxSink, PublishError
 from ..sinks.line_protocol import to_line_protocol
+from .report import CSV_COLUMNS as HISTORY_COLUMNS
+from .report import REGRESSIONS_SCHEMA
 
 HISTORY_MEASUREMENT = "lsmbench_history"
 CHANGES_MEASUREMENT = "lsmbench_change_points"
-REGRESSIONS_SCHEMA = "lsmbench.regressions/1"
-HISTORY_COLUMNS = ("run_id", "campaign", "group", "metric", "commit", "date", "testbed_key",
-                   "spec_hash", "median", "ci_low", "ci_high", "n")
 
 
 class ReportFileError(ValueError):
