@@ -23,7 +23,6 @@ leftover temporary directories.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import shutil
@@ -32,6 +31,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .filelock import LockHeld, exclusive
 
 POINT_FILE = "point.json"
 CAMPAIGN_FILE = "campaign.json"
@@ -165,22 +166,13 @@ class Store:
     @contextlib.contextmanager
     def lock(self, campaign: str) -> Iterator[None]:
         """Exclusive use of a campaign's directory by one `lsmbench run` at a time."""
-        d = self.campaign_dir(campaign)
-        d.mkdir(parents=True, exist_ok=True)
-        fd = os.open(d / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        path = self.campaign_dir(campaign) / ".lock"
         try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError as e:
-                raise StoreError(
-                    f"campaign {campaign!r} is being run by another lsmbench process "
-                    f"(lock {d / '.lock'})"
-                ) from e
-            os.ftruncate(fd, 0)
-            os.write(fd, f"{os.getpid()}\n".encode())
-            yield
-        finally:
-            os.close(fd)
+            with exclusive(path):
+                yield
+        except LockHeld as e:
+            raise StoreError(f"campaign {campaign!r} is being run by another lsmbench process "
+                             f"(lock {path}: {e.holder})") from None
 
     def clean_tmp(self, campaign: str) -> list[str]:
         """Removes the leftovers of killed runs (call with the campaign lock held)."""

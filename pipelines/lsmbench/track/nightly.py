@@ -553,8 +553,9 @@ def cmd_nightly(args: argparse.Namespace) -> int:
             if any(s.step == "report" for s in night.outcomes):
                 summary.open_regressions = _open_regressions(plan.report_dir)
     except LockHeld as e:
-        out.error(str(e))
+        why = f"{e}: another night is running; this one does not wait for it"
+        out.error(why)
         summary.exit = EXIT_ENV
-        summary.steps = [StepOutcome(step="lock", code=EXIT_ENV, detail=str(e))]
+        summary.steps = [StepOutcome(step="lock", code=EXIT_ENV, detail=why)]
     out.end(summary)
     return summary.exit
