@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from scipy import stats as scipy_stats
 
 from .cycles import Coverage, flush_cycle_throughput, window_coverage
-from .spec.models import VerdictSpec
+from .spec.models import TestingPhase, VerdictSpec
 from .stats import MIN_SLOPE_POINTS, Slope, backlog_slope
 from .values import number
 
@@ -161,10 +161,12 @@ MIN_TESTING_CYCLES = 3
 # phases.testing.maximum: how the testing phase's figure is taken.
 MAXIMUM_INTERVALS = "intervals"
 MAXIMUM_CYCLES = "cycles"
+# The spec's default is the one default (a caller without a spec gets what a spec gets).
+DEFAULT_MAXIMUM: str = TestingPhase.model_fields["maximum"].default
 
 
 def max_throughput_of_testing(intervals: list[dict[str, Any]], warmup_s: float,
-                              method: str = MAXIMUM_CYCLES) -> MaxThroughput:
+                              method: str = DEFAULT_MAXIMUM) -> MaxThroughput:
     """The testing phase's maximum, with both figures recorded: the interval count of
     max_throughput and, when the engine tells its flushes, the rate over whole memtable
     cycles (cycles.flush_cycle_throughput).
