@@ -114,7 +114,8 @@ def test_a_testbed_change_is_a_boundary_not_a_change_point(tmp_path):
 
 
 def test_a_recovered_regression_is_not_open(tmp_path):
-    scales = [s * (STEP if STEP_NIGHT - 4 <= night < STEP_NIGHT + 2 else 1.0)
+    # nights 5-8 down, 9-12 back: each level min_segment (4) nights long
+    scales = [s * (STEP if STEP_NIGHT - 2 <= night < STEP_NIGHT + 2 else 1.0)
               for night, s in enumerate(noisy(5), start=1)]
     hist = record_nights(tmp_path, scales)
     code, data = run_report(hist, tmp_path / "out")

@@ -66,9 +66,10 @@ class DetectorConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     max_p_value: float = Field(
-        0.01, gt=0.0, le=1.0,
+        0.001, gt=0.0, le=1.0,
         description="a change point is kept when the test between the segments before and "
-                    "after it gives p <= this; lower: fewer false alarms, later detection")
+                    "after it gives p <= this; lower: fewer false alarms, later detection "
+                    "(the newest nights' test, below, finds a fresh step sooner)")
     min_segment: int = Field(
         4, ge=2,
         description="nights each side of a change point (with the held shift, most of them "
@@ -96,6 +97,19 @@ class DetectorConfig(BaseModel):
         description="the shorter segment's level must be new to the longer one: at most this "
                     "share of the longer segment's nights reach it (a bimodal machine's "
                     "second mode comes back at random, a new level does not)")
+    newest_max_p_value: float = Field(
+        0.02, ge=0.0, le=1.0,
+        description="the newest nights' test (0 turns it off): the mean of the newest "
+                    "min_segment nights against the level since the last change, in units "
+                    "of the measured noise (with its autocorrelation); a change there is "
+                    "reported when p <= this. It finds a step on the first night a segment "
+                    "of min_segment nights allows, where the segmentation needs more")
+    newest_max_spread: float = Field(
+        2.0, gt=0.0,
+        description="the newest nights are one level only when their standard deviation is "
+                    "at most this many times the noise (independent nights exceed 2 in 0.7 % "
+                    "of windows): two bad nights and two ordinary ones, or a spike, are not a "
+                    "new level however far they pull the mean")
     autocorrelation: bool = Field(
         True,
         description="correct for run-to-run autocorrelation (a machine slow for a few "
@@ -167,6 +181,11 @@ def _measure_noise(x: np.ndarray, cuts: Sequence[int]) -> Noise:
     rho = 0.0
     if len(resid) > 3 and np.ptp(resid) > 0:
         r = float(stats.spearmanr(resid[:-1], resid[1:]).statistic)
+        # A short series' lag-1 autocorrelation is biased low by about (1 + 3 rho) / n
+        # (Kendall 1954; Marriott & Pope 1954): corrected, rho 0.5 over 30 nights is not
+        # read as 0.4
+        n = len(resid)
+        r = (n * r + 1.0) / (n - 3.0)
         rho = min(max(r, 0.0), MAX_RHO) if math.isfinite(r) else 0.0
     return Noise(sigma=max(difference_sigma(x), about_levels), rho=rho,
                  level=float(np.median(x)))
@@ -302,6 +321,82 @@ def _merge(x: np.ndarray, cuts: list[int], config: DetectorConfig,
         cuts.remove(weakest.index)
 
 
+def ar1_mean_variance(n: float, rho: float) -> float:
+    """The variance of the mean of n consecutive AR(1) nights, in units of one night's
+    variance: (1/n^2) * sum over pairs of rho^|i-j|. For n = 4 and rho = 0.5 it is 2.1 times
+    the 1/n of independent nights (the large-n shrink (1-rho)/(1+rho) says 3: too much for
+    a handful of nights)."""
+    if n <= 0:
+        return math.inf
+    if rho <= 0:
+        return 1.0 / n
+    k = np.arange(1, int(n))
+    return float(n + 2.0 * np.sum((n - k) * rho ** k)) / (n * n)
+
+
+# The newest nights' median is rougher than a long segment's (4 nights): a little more of the
+# level before may reach it than max_overlap allows between long segments
+NEWEST_OVERLAP = 0.15
+
+
+def _segment_sigma(x: np.ndarray) -> float:
+    """One night's standard deviation in a segment without a change: the sample one, with
+    nights beyond 3 robust deviations (spikes) counted at 3, so that one spike does not
+    inflate it and the estimate keeps most of a standard deviation's precision (a median
+    absolute deviation alone has a third of it)."""
+    centre = float(np.median(x))
+    mad = float(stats.median_abs_deviation(x, scale="normal"))
+    if mad <= 0:
+        return 0.0
+    return float(np.std(np.clip(x, centre - 3 * mad, centre + 3 * mad), ddof=1))
+
+
+def _newest_nights(x: np.ndarray, kept: list[_Candidate], config: DetectorConfig,
+                   noise: Noise) -> _Candidate | None:
+    """The newest ``min_segment`` nights tested against the level since the last change: the
+    segmentation's test on two whole segments needs a long new segment to see a step through
+    the noise it estimates from them; this one measures the noise on the level's nights
+    (spikes counted at 3 noise; the autocorrelation about the levels found before the newest
+    nights), compares the mean of the newest nights with it, and so finds a step of twice the
+    noise on the first night a minimum segment allows (at a p that costs its share of false
+    alarms: docs/tracking.md). The newest nights must be one level (``newest_max_spread``),
+    and the segmentation's guards hold: the held shift, the overlap (a little looser), the
+    minimum change. None when the newest nights hold no new level."""
+    m = config.min_segment
+    start = kept[-1].index if kept else 0
+    if config.newest_max_p_value <= 0 or noise.sigma <= 0 or len(x) - m - start < m:
+        return None
+    base, newest = x[start:len(x) - m], x[len(x) - m:]
+    level = float(np.median(base))
+    sigma = _segment_sigma(base)
+    if sigma <= 0:
+        return None
+    if float(np.std(newest, ddof=1)) > config.newest_max_spread * sigma:
+        return None
+    shift = float(np.mean(newest)) - level
+    # rho without the newest nights: a step there is a run of residuals on one side, which
+    # reads as autocorrelation and would hide the step it comes from
+    rho = (_measure_noise(x[:len(x) - m], [c.index for c in kept]).rho
+           if config.autocorrelation else 0.0)
+    # The level is a median of autocorrelated nights: pi/2 times a mean's variance
+    variance = ar1_mean_variance(m, rho) + (math.pi / 2) * ar1_mean_variance(len(base), rho)
+    t = shift / (sigma * math.sqrt(variance))
+    dof = max(len(base) * (1.0 - rho) / (1.0 + rho) - 1.0, 1.0)
+    candidate = _Candidate(index=len(x) - m, before_n=len(base), after_n=m, before=level,
+                           after=float(np.median(newest)),
+                           held_shift=_held_shift(base, newest),
+                           overlap=_overlap(base, newest),
+                           p_value=float(2.0 * stats.t.sf(abs(t), dof)))
+    if candidate.p_value > config.newest_max_p_value:
+        return None
+    if candidate.overlap > NEWEST_OVERLAP:
+        return None
+    # the held shift and the minimum change as for any change point (its p is the one above)
+    passes = _passes(candidate.model_copy(update={"p_value": 0.0, "overlap": 0.0}), config,
+                     sigma)
+    return candidate if passes else None
+
+
 def _in_noise_units(x: np.ndarray, sigma: float) -> np.ndarray:
     # A noise-free series (every night the same but for a step) has sigma 0: a tiny scale
     # keeps the units finite, and any real step is then far above the noise.
@@ -322,11 +417,15 @@ def _analyse(x: np.ndarray, config: DetectorConfig,
     measured = _measure_noise(x, cuts)
     if not config.autocorrelation:
         measured = measured.model_copy(update={"rho": 0.0})
-        return _merge(x, cuts, config, measured), measured
+        kept = _merge(x, cuts, config, measured)
+        newest = _newest_nights(x, kept, config, measured)
+        return (kept if newest is None else [*kept, newest]), measured
     kept = _merge(x, cuts, config, measured)
     measured = _measure_noise(x, [c.index for c in kept])
     cuts = segmenter(_in_noise_units(x, measured.sigma), config)
-    return _merge(x, cuts, config, measured), measured
+    kept = _merge(x, cuts, config, measured)
+    newest = _newest_nights(x, kept, config, measured)
+    return (kept if newest is None else [*kept, newest]), measured
 
 
 def _as_array(values: Sequence[float], config: DetectorConfig) -> np.ndarray:
