@@ -242,6 +242,10 @@ def diagnose_no_space(paths: list[str], where: FaultContext, shown: str) -> Diag
     """Which disk ran out: the paths the error names decide; without one, the results store's
     free space does."""
     data_dir, store = where.data_dir or where.data_root, where.store_root
+    # The store first: it is the more specific place when it lies under the data root.
+    if store is not None and (any(is_under(p, store) or is_under(p, where.out_dir)
+                                  for p in paths) or (not paths and nearly_full(store))):
+        return Diagnosis(kind=RESULTS_DISK_FULL, message=results_full_text(store) + shown)
     if any(is_under(p, where.data_root) for p in paths):
         space = space_text(data_dir) if where.node is None else ""
         return Diagnosis(
@@ -250,9 +254,6 @@ def diagnose_no_space(paths: list[str], where: FaultContext, shown: str) -> Diag
                     f"space{f' ({space})' if space else ''}: give testbed.data_dir a larger "
                     f"filesystem or make the point smaller (workload.record_count; `lsmbench "
                     f"plan` estimates each point's data)" + shown)
-    if store is not None and (any(is_under(p, store) or is_under(p, where.out_dir)
-                                  for p in paths) or (not paths and nearly_full(store))):
-        return Diagnosis(kind=RESULTS_DISK_FULL, message=results_full_text(store) + shown)
     named = f" writing {', '.join(sorted(set(paths)))}" if paths else ""
     return Diagnosis(kind=DISK_FULL, node_local=True,
                      message=f"a disk{where_text(where.node)} ran out of space{named}" + shown)
