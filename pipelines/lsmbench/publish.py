@@ -44,6 +44,7 @@ class PublishOutcome:
     ok: bool
     error: str | None = None
     lines: int = 0
+    deadline_reached: bool = False  # gave up because its time ran out (sinks.influx.budget)
 
 
 def make_target(sink: InfluxSinkSpec) -> Any:
@@ -72,12 +73,14 @@ def publish_record(record: PointRecord, sink: InfluxSinkSpec,
     """Sends one stored point; never raises for a sink failure (it is the outcome). Nothing is
     tried after `deadline` (a time.monotonic())."""
     try:
-        from .sinks.influx import InfluxSink, PublishError
+        from .sinks.influx import DeadlineReached, InfluxSink, PublishError
     except ImportError as e:
         return PublishOutcome(False, f"InfluxDB sink unavailable: {e}")
     try:
         sent = InfluxSink(make_target(sink), deadline=deadline).publish_point(
             record.path, dict(sink.tags))
+    except DeadlineReached as e:
+        return PublishOutcome(False, str(e), deadline_reached=True)
     except PublishError as e:
         return PublishOutcome(False, str(e))
     except (OSError, ValueError) as e:
@@ -122,8 +125,10 @@ class SinkBudget:
                        f"(sinks.influx.budget) were used up by a slow or failing InfluxDB; "
                        f"`lsmbench publish` sends it later"))
         start = time.monotonic()
-        try:
-            return publish_point(store, record, sink, deadline=start + left)
-        finally:
-            with self._lock:
-                self.used_s += time.monotonic() - start
+        out = publish_point(store, record, sink, deadline=start + left)
+        with self._lock:
+            self.used_s += time.monotonic() - start
+            if out.deadline_reached:
+                # What is left is too short for a try and its backoff: the budget is spent.
+                self.used_s = max(self.used_s, self.budget_s)
+        return out

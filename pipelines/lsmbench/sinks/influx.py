@@ -81,6 +81,10 @@ class PublishError(RuntimeError):
     """Publishing failed (after the retries, where retrying made sense). Never holds secrets."""
 
 
+class DeadlineReached(PublishError):
+    """Publishing gave up because the time allowed for it (the sink's deadline) ran out."""
+
+
 class Secret:
     """A credential that does not show itself in repr, str, logs or tracebacks."""
 
@@ -271,8 +275,8 @@ class InfluxSink:
         left = self._deadline - time.monotonic()
         if left <= 0:
             why = f" (last: {self._scrub(reason)})" if reason else ""
-            raise PublishError(f"InfluxDB write to {url} gave up: the time allowed for the sink "
-                               f"ran out{why}")
+            raise DeadlineReached(f"InfluxDB write to {url} gave up: the time allowed for the "
+                                  f"sink ran out{why}")
         return min(self.target.timeout_s, left)
 
     def write(self, lines: Iterable[str]) -> int:
@@ -334,9 +338,9 @@ class InfluxSink:
                 delay = min(self.target.backoff_max_s, max(delay, retry_after))
             if self._deadline is not None and time.monotonic() + delay >= self._deadline:
                 # Waiting out the backoff would end past the deadline: give up now.
-                raise PublishError(f"InfluxDB write to {url} gave up after {attempt} of {tries} "
-                                   f"tries: the time allowed for the sink ran out (last: "
-                                   f"{self._scrub(reason)})")
+                raise DeadlineReached(f"InfluxDB write to {url} gave up after {attempt} of "
+                                      f"{tries} tries: the time allowed for the sink ran out "
+                                      f"(last: {self._scrub(reason)})")
             log.warning(
                 "InfluxDB write failed (%s); try %d of %d, retrying in %.2fs",
                 self._scrub(reason),
