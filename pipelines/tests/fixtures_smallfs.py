@@ -68,9 +68,8 @@ def ext4_image(path: Path, size_mb: int) -> Iterator[Path]:
         image.unlink(missing_ok=True)
 
 
-def fill(directory: Path) -> Path:
-    """Writes a file in directory until its filesystem has no space left; returns the file."""
-    filler = directory / "filler"
+def fill(filler: Path) -> None:
+    """Writes the file filler until its filesystem has no space left."""
     chunk = b"\0" * (64 << 10)
     with open(filler, "wb", buffering=0) as f:
         while True:
@@ -82,7 +81,4 @@ def fill(directory: Path) -> Path:
                 if len(chunk) == 1:
                     break
                 chunk = chunk[: len(chunk) // 2]
-        # Blocks still free for metadata (an ext4 directory's next block) go too.
-        with contextlib.suppress(OSError):
-            os.fsync(f.fileno())
-    return filler
+

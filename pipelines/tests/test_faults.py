@@ -14,7 +14,9 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -59,6 +61,27 @@ def lsmbench(*args: str) -> subprocess.CompletedProcess[str]:
 
 def events(stdout: str) -> list[dict]:
     return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+
+
+def run_acting_on(args: list[str], act: Callable[[dict], bool],
+                  **popen: Any) -> tuple[int, str, bool]:
+    """Runs `lsmbench ARGS` (with --json), calling act with each event until it returns True
+    (it did what the test does mid-campaign); (exit code, stderr, whether act did it)."""
+    proc = subprocess.Popen([sys.executable, "-m", "lsmbench", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **popen)
+    acted = False
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if act(json.loads(line)):
+                acted = True
+                break
+        _, stderr = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:  # a hung campaign must not outlive the test
+            proc.kill()
+            proc.wait()
+    return proc.returncode, stderr, acted
 
 
 def visible_points(cdir: Path) -> dict[str, str]:
@@ -112,22 +135,17 @@ def test_results_disk_full_stops_the_campaign_and_resume_finishes_it(tmp_path, d
         spec = write_spec(tmp_path / "resfull.yaml", data_root / "data")
         args = ["run", str(spec), "--json", "--results", str(results),
                 "--set", f"testbed.driver={driver_path}"]
-        proc = subprocess.Popen([sys.executable, "-m", "lsmbench", *args],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        filler = None
-        try:
-            assert proc.stdout is not None
-            for line in proc.stdout:
-                if json.loads(line)["event"] == "point_end":
-                    filler = fill(results)  # the first point is in; nothing more fits
-                    break
-            _, stderr = proc.communicate(timeout=300)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-        assert filler is not None, "the first point never ended"
-        assert proc.returncode == 3, stderr
+        filler = results / "filler"
+
+        def fill_after_the_first_point(ev: dict) -> bool:
+            if ev["event"] != "point_end":
+                return False
+            fill(filler)  # the first point is in; nothing more fits
+            return True
+
+        code, stderr, filled = run_acting_on(args, fill_after_the_first_point)
+        assert filled, "the first point never ended"
+        assert code == 3, stderr
         assert "Traceback" not in stderr
         assert f"the results store {results} ran out of space" in stderr
         assert "lsmbench run SPEC --resume" in stderr
@@ -180,24 +198,18 @@ def test_driver_killed_by_a_signal_is_named_and_resume_redoes_it(tmp_path, data_
     args = ["run", str(spec), "--json", "--results", str(results),
             "--set", f"testbed.driver={driver_path}"]
     # No core file lands in the working directory: the hint then says how to get one.
-    proc = subprocess.Popen([sys.executable, "-m", "lsmbench", *args], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_no_core_files)
-    try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            ev = json.loads(line)
-            if ev["event"] == "phase_start" and ev["phase"] == "testing":
-                tmp = results / "killed" / TMP_DIR
-                out = next(tmp.glob("policy=tiering,rep=0.*")) / "testing"
-                os.kill(_driver_pid(out), signal.SIGABRT)  # as an engine's abort() would
-                break
-        _, stderr = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 1, stderr
+
+    def abort_the_first_testing_phase(ev: dict) -> bool:
+        if ev["event"] != "phase_start" or ev["phase"] != "testing":
+            return False
+        tmp = results / "killed" / TMP_DIR
+        out = next(tmp.glob("policy=tiering,rep=0.*")) / "testing"
+        os.kill(_driver_pid(out), signal.SIGABRT)  # as an engine's abort() would
+        return True
+
+    code, stderr, aborted = run_acting_on(args, abort_the_first_testing_phase, cwd=tmp_path,
+                                          preexec_fn=_no_core_files)
+    assert aborted and code == 1, stderr
     rec = Store(results).point("killed", "policy=tiering,rep=0")
     assert rec is not None and rec.state == "failed"
     err = rec.data["error"]
