@@ -93,8 +93,8 @@ def no_space_paths(text: str) -> list[str]:
 
 
 def is_under(path: str, root: str | os.PathLike[str]) -> bool:
-    root_text = os.path.normpath(str(root))
-    path = os.path.normpath(path)
+    root_text = os.path.abspath(root)
+    path = os.path.abspath(path)
     return path == root_text or path.startswith(root_text.rstrip("/") + "/")
 
 
@@ -139,8 +139,8 @@ def signal_name(signum: int) -> str:
 
 
 def killing_signal(exit_code: int | None) -> int | None:
-    """The signal that ended the driver: a negative status (the process itself), or 128+N
-    from a shell or the node helper's ssh when the process could not report it."""
+    """The signal that killed the driver (a negative status). 128+N is not one: the driver
+    exits so itself after SIGINT or SIGTERM, with its outputs written."""
     if exit_code is None:
         return None
     if exit_code < 0:
