@@ -68,6 +68,9 @@ class DiskProfile:
     iodepth: int
     direct: bool
     warnings: list[str] = field(default_factory=list)
+    # The size of the calibrated filesystem (statvfs): `lsmbench plan` compares each point's
+    # data with it. None in profiles written before it was recorded.
+    capacity_bytes: int | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True)
@@ -76,7 +79,7 @@ class DiskProfile:
     def from_json(cls, text: str) -> DiskProfile:
         data = json.loads(text)
         names = {f for f in cls.__dataclass_fields__}
-        missing = names - set(data) - {"warnings"}
+        missing = names - set(data) - {"warnings", "capacity_bytes"}
         if missing:
             raise ValueError(f"disk profile lacks {', '.join(sorted(missing))}")
         return cls(**{k: v for k, v in data.items() if k in names})
@@ -287,7 +290,8 @@ def run_calibration(
             detail = (r.stderr or r.stdout or text).strip()[-2000:]
             raise CalibrationError(f"fio failed (exit {r.returncode}): {detail}")
         data = _load_fio_json(text)
-    return profile_from_fio(
+    space = os.statvfs(directory)
+    profile = profile_from_fio(
         data,
         directory=directory,
         device=device,
@@ -298,3 +302,5 @@ def run_calibration(
         direct=direct,
         warnings=warnings,
     )
+    profile.capacity_bytes = space.f_blocks * space.f_frsize
+    return profile

@@ -7,15 +7,20 @@
 * A point that fails is recorded as failed (stage, message, driver exit
   code) and the campaign goes on; the result says whether any failed.
 * After each point, when a sink is configured, the point is published; a
-  sink failure marks it unpublished and never fails the campaign.
+  sink failure marks it unpublished and never fails the campaign, which waits on the sink
+  at most its budget (sinks.influx.budget) in all.
+* A full results store stops the campaign (CampaignError: exit 3) with the unfinished
+  point discarded; a full data disk fails the point only (faults.py, docs/faults.md).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
 import socket
+import sys
 import threading
 import time
 import traceback
@@ -25,15 +30,24 @@ from typing import Any
 
 from . import __version__
 from .calibrate import DiskProfile
+from .faults import NODE_RETIRING, ResultsStoreFull, is_no_space, is_under, results_full_text
 from .plan import Plan
 from .progress import Reporter
-from .publish import publish_point
+from .publish import SinkBudget
 from .stages import PointContext, PointFailed, PointPipeline, shared_testing_errors
-from .store import STATE_COMPLETE, STATE_FAILED, Store, StoreError, write_json_atomic
+from .store import (
+    STATE_COMPLETE,
+    STATE_FAILED,
+    PointWriter,
+    Store,
+    StoreError,
+    write_json_atomic,
+)
 from .testbeds import Testbed, TestbedError, open_testbed
 from .testbeds.distribute import Attempt, Job, distribute
 from .testbeds.remote import RemoteTestbed
 from .testbeds.sshconn import NodeUnreachable
+from .testbeds.state import NodeFault
 from .throttle import ThrottleError, ThrottleLimits, check_throttle_available
 from .throttle.rates import is_relative, resolve_relative
 
@@ -108,14 +122,71 @@ def check_throttle(limits: Any, data_root: str, required: bool, reporter: Report
 # ---------------------------------------------------------------- the run
 
 
-def _point_logger(path: Path) -> tuple[logging.Logger, logging.Handler]:
+class _PointLogHandler(logging.FileHandler):
+    """pipeline.log. A write that fails (the results disk ran out) is remembered for the
+    campaign to act on, not printed with a traceback as logging does by default."""
+
+    error: BaseException | None = None
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        self.error = self.error or sys.exc_info()[1]
+
+    def flush(self) -> None:
+        try:
+            super().flush()
+        except OSError as e:
+            self.error = self.error or e
+
+    def close(self) -> None:
+        try:
+            super().close()
+        except OSError as e:
+            self.error = self.error or e
+
+
+def _point_logger(path: Path) -> tuple[logging.Logger, _PointLogHandler]:
     logger = logging.getLogger(f"lsmbench.point.{os.getpid()}.{path.name}")
     logger.setLevel(logging.INFO)
     logger.propagate = False
-    handler = logging.FileHandler(path / "pipeline.log")
+    handler = _PointLogHandler(path / "pipeline.log")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     logger.addHandler(handler)
     return logger, handler
+
+
+class _Sink:
+    """Publishing to the spec's sink (if any) within the campaign's budget for it; says once
+    when the budget is used up."""
+
+    def __init__(self, plan: Plan, store: Store, reporter: Reporter) -> None:
+        self.spec = plan.spec.sinks.influx
+        self.store = store
+        self.reporter = reporter
+        self.budget = SinkBudget(self.spec.budget) if self.spec else None
+        self._warned = False
+
+    def publish(self, point_id: str, rec: Any, tags: dict[str, Any] | None = None,
+                reporter: Reporter | None = None) -> None:
+        if self.spec is None or self.budget is None:
+            return
+        reporter = reporter or self.reporter
+        sink = self.spec if not tags else self.spec.model_copy(
+            update={"tags": {**self.spec.tags, **tags}})
+        out = self.budget.publish(self.store, rec, sink)
+        reporter.published(point_id, out.ok, out.error)
+        if self.budget.exhausted and not self._warned:
+            self._warned = True
+            reporter.message(
+                f"InfluxDB at {self.spec.url}: the campaign's time for the sink "
+                f"(sinks.influx.budget, {self.spec.budget:g}s) is used up; the points from "
+                f"here on stay unpublished (`lsmbench ls` lists them; `lsmbench publish "
+                f"RESULTS --to {self.spec.url}` sends them)", "warning")
+
+    def summary(self) -> dict[str, Any]:
+        if self.budget is None:
+            return {}
+        return {"sink_wait_s": round(self.budget.used_s, 2),
+                "sink_budget_exhausted": self.budget.exhausted}
 
 
 def run_campaign(plan: Plan, store: Store, reporter: Reporter,
@@ -128,6 +199,27 @@ def run_campaign(plan: Plan, store: Store, reporter: Reporter,
             return _run_locked(plan, store, reporter, options, t_start)
     except StoreError as e:
         raise CampaignError(str(e)) from e
+    except ResultsStoreFull as e:
+        _record_stop(store, spec.name, str(e))
+        raise CampaignError(str(e)) from e
+    except OSError as e:
+        # A write of the store's own files (campaign.json, a point's directory) found no
+        # space.
+        if is_no_space(e) and is_under(os.path.abspath(e.filename or ""),
+                                       os.path.abspath(store.root)):
+            _record_stop(store, spec.name, results_full_text(store.root))
+            raise CampaignError(results_full_text(store.root)) from e
+        raise
+
+
+def _record_stop(store: Store, campaign: str, why: str) -> None:
+    """Says in campaign.json why the run stopped, if the store has room for it by now."""
+    doc = store.read_campaign(campaign)
+    if not doc or not doc.get("runs") or doc["runs"][-1].get("finished") is not None:
+        return
+    doc["runs"][-1].update({"finished": time.time(), "stopped": why})
+    with contextlib.suppress(OSError):
+        store.write_campaign(campaign, doc)
 
 
 def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOptions,
@@ -198,6 +290,7 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
                  "todo": len(todo), "skipped": len(skipped), "finished": None}
     campaign_doc["runs"].append(run_entry)
     store.write_campaign(spec.name, campaign_doc)
+    sink = _Sink(plan, store, reporter)
 
     # Per point on average: points that share a testing phase skip theirs.
     per_point_s = plan.estimate_s / len(plan.points) if plan.points else 0.0
@@ -206,16 +299,15 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
     for point in skipped:
         reporter.point_skipped(point, "complete")
         rec = existing[point.id]
-        if options.publish and spec.sinks.influx and rec.data.get("published") is False:
-            out = publish_point(store, rec, spec.sinks.influx)
-            reporter.published(point.id, out.ok, out.error)
+        if options.publish and rec.data.get("published") is False:
+            sink.publish(point.id, rec)
 
     complete = failed = 0
     driver_s = 0.0
     points_wall = 0.0
     if remote:
         dist = _run_distributed(plan, store, testbed, nodes, node_limits, todo, hashes,
-                                reporter, options)
+                                reporter, options, sink)
         complete, failed, driver_s = dist["complete"], dist["failed"], dist["driver_s"]
         todo = []
     # phases.testing.shared_across: a group's maximum, once one of its points measured it
@@ -246,11 +338,10 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
         else:
             failed += 1
         reporter.point_end(point, record)
-        if options.publish and spec.sinks.influx:
+        if options.publish:
             rec = store.point(spec.name, point.id)
             if rec is not None:
-                out = publish_point(store, rec, spec.sinks.influx)
-                reporter.published(point.id, out.ok, out.error)
+                sink.publish(point.id, rec)
 
     try:
         testbed.down(success=failed == 0)
@@ -270,6 +361,7 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
         "overhead_s": round(overhead, 2),
         "overhead_pct": round(100.0 * overhead / wall, 2) if wall > 0 else 0.0,
         "unpublished": sum(1 for r in store.points(spec.name) if r.published is False),
+        **sink.summary(),
     }
     if remote:
         summary["nodes"] = [n.name for n in nodes]
@@ -282,10 +374,13 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
 
 def _node_failure(e: BaseException | None, exit_code: int | None) -> tuple[bool, bool]:
     """(the node failed, the node is unreachable) for a point's failure."""
-    while e is not None:
-        if isinstance(e, NodeUnreachable):
+    cause = e
+    while cause is not None:
+        if isinstance(cause, NodeUnreachable):
             return True, True
-        e = e.__cause__ or e.__context__
+        cause = cause.__cause__ or cause.__context__
+    if isinstance(e, PointFailed) and e.fault is not None and e.fault.node_local:
+        return True, False
     # Killed by a signal (negative status, or a shell's 128+N): a crash, not the point's input.
     return exit_code is not None and (exit_code < 0 or exit_code >= 128), False
 
@@ -298,12 +393,38 @@ def _run_point(plan: Plan, store: Store, testbed: Testbed, node: Any, limits: An
                shared_testing_dir: Path | None = None) -> dict[str, Any]:
     """Runs and commits one point. With `attempts` (a distributed run) the record names its
     node (`host`) and earlier attempts; with `may_retry` a failure caused by the node is not
-    committed but returned with state "retry" (the caller runs it on another node)."""
+    committed but returned with state "retry" (the caller runs it on another node).
+
+    Raises ResultsStoreFull, with the unfinished point discarded, when the store has no room
+    for it."""
+    writer = store.begin_point(plan.spec.name, point.id)
+    logger, handler = _point_logger(writer.path)
+    try:
+        return _run_and_commit(plan, store, writer, logger, handler, testbed, node, limits,
+                               point, chash, reporter, attempts=attempts, may_retry=may_retry,
+                               shared_testing=shared_testing,
+                               shared_testing_dir=shared_testing_dir)
+    except BaseException as e:
+        handler.close()
+        logger.removeHandler(handler)
+        no_room = isinstance(e, ResultsStoreFull) or is_no_space(e)
+        # Interrupted, or no room for the point: nothing of it stays (its space is freed).
+        if no_room or isinstance(e, KeyboardInterrupt | SystemExit):
+            writer.discard()
+        if no_room and not isinstance(e, ResultsStoreFull):
+            raise ResultsStoreFull(results_full_text(store.root)) from e
+        raise
+
+
+def _run_and_commit(plan: Plan, store: Store, writer: PointWriter, logger: logging.Logger,
+                    handler: _PointLogHandler, testbed: Testbed, node: Any, limits: Any,
+                    point: Any, chash: str, reporter: Reporter, *,
+                    attempts: list[dict[str, Any]] | None, may_retry: bool,
+                    shared_testing: dict[str, Any] | None,
+                    shared_testing_dir: Path | None) -> dict[str, Any]:
     spec = plan.spec
-    writer = store.begin_point(spec.name, point.id)
     started = time.time()
     t0 = time.monotonic()
-    logger, handler = _point_logger(writer.path)
     write_json_atomic(writer.path / "spec.json", plan.point(point).config)
     record: dict[str, Any] = {
         "schema": POINT_SCHEMA,
@@ -322,68 +443,70 @@ def _run_point(plan: Plan, store: Store, testbed: Testbed, node: Any, limits: An
     pipeline = PointPipeline(PointContext(plan=plan, point=point, testbed=testbed, node=node,
                                           out_dir=writer.path, limits=limits, reporter=reporter,
                                           log=logger, shared_testing=shared_testing,
-                                          shared_testing_dir=shared_testing_dir))
+                                          shared_testing_dir=shared_testing_dir,
+                                          store_root=Path(os.path.abspath(store.root))))
     if attempts is not None:
         record["host"] = node.name
         record["disk"] = node.facts.get("disk")
     failure: BaseException | None = None
     try:
-        try:
-            pipeline.run()
-            record["state"] = STATE_COMPLETE
-        except PointFailed as e:
-            failure = e
-            record["state"] = STATE_FAILED
-            record["error"] = {"stage": e.stage, "message": e.message, "exit_code": e.exit_code}
-            logger.error("failed in %s: %s", e.stage, e.message)
-        except (KeyboardInterrupt, SystemExit):
-            writer.discard()
-            raise
-        except Exception as e:
-            failure = e
-            record["state"] = STATE_FAILED
-            record["error"] = {"stage": "internal", "message": f"{type(e).__name__}: {e}",
-                               "exit_code": None}
-            logger.error("internal error:\n%s", traceback.format_exc())
-        if attempts is not None and record["error"] is not None:
-            node_failed, unreachable = _node_failure(failure, record["error"]["exit_code"])
-            record["error"].update({"node": node.name, "node_failed": node_failed,
-                                    "unreachable": unreachable})
-            if node_failed and may_retry:
-                handler.close()
-                logger.removeHandler(handler)
-                writer.discard()
-                record["state"] = "retry"
-                return record
-        if attempts is not None:
-            record["attempts"] = attempts
-        result = pipeline.result
-        if result.fingerprint is not None:
-            write_json_atomic(writer.path / "fingerprint.json", result.fingerprint)
-        wall = time.monotonic() - t0
-        record.update({
-            "finished": time.time(),
-            "wall_s": round(wall, 3),
-            "driver_s": round(result.driver_s, 3),
-            "overhead_s": round(max(0.0, wall - result.driver_s), 3),
-            "max_throughput": result.max_throughput,
-            "verdict": result.headline,
-            "sustainable": result.headline["sustainable"] if result.headline else None,
-            "verdicts": result.verdicts,
-            "search": result.search,
-            "warnings": result.warnings,
-            "phases": result.phases,
-            "throttled": limits is not None and limits.has_io_limits,
-            "published": False if spec.sinks.influx else None,
-            "publish_error": None,
-        })
-        handler.close()
-        logger.removeHandler(handler)
-        writer.commit(record)
-    except BaseException:
-        handler.close()
-        logger.removeHandler(handler)
+        pipeline.run()
+        record["state"] = STATE_COMPLETE
+    except PointFailed as e:
+        failure = e
+        record["state"] = STATE_FAILED
+        record["error"] = {"stage": e.stage, "message": e.message, "exit_code": e.exit_code,
+                           "fault": e.fault.kind if e.fault else None}
+        logger.error("failed in %s: %s", e.stage, e.message)
+    except (KeyboardInterrupt, SystemExit, ResultsStoreFull):
         raise
+    except Exception as e:
+        if is_no_space(e):
+            raise
+        failure = e
+        record["state"] = STATE_FAILED
+        record["error"] = {"stage": "internal", "message": f"{type(e).__name__}: {e}",
+                           "exit_code": None, "fault": None}
+        logger.error("internal error:\n%s", traceback.format_exc())
+    if attempts is not None and record["error"] is not None:
+        node_failed, unreachable = _node_failure(failure, record["error"]["exit_code"])
+        record["error"].update({"node": node.name, "node_failed": node_failed,
+                                "unreachable": unreachable})
+        if node_failed and may_retry:
+            handler.close()
+            logger.removeHandler(handler)
+            writer.discard()
+            record["state"] = "retry"
+            return record
+    if attempts is not None:
+        record["attempts"] = attempts
+    result = pipeline.result
+    if result.fingerprint is not None:
+        write_json_atomic(writer.path / "fingerprint.json", result.fingerprint)
+    wall = time.monotonic() - t0
+    record.update({
+        "finished": time.time(),
+        "wall_s": round(wall, 3),
+        "driver_s": round(result.driver_s, 3),
+        "overhead_s": round(max(0.0, wall - result.driver_s), 3),
+        "max_throughput": result.max_throughput,
+        "verdict": result.headline,
+        "sustainable": result.headline["sustainable"] if result.headline else None,
+        "verdicts": result.verdicts,
+        "search": result.search,
+        "warnings": result.warnings,
+        "phases": result.phases,
+        "throttled": limits is not None and limits.has_io_limits,
+        "published": False if spec.sinks.influx else None,
+        "publish_error": None,
+    })
+    handler.close()
+    logger.removeHandler(handler)
+    if handler.error is not None:
+        # pipeline.log could not be written (a full results disk): a point is not kept
+        # without its log.
+        raise handler.error
+    writer.commit(record)
     return record
 
 
@@ -445,9 +568,11 @@ def remote_limits(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: list[
 
 def _run_distributed(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: list[Any],
                      node_limits: dict[str, Any], todo: list[Any], hashes: dict[str, str],
-                     reporter: Reporter, options: RunOptions) -> dict[str, Any]:
+                     reporter: Reporter, options: RunOptions, sink: _Sink) -> dict[str, Any]:
     """The points over the nodes (testbeds.distribute): complete, failed, driver_s and the
-    node failures (node, point, error) that were retried or recorded."""
+    node failures (node, point, error) that were retried or recorded. A node whose disk ran
+    out (or failed) gets no more points and is marked in the testbed's state (`lsmbench
+    testbed status`) until a point completes on it again."""
     spec = plan.spec
     rep = _LockedReporter(reporter)
     lock = threading.Lock()
@@ -461,14 +586,14 @@ def _run_distributed(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: li
         with lock:
             totals["driver_s"] += record.get("driver_s", 0.0)
             totals["complete" if record["state"] == STATE_COMPLETE else "failed"] += 1
+        if record["state"] == STATE_COMPLETE and record.get("host"):
+            with lock:
+                testbed.state.clear_fault(record["host"])
         rep.point_end(point, record)
-        if options.publish and spec.sinks.influx:
+        if options.publish:
             rec = store.point(spec.name, point.id)
             if rec is not None:
-                sink = spec.sinks.influx.model_copy(
-                    update={"tags": {**spec.sinks.influx.tags, "host": record.get("host")}})
-                out = publish_point(store, rec, sink)
-                rep.published(point.id, out.ok, out.error)
+                sink.publish(point.id, rec, {"host": record.get("host")}, rep)
 
     def runner(job: Job, node: Any, last: bool) -> Attempt:
         with lock:
@@ -485,12 +610,18 @@ def _run_distributed(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: li
         err = record.get("error") or {}
         attempt = Attempt(node=node.name, error=err.get("message"), stage=err.get("stage"),
                           node_failed=bool(err.get("node_failed")),
-                          unreachable=bool(err.get("unreachable")))
+                          unreachable=bool(err.get("unreachable")),
+                          retire=err.get("fault") in NODE_RETIRING)
+        if err.get("fault") is not None and attempt.node_failed:
+            with lock:
+                testbed.state.record_fault(node.name, NodeFault(
+                    kind=err["fault"], message=err.get("message") or "",
+                    campaign=spec.name, point=job.point.id, at=time.time()))
         if attempt.node_failed:
             with lock:
                 totals["node_failures"].append({"node": node.name, "point": job.point.id,
                                                 "error": attempt.error})
-        if attempt.unreachable:
+        if attempt.unreachable or attempt.retire:
             rep.message(f"node {node.name} failed during {job.point.id} ({err.get('message')});"
                         " it gets no more points", "warning")
         if record["state"] != "retry":

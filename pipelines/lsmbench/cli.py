@@ -95,6 +95,16 @@ def _history_load_s(results: Path, campaign: str) -> float | None:
     return sum(times) / len(times) if times else None
 
 
+def _check_data_size(plan: Any, results: Path) -> None:
+    """Each point's estimated data against the testbed's data disk (datasize)."""
+    from .datasize import check_data_size
+
+    report = check_data_size(plan, results)
+    plan.notes.extend(report.notes)
+    plan.warnings.extend(report.warnings)
+    plan.data_bytes.update({p.point: p.bytes for p in report.points})
+
+
 def _check_cycles(plan: Any, results: Path) -> None:
     """The plan's notes and warnings about the deepest merge's cycle (lsm-sim, the store)."""
     from .cyclecheck import plan_cycles
@@ -152,6 +162,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     history = _history_load_s(Path(args.results), loaded.spec.name)
     plan = build_plan(loaded, history)
     _check_cycles(plan, Path(args.results))
+    _check_data_size(plan, Path(args.results))
     if args.json:
         _print_json(plan.to_json())
         return EXIT_OK

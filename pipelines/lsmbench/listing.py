@@ -31,6 +31,9 @@ def campaign_listing(store: Store, campaign: str) -> dict[str, Any]:
         "planned": len((camp.get("plan") or {}).get("points") or []),
         "groups": [g.model_dump() for g in groups],
         "points": [r.model_dump() for r in reps],
+        # What `lsmbench publish` would send, and why it was not sent.
+        "unpublished": [{"point": r.point_id, "error": r.data.get("publish_error")}
+                        for r in store.points(campaign) if r.published is False],
     }
 
 
@@ -114,6 +117,11 @@ def print_listing(data: dict[str, Any], store_dir: str, repetitions: bool) -> No
     Console().print(table)
     for g in groups:
         print(f"{g.group}: {'; '.join(g.reasons)}")
+    for u in data.get("unpublished") or []:
+        print(f"unpublished {u['point']}: {u['error'] or 'not sent yet'}")
+    if data.get("unpublished"):
+        print(f"(`lsmbench publish {store_dir} --to URL` sends the "
+              f"{len(data['unpublished'])} unpublished point(s))")
     published = [r.published for r in reps.values() if r.published is not None]
     pub = f"; {sum(published)} of {len(published)} published" if published else ""
     print(f"{len(groups)} group(s) of {len(reps)} of {data['planned'] or '?'} planned point(s) "

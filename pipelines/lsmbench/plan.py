@@ -55,6 +55,8 @@ class Plan:
     cycles: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Each point resolved once (points.resolve_point), by id.
     resolved: dict[str, ResolvedPoint] = field(default_factory=dict)
+    # Per point id, its estimated peak data on the data disk (datasize.check_data_size).
+    data_bytes: dict[str, int] = field(default_factory=dict)
 
     @property
     def spec(self) -> CampaignSpec:
@@ -118,6 +120,7 @@ class Plan:
             "notes": self.notes,
             "warnings": self.warnings,
             "cycles": self.cycles,
+            "data_bytes": self.data_bytes,
         }
 
 

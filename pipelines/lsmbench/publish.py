@@ -10,11 +10,14 @@ environment variable named by ``token_env`` or the file named by
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
 from .spec import InfluxSinkSpec
 from .store import PointRecord, Store
+from .units import format_duration
 
 
 def sink_from_url(url: str, base: InfluxSinkSpec | None = None, **changes: Any) -> InfluxSinkSpec:
@@ -41,6 +44,7 @@ class PublishOutcome:
     ok: bool
     error: str | None = None
     lines: int = 0
+    deadline_reached: bool = False  # gave up because its time ran out (sinks.influx.budget)
 
 
 def make_target(sink: InfluxSinkSpec) -> Any:
@@ -64,14 +68,19 @@ def make_target(sink: InfluxSinkSpec) -> Any:
     )
 
 
-def publish_record(record: PointRecord, sink: InfluxSinkSpec) -> PublishOutcome:
-    """Sends one stored point; never raises for a sink failure (it is the outcome)."""
+def publish_record(record: PointRecord, sink: InfluxSinkSpec,
+                   deadline: float | None = None) -> PublishOutcome:
+    """Sends one stored point; never raises for a sink failure (it is the outcome). Nothing is
+    tried after `deadline` (a time.monotonic())."""
     try:
-        from .sinks.influx import InfluxSink, PublishError
+        from .sinks.influx import DeadlineReached, InfluxSink, PublishError
     except ImportError as e:
         return PublishOutcome(False, f"InfluxDB sink unavailable: {e}")
     try:
-        sent = InfluxSink(make_target(sink)).publish_point(record.path, dict(sink.tags))
+        sent = InfluxSink(make_target(sink), deadline=deadline).publish_point(
+            record.path, dict(sink.tags))
+    except DeadlineReached as e:
+        return PublishOutcome(False, str(e), deadline_reached=True)
     except PublishError as e:
         return PublishOutcome(False, str(e))
     except (OSError, ValueError) as e:
@@ -79,9 +88,47 @@ def publish_record(record: PointRecord, sink: InfluxSinkSpec) -> PublishOutcome:
     return PublishOutcome(True, None, sent)
 
 
-def publish_point(store: Store, record: PointRecord, sink: InfluxSinkSpec) -> PublishOutcome:
+def publish_point(store: Store, record: PointRecord, sink: InfluxSinkSpec,
+                  deadline: float | None = None) -> PublishOutcome:
     """Publishes and records the outcome in the point's point.json."""
-    out = publish_record(record, sink)
+    return record_outcome(store, record, sink, publish_record(record, sink, deadline))
+
+
+def record_outcome(store: Store, record: PointRecord, sink: InfluxSinkSpec,
+                   out: PublishOutcome) -> PublishOutcome:
     store.update_point(record, published=out.ok, publish_error=out.error,
                        published_to=sink.url if out.ok else record.data.get("published_to"))
     return out
+
+
+class SinkBudget:
+    """The time a campaign may spend waiting on its sink, over all its points
+    (sinks.influx.budget): each publish may use what is left; once it is used up, the
+    remaining points are marked unpublished without a try, for `lsmbench publish` later.
+    Shared by the node threads of a distributed run."""
+
+    def __init__(self, budget_s: float) -> None:
+        self.budget_s = budget_s
+        self.used_s = 0.0
+        self._lock = threading.Lock()
+
+    @property
+    def exhausted(self) -> bool:
+        return self.used_s >= self.budget_s
+
+    def publish(self, store: Store, record: PointRecord, sink: InfluxSinkSpec) -> PublishOutcome:
+        with self._lock:
+            left = self.budget_s - self.used_s
+        if left <= 0:
+            return record_outcome(store, record, sink, PublishOutcome(
+                False, f"not sent: the campaign's {format_duration(self.budget_s)} for the sink "
+                       f"(sinks.influx.budget) were used up by a slow or failing InfluxDB; "
+                       f"`lsmbench publish` sends it later"))
+        start = time.monotonic()
+        out = publish_point(store, record, sink, deadline=start + left)
+        with self._lock:
+            self.used_s += time.monotonic() - start
+            if out.deadline_reached:
+                # What is left is too short for a try and its backoff: the budget is spent.
+                self.used_s = max(self.used_s, self.budget_s)
+        return out

@@ -32,6 +32,14 @@ from . import verdict as vd
 from .cyclecheck import ExpectedCycle, from_testing, short_phase_warning, simulated
 from .cycles import MergeCycle, merge_cycle
 from .driverio import EXIT_OK, DriverOutputs, build_run_json, describe_exit, read_timeseries
+from .faults import (
+    RESULTS_DISK_FULL,
+    Diagnosis,
+    FaultContext,
+    ResultsStoreFull,
+    diagnose_driver,
+    diagnose_error,
+)
 from .paths import find_sim
 from .plan import Plan
 from .points import Point, running_dir, testing_signature
@@ -44,11 +52,24 @@ DEFAULT_LOAD_TIMEOUT_S = 3600.0
 
 
 class PointFailed(Exception):
-    def __init__(self, stage: str, message: str, exit_code: int | None = None) -> None:
+    """A stage of the point failed; `fault` names the machine's part in it (faults.py), when
+    the machine and not the point is to blame."""
+
+    def __init__(self, stage: str, message: str, exit_code: int | None = None,
+                 fault: Diagnosis | None = None) -> None:
         super().__init__(f"{stage}: {message}")
         self.stage = stage
         self.message = message
         self.exit_code = exit_code
+        self.fault = fault
+
+    @classmethod
+    def diagnosed(cls, stage: str, fault: Diagnosis, exit_code: int | None = None,
+                  ) -> PointFailed:
+        """The failure a fault explains; a full results store stops the campaign instead."""
+        if fault.kind == RESULTS_DISK_FULL:
+            raise ResultsStoreFull(fault.message)
+        return cls(stage, fault.message, exit_code, fault)
 
 
 @dataclass
@@ -68,6 +89,8 @@ class PointContext:
     # The stored testing phase that measured it (its time series: what the tree does at
     # this scale, for the running window's coverage, cycles.window_coverage).
     shared_testing_dir: Path | None = None
+    # The results store (out_dir is under it): a disk that ran out is told apart by it.
+    store_root: Path | None = None
 
 
 @dataclass
@@ -174,6 +197,9 @@ class PointPipeline:
                 tick=ctx.reporter.phase_tick,
             )
         except Exception as e:
+            fault = diagnose_error(e, self._fault_context(out))
+            if fault is not None:
+                raise PointFailed.diagnosed(phase_dir, fault) from e
             raise PointFailed(phase_dir, f"could not run lsm-driver: {e}") from e
         self.result.driver_s += run.wall_s
         outputs = DriverOutputs.read(out)
@@ -197,6 +223,10 @@ class PointPipeline:
             raise PointFailed(phase_dir, f"lsm-driver exceeded its {timeout_s:.0f}s timeout",
                               run.exit_code)
         if run.exit_code != EXIT_OK:
+            fault = diagnose_driver(run.exit_code, run.log_tail, self._fault_context(out),
+                                    run.pid)
+            if fault is not None:
+                raise PointFailed.diagnosed(phase_dir, fault, run.exit_code)
             raise PointFailed(phase_dir, f"lsm-driver: {describe_exit(run.exit_code)}: "
                                          f"{_last_error(run.log_tail)}", run.exit_code)
         missing = outputs.missing()
@@ -204,12 +234,21 @@ class PointPipeline:
             raise PointFailed(phase_dir, f"lsm-driver exited 0 but wrote no {', '.join(missing)}")
         return outputs
 
+    def _fault_context(self, out_dir: Path) -> FaultContext:
+        ctx = self.ctx
+        return FaultContext(data_dir=self.data_dir, data_root=ctx.node.data_root, out_dir=out_dir,
+                            store_root=ctx.store_root,
+                            node=ctx.node.name if ctx.testbed.distributed else None)
+
     # -- the stages -------------------------------------------------------------------------
 
     def prepare(self) -> None:
         try:
             self.data_dir = self.ctx.testbed.prepare_data_dir(self.ctx.node, self.ctx.point.id)
         except Exception as e:
+            fault = diagnose_error(e, self._fault_context(self.ctx.out_dir))
+            if fault is not None:
+                raise PointFailed.diagnosed("prepare", fault) from e
             raise PointFailed("prepare", str(e)) from e
 
     def load(self, phase_dir: str = "load") -> DriverOutputs:
@@ -364,6 +403,13 @@ class PointPipeline:
                     phase_dir = running_dir(u, bool(running.utilizations))
                     self.running(phase_dir, u, max_tp, self._restart(u, i))
                 self.result.headline = self._headline(running.headline_utilization())
+        except (PointFailed, ResultsStoreFull):
+            raise
+        except Exception as e:  # a snapshot's copy, a verdict's file: a disk that ran out?
+            fault = diagnose_error(e, self._fault_context(self.ctx.out_dir))
+            if fault is None:
+                raise
+            raise PointFailed.diagnosed("data", fault) from e
         finally:
             if not spec.testbed.keep_data:
                 for d in (self.data_dir, self.snap_dir):

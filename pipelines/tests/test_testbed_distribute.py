@@ -113,7 +113,7 @@ def test_points_no_node_can_take_are_recorded_not_lost():
     rec = Recorder()
     distribute(jobs, nodes, 1, rec.runner, rec.no_node)
     assert rec.settled["p1"] == ("s1", None)
-    assert rec.settled["p0"][0] == "-" and "no reachable node with a hdd disk" in \
+    assert rec.settled["p0"][0] == "-" and "no usable node with a hdd disk" in \
         rec.settled["p0"][1]
 
 

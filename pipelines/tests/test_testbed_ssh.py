@@ -3,12 +3,14 @@
 One module-wide pair of nodes: `lsmbench testbed up` (Ansible deploys the engine from a
 build cache seeded with this machine's lsm-driver -- the nodes share its 2 CPUs, a CMake
 build per node would take minutes -- and the node helper), a second `up` that changes
-nothing, a campaign spread over both nodes, a node whose sshd dies mid-campaign, a changed
-host key, and `down`. Runs as root (CI); skipped with the reason elsewhere.
+nothing, a campaign spread over both nodes, a node whose sshd dies mid-campaign, a node whose
+data disk runs out, a changed host key, and `down`. Runs as root (CI); skipped with the
+reason elsewhere.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -21,7 +23,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from fixtures_netns import NetnsNodes, netns_nodes, restart_sshd
+from fixtures_netns import NetnsNodes, SshNode, netns_nodes, restart_sshd
 
 pytestmark = pytest.mark.slow
 
@@ -254,6 +256,82 @@ def _running(exe: str) -> bool:
             except OSError:
                 pass
     return False
+
+
+@contextlib.contextmanager
+def small_data_disk(node: SshNode, size: str):
+    """A tmpfs of `size` over the node's data directory, in the node's own mount namespace
+    (its sshd's): the node's data disk is small, the controller's view is untouched."""
+    assert node.proc is not None
+    enter = ["nsenter", "--target", str(node.proc.pid), "--mount", "--"]
+    subprocess.run([*enter, "mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs",
+                    str(node.data_dir)], check=True, capture_output=True)
+    try:
+        yield
+    finally:
+        subprocess.run([*enter, "umount", "-l", str(node.data_dir)], capture_output=True,
+                       check=False)
+
+
+def test_node_data_disk_full_retries_elsewhere_and_marks_the_node(bed, tmp_path):
+    """node0's data disk is 16 MiB: a point of 40 MB fails there (node-local: it runs again
+    on node1), node0 gets no more points and `testbed status` marks it; a point that fails
+    for its own input is not retried anywhere."""
+    if shutil.which("nsenter") is None:
+        pytest.skip("needs nsenter (util-linux)")
+    spec = {
+        "name": "nodefull",
+        "engine": {"name": "builtin", "options": {"memtable_bytes": "1M"}},
+        # The bad point last: node0 takes the big one first (its worker starts first).
+        "matrix": {"workload.set.record_count": [40000, 40001],
+                   "workload.set.value_size": [1000, "lots"],
+                   "zip": ["workload.set.record_count", "workload.set.value_size"]},
+        "workload": {"file": "update-uniform-1kb"},
+        "phases": {"testing": {"duration": "1.5s", "warmup": "0.5s"},
+                   "running": {"duration": "1s"}},
+        "testbed": NAME,
+    }
+    path = bed.base / "nodefull.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    results = tmp_path / "results"
+    victim = bed.nodes[0]
+    with small_data_disk(victim, "16m"):
+        r = lsmbench(bed, "run", str(path), "--json", "--results", str(results))
+        status = lsmbench(bed, "testbed", "status", NAME, "--json")
+        status_text = lsmbench(bed, "testbed", "status", NAME)
+        # Cleaned after the fault (seen from inside the node: the tmpfs is the node's only).
+        left = subprocess.run(["nsenter", "--target", str(victim.proc.pid), "--mount", "--",
+                               "ls", "-A", str(victim.data_dir / "nodefull")],
+                              capture_output=True, text=True, check=True).stdout
+        assert left == ""
+    assert r.returncode == 1, r.stderr[-3000:]  # the bad-input point failed
+    ev = events(r.stdout)
+    summary = ev[-1]
+    assert (summary["complete"], summary["failed"]) == (1, 1), r.stderr[-3000:]
+    assert [f["node"] for f in summary["node_failures"]] == ["node0"]
+    assert "ran out of space" in summary["node_failures"][0]["error"]
+    from lsmbench.store import Store
+
+    store = Store(results)
+    big = store.point("nodefull", "record_count=40000,value_size=1000,rep=0")
+    assert big is not None and big.state == "complete" and big.data["host"] == "node1"
+    first = big.data["attempts"][0]
+    assert (first["node"], first["node_failed"], first["retire"]) == ("node0", True, True)
+    assert f"the engine's data directory {victim.data_dir}/nodefull/" in first["error"]
+    assert "on node node0 ran out of space" in first["error"]
+    assert any(e["event"] == "message" and "node node0 failed" in e["text"]
+               and "no more points" in e["text"] for e in ev)
+    bad = store.point("nodefull", "record_count=40001,value_size=lots,rep=0")
+    assert bad is not None and bad.state == "failed" and bad.data["attempts"] == []
+    assert bad.data["error"]["node_failed"] is False and bad.data["error"]["fault"] is None
+    # `testbed status` marks node0 with the fault and shows its small data disk.
+    assert status.returncode == 0, status.stderr
+    rows = {row["node"]: row for row in json.loads(status.stdout)["nodes"]}
+    assert rows["node0"]["fault"]["kind"] == "data-disk-full"
+    assert rows["node0"]["fault"]["campaign"] == "nodefull"
+    assert rows["node0"]["data_total_bytes"] == 16 << 20
+    assert rows["node1"]["fault"] is None
+    assert "FAULT data-disk-full" in status_text.stdout and "16.0 MiB" in status_text.stdout
 
 
 def test_changed_host_key_is_refused(bed):

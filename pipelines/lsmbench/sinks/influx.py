@@ -35,7 +35,9 @@ in a Secret, whose repr is `***`, and is scrubbed from every error message and l
 Failures: connection errors, timeouts, HTTP 5xx and 429 are retried with exponential backoff
 (`retries` more tries, delays backoff_s, 2*backoff_s, ... capped at backoff_max_s, or the
 server's Retry-After); anything else, or giving up, raises PublishError. The caller keeps the
-point in the local store and marks it unpublished.
+point in the local store and marks it unpublished. With a `deadline` (time.monotonic()), no
+try starts after it, each try's timeout and each backoff end by it: a campaign's sink budget
+(lsmbench.publish.SinkBudget) bounds its waiting on a slow server this way.
 """
 
 from __future__ import annotations
@@ -77,6 +79,10 @@ _MAX_BATCH_BYTES = 4 << 20  # InfluxDB 1.x refuses bodies over 25 MB by default
 
 class PublishError(RuntimeError):
     """Publishing failed (after the retries, where retrying made sense). Never holds secrets."""
+
+
+class DeadlineReached(PublishError):
+    """Publishing gave up because the time allowed for it (the sink's deadline) ran out."""
 
 
 class Secret:
@@ -226,6 +232,7 @@ class InfluxSink:
     """Sends line protocol to one InfluxTarget (see the module docstring for the retry rules).
 
     session and sleep can be replaced (tests use a fake sleep to stay fast).
+    deadline: a time.monotonic() after which nothing more is tried (PublishError).
     Not thread-safe: one sink per thread.
     """
 
@@ -235,10 +242,12 @@ class InfluxSink:
         *,
         session: requests.Session | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        deadline: float | None = None,
     ) -> None:
         self.target = target
         self.session = session or requests.Session()
         self._sleep = sleep
+        self._deadline = deadline
         self._secret = target.credential()
         self._headers = _auth_header(target, self._secret)
         self._db_created = False
@@ -257,6 +266,18 @@ class InfluxSink:
         return text
 
     # -- writing -------------------------------------------------------------------------------
+
+    def _timeout(self, url: str, reason: str = "") -> float:
+        """The next request's timeout: the target's, cut to what is left before the deadline;
+        PublishError when nothing is left."""
+        if self._deadline is None:
+            return self.target.timeout_s
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            why = f" (last: {self._scrub(reason)})" if reason else ""
+            raise DeadlineReached(f"InfluxDB write to {url} gave up: the time allowed for the "
+                                  f"sink ran out{why}")
+        return min(self.target.timeout_s, left)
 
     def write(self, lines: Iterable[str]) -> int:
         """Send lines in batches; returns how many were sent. Raises PublishError."""
@@ -282,10 +303,10 @@ class InfluxSink:
         while attempt < tries:
             attempt += 1
             retry_after: float | None = None
+            timeout = self._timeout(url, reason)
             try:
-                r = self.session.post(
-                    url, params=params, data=body, headers=headers, timeout=self.target.timeout_s
-                )
+                r = self.session.post(url, params=params, data=body, headers=headers,
+                                      timeout=timeout)
             except requests.RequestException as e:
                 reason = f"{type(e).__name__}: {e}"
             else:
@@ -315,6 +336,11 @@ class InfluxSink:
             delay = min(self.target.backoff_max_s, self.target.backoff_s * 2 ** (attempt - 1))
             if retry_after is not None:
                 delay = min(self.target.backoff_max_s, max(delay, retry_after))
+            if self._deadline is not None and time.monotonic() + delay >= self._deadline:
+                # Waiting out the backoff would end past the deadline: give up now.
+                raise DeadlineReached(f"InfluxDB write to {url} gave up after {attempt} of "
+                                      f"{tries} tries: the time allowed for the sink ran out "
+                                      f"(last: {self._scrub(reason)})")
             log.warning(
                 "InfluxDB write failed (%s); try %d of %d, retrying in %.2fs",
                 self._scrub(reason),
@@ -337,9 +363,10 @@ class InfluxSink:
         if db:
             params["db"] = db
         url = f"{self.target.url}/query"
+        timeout = self._timeout(url)
         try:
             r = self.session.request(
-                method, url, params=params, headers=self._headers, timeout=self.target.timeout_s
+                method, url, params=params, headers=self._headers, timeout=timeout
             )
         except requests.RequestException as e:
             raise PublishError(

@@ -269,6 +269,9 @@ class ThrottleSpec(Strict):
 # ---------------------------------------------------------------- sinks
 
 
+DEFAULT_SINK_BUDGET_S = 300.0
+
+
 class InfluxSinkSpec(Strict):
     """InfluxDB (v1 database or v2 org/bucket). Credentials only from env or a file."""
 
@@ -285,6 +288,9 @@ class InfluxSinkSpec(Strict):
     tags: dict[str, str] = Field(default_factory=dict)
     timeout: Duration = Field(default=10.0, gt=0)
     retries: int = Field(default=3, ge=0, le=20)
+    # The most a campaign waits on this sink over all its points (tries, timeouts, backoff);
+    # once used up, the rest stay unpublished for `lsmbench publish` (docs/faults.md).
+    budget: Duration = Field(default=DEFAULT_SINK_BUDGET_S, gt=0)
 
     @field_validator("url")
     @classmethod

@@ -64,6 +64,7 @@ class PhaseRun:
     throttled: bool = False
     cgroup_backend: str | None = None
     log_tail: str = ""
+    pid: int | None = None  # the driver's (where a core dump may be named after it)
 
 
 # Called about once a second while a driver runs, with the seconds elapsed.

@@ -17,10 +17,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from ..faults import human_bytes
 from ..spec.reading import read_document
 from .base import DefinitionError, TestbedError
 
@@ -135,7 +137,18 @@ def cmd_status(args: argparse.Namespace) -> int:
             dep = (r["deployed"] or "nothing") + (" (current)" if r["current"] else
                                                   " (outdated)" if r["deployed"] else "")
             reach = "reachable" if r.get("reachable") else f"UNREACHABLE: {r.get('error')}"
-            print(f"  {r['node']:<16} {r['address']:<22} {r['disk']}  {reach}; deployed: {dep}")
+            space = ""
+            if r.get("data_total_bytes"):
+                space = (f"; data disk {human_bytes(r['data_free_bytes'])} free of "
+                         f"{human_bytes(r['data_total_bytes'])}")
+            print(f"  {r['node']:<16} {r['address']:<22} {r['disk']}  {reach}; deployed: {dep}"
+                  f"{space}")
+            fault = r.get("fault")
+            if fault:
+                when = time.strftime("%Y-%m-%d %H:%M", time.localtime(fault["at"]))
+                first = fault["message"].splitlines()[0] if fault["message"] else ""
+                print(f"    FAULT {fault['kind']} at {when} in {fault['campaign']}/"
+                      f"{fault['point']}: {first} (cleared when a point completes here)")
     return EXIT_OK if all(r.get("reachable") for r in rows) else EXIT_ENV
 
 

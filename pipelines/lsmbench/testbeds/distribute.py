@@ -3,8 +3,9 @@
 * A point runs only on a node whose disk kind it asks for (``any`` matches every node).
 * One experiment per disk at a time: each node entry (one data disk) has one worker thread,
   so two points never share a disk; the nodes work in parallel.
-* A point whose node fails (``node_failed``: unreachable, driver killed) goes back to the
-  queue for another node, up to ``retries`` times; an unreachable node gets no more points.
+* A point whose node fails (``node_failed``: unreachable, driver killed, its disk full) goes
+  back to the queue for another node, up to ``retries`` times; an unreachable node, or one
+  whose disk ran out (``retire``), gets no more points.
   When no usable node is left for a point, it is recorded as failed (``no_node``).
 
 The runner callback does the work and says how it went; this module only decides where and
@@ -26,10 +27,12 @@ class Attempt:
     stage: str | None = None
     node_failed: bool = False  # the node, not the point, is to blame: retry elsewhere
     unreachable: bool = False  # and the node is gone: no more points for it
+    retire: bool = False  # the node is there but unfit (its disk ran out): no more points
 
     def to_json(self) -> dict[str, Any]:
         return {"node": self.node, "error": self.error, "stage": self.stage,
-                "node_failed": self.node_failed, "unreachable": self.unreachable}
+                "node_failed": self.node_failed, "unreachable": self.unreachable,
+                "retire": self.retire}
 
 
 @dataclass
@@ -67,7 +70,7 @@ def distribute(jobs: list[Job], nodes: list[Any], retries: int, runner: Runner,
         if any(n.name in alive and fits(job, n) for n in nodes):
             return None
         kinds = sorted({node_disk(n) for n in nodes if n.name in alive})
-        return (f"no reachable node with a {job.disk} disk (reachable: "
+        return (f"no usable node with a {job.disk} disk (usable: "
                 f"{', '.join(kinds) or 'none'})")
 
     def take(node: Any) -> tuple[Job, bool] | None:
@@ -125,7 +128,7 @@ def distribute(jobs: list[Job], nodes: list[Any], retries: int, runner: Runner,
             with cond:
                 busy.discard(node.name)
                 job.attempts.append(attempt)
-                if attempt.unreachable:
+                if attempt.unreachable or attempt.retire:
                     alive.discard(node.name)
                 if attempt.node_failed and not last:
                     queue.insert(0, job)
@@ -159,6 +162,6 @@ def distribute(jobs: list[Job], nodes: list[Any], retries: int, runner: Runner,
         settle_orphans()
         for job in list(queue):  # every node died with work left
             queue.remove(job)
-            no_node(job, "no reachable node left")
+            no_node(job, "no usable node left (unreachable, or out of disk space)")
     if errors:
         raise errors[0]

@@ -142,6 +142,8 @@ class LocalTestbed(Testbed):
         global _PREFIX
         if node.driver is None:
             raise TestbedError("the testbed is not deployed (no driver)")
+        # Absolute: the paths in the driver's errors are compared with the store's (faults.py).
+        out_dir = out_dir.absolute()
         out_dir.mkdir(parents=True, exist_ok=True)
         run_path = out_dir / "run.json"
         run_path.write_text(json.dumps(run_doc, indent=2) + "\n")
@@ -191,7 +193,8 @@ class LocalTestbed(Testbed):
             # Cancelled (Ctrl-C, SIGTERM): let the driver write its outputs, then go.
             terminate(proc)
             raise
-        return PhaseRun(exit_code=code, wall_s=time.monotonic() - start, timed_out=timed_out)
+        return PhaseRun(exit_code=code, wall_s=time.monotonic() - start, timed_out=timed_out,
+                        pid=proc.pid)
 
     # -- environment ----------------------------------------------------------------------
 

@@ -70,8 +70,11 @@ def cmd_check(a: argparse.Namespace) -> dict[str, Any]:
     root.mkdir(parents=True, exist_ok=True)
     if not os.access(root, os.W_OK):
         raise RuntimeError(f"data directory {root} is not writable")
+    space = os.statvfs(root)
     out: dict[str, Any] = {"hostname": os.uname().nodename, "python": sys.version.split()[0],
-                           "data_dir": str(root), "throttle": None}
+                           "data_dir": str(root), "throttle": None,
+                           "data_free_bytes": space.f_bavail * space.f_frsize,
+                           "data_total_bytes": space.f_blocks * space.f_frsize}
     limits = _limits(a.limits)
     if limits is not None:
         from lsmbench.throttle import ThrottleError, check_throttle_available

@@ -234,22 +234,30 @@ class RemoteTestbed(Testbed):
         return DiskProfile.from_json(r.stdout.decode())
 
     def status(self) -> list[dict[str, Any]]:
-        """Per node: reachable?, deployed hash, helper answering?"""
+        """Per node: reachable?, deployed hash, helper answering?, the data disk's free space,
+        and the last fault a campaign met there (state.NodeFault), if any."""
         hosts = self.hosts()
         done = self.state.deployed()
         want = content_hash()
+        faults = self.state.faults()
 
         def one(h: HostEntry) -> dict[str, Any]:
             t = SshTarget(h, self.state.known_hosts)
             row: dict[str, Any] = {"node": h.name, "address": f"{h.address}:{h.port}",
                                    "disk": h.disk, "data_dir": h.data_dir,
                                    "deployed": done.get(h.name, {}).get("content_hash"),
-                                   "current": done.get(h.name, {}).get("content_hash") == want}
+                                   "current": done.get(h.name, {}).get("content_hash") == want,
+                                   "fault": (faults[h.name].model_dump() if h.name in faults
+                                             else None)}
             try:
                 r = t.run(self._helper(h, "check", "--data-dir", h.data_dir), check=False,
                           timeout=30)
                 row["reachable"] = True
                 row["helper"] = r.returncode == 0
+                if r.returncode == 0:
+                    facts = json.loads(r.stdout)
+                    row["data_free_bytes"] = facts.get("data_free_bytes")
+                    row["data_total_bytes"] = facts.get("data_total_bytes")
             except NodeUnreachable as e:
                 row["reachable"] = False
                 row["error"] = str(e)

@@ -5,6 +5,8 @@
     inventory.yml      the generated Ansible inventory
     known_hosts        the nodes' SSH host keys (first contact recorded; a change is an error)
     deployed.json      per node: the content hash of what was deployed, and when
+    faults.json        per node: the last fault a campaign met there (its disk ran out, ...),
+                       shown by `lsmbench testbed status` until a point completes there again
     calibration/       per node: the fio disk profile (throttle percentages)
     terraform/         Terraform's working directory and local state (terraform testbeds)
     sources/           the engine source archive shipped to the nodes, by content hash
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import BaseModel
 
 from ..paths import project_root
 from .base import TestbedError
@@ -45,6 +48,16 @@ def engines_dir() -> Path:
 def testbeds_root() -> Path:
     env = os.environ.get("LSMBENCH_TESTBEDS")
     return Path(env).resolve() if env else project_root() / "testbeds"
+
+
+class NodeFault(BaseModel):
+    """The last fault of a node's own (faults.py kinds) that a campaign met."""
+
+    kind: str
+    message: str
+    campaign: str
+    point: str
+    at: float
 
 
 class TestbedState:
@@ -119,6 +132,32 @@ class TestbedState:
 
     def forget_deployed(self) -> None:
         self.deployed_path.unlink(missing_ok=True)
+
+    @property
+    def faults_path(self) -> Path:
+        return self.dir / "faults.json"
+
+    def faults(self) -> dict[str, NodeFault]:
+        try:
+            doc = json.loads(self.faults_path.read_text())
+            return {node: NodeFault.model_validate(f) for node, f in doc.items()}
+        except (OSError, ValueError):
+            return {}
+
+    def _write_faults(self, faults: dict[str, NodeFault]) -> None:
+        self.ensure()
+        tmp = self.faults_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({n: f.model_dump() for n, f in faults.items()}, indent=2,
+                                  sort_keys=True) + "\n")
+        tmp.replace(self.faults_path)
+
+    def record_fault(self, node: str, fault: NodeFault) -> None:
+        self._write_faults({**self.faults(), node: fault})
+
+    def clear_fault(self, node: str) -> None:
+        faults = self.faults()
+        if faults.pop(node, None) is not None:
+            self._write_faults(faults)
 
 
 # -- what is shipped -------------------------------------------------------------------------
