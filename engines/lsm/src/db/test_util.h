@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include "db/filenames.h"
 #include "db/version.h"
+#include "env/fault_env.h"
 
 namespace lsm::test {
 
@@ -53,6 +55,21 @@ inline ComponentMeta MakeMeta(uint64_t number, int level, std::string smallest,
   c.smallest = std::move(smallest);
   c.largest = std::move(largest);
   return c;
+}
+
+// The kind of a database file, for FaultEnv.
+inline FaultFile DbFileKind(const std::string& path) {
+  uint64_t number;
+  switch (ParseFileName(path.substr(path.rfind('/') + 1), &number)) {
+    case FileType::kWal: return FaultFile::kWal;
+    case FileType::kTable: return FaultFile::kTable;
+    case FileType::kManifest: return FaultFile::kManifest;
+    // CURRENT is written as a temp file, then renamed over: the engine
+    // writes no other temp file.
+    case FileType::kCurrent:
+    case FileType::kTemp: return FaultFile::kCurrent;
+    default: return FaultFile::kOther;
+  }
 }
 
 }  // namespace lsm::test
