@@ -63,9 +63,12 @@ const char* FaultOpName(FaultOp op) {
 }
 
 std::string DescribeFault(const Fault& fault) {
-  std::string text = std::string(FaultOpName(fault.op)) + " of " + FileName(fault.file) + ", call " +
-                     std::to_string(fault.nth) + (fault.until_cleared ? " onwards" : "") + ", ";
-  text += fault.error == ENOSPC ? "ENOSPC" : fault.error == EIO ? "EIO" : std::to_string(fault.error);
+  std::string text = std::string(FaultOpName(fault.op)) + " of " + FileName(fault.file) +
+                     ", call " + std::to_string(fault.nth) +
+                     (fault.until_cleared ? " onwards" : "") + ", ";
+  text += fault.error == ENOSPC ? "ENOSPC"
+          : fault.error == EIO  ? "EIO"
+                                : std::to_string(fault.error);
   if (fault.short_write) text += ", short write";
   return text;
 }
@@ -113,33 +116,30 @@ FaultEnv::Verdict FaultEnv::Check(FaultOp op, FaultFile kind, const std::string&
   return v;
 }
 
-Status FaultEnv::WrapWritable(Status s, const std::string& fname,
-                              std::unique_ptr<WritableFile>* r) {
-  if (s.ok()) *r = std::make_unique<FaultWritableFile>(std::move(*r), this, fname, classify_(fname));
-  return s;
-}
-
 Status FaultEnv::NewWritableFile(const std::string& f, std::unique_ptr<WritableFile>* r) {
-  Status s = Check(FaultOp::kCreate, classify_(f), f).status;
-  if (!s.ok()) {
-    r->reset();
-    return s;
-  }
-  return WrapWritable(target()->NewWritableFile(f, r), f, r);
+  return OpenWritable(f, r, &Env::NewWritableFile);
 }
 
 Status FaultEnv::NewAppendableFile(const std::string& f, std::unique_ptr<WritableFile>* r) {
-  Status s = Check(FaultOp::kCreate, classify_(f), f).status;
+  return OpenWritable(f, r, &Env::NewAppendableFile);
+}
+
+Status FaultEnv::OpenWritable(const std::string& fname, std::unique_ptr<WritableFile>* r,
+                              OpenFunction open) {
+  const FaultFile kind = classify_(fname);
+  Status s = Check(FaultOp::kCreate, kind, fname).status;
+  if (s.ok()) s = (target()->*open)(fname, r);
   if (!s.ok()) {
     r->reset();
     return s;
   }
-  return WrapWritable(target()->NewAppendableFile(f, r), f, r);
+  *r = std::make_unique<FaultWritableFile>(std::move(*r), this, fname, kind);
+  return s;
 }
 
-Status FaultEnv::RenameFile(const std::string& src, const std::string& target) {
-  Status s = Check(FaultOp::kRename, classify_(target), src + " to " + target).status;
-  return s.ok() ? EnvWrapper::RenameFile(src, target) : s;
+Status FaultEnv::RenameFile(const std::string& from, const std::string& to) {
+  Status s = Check(FaultOp::kRename, classify_(to), from + " to " + to).status;
+  return s.ok() ? EnvWrapper::RenameFile(from, to) : s;
 }
 
 Status FaultEnv::SyncDir(const std::string& dir) {

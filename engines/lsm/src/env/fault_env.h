@@ -27,7 +27,7 @@ enum class FaultOp {
   kSyncDir,  // SyncDir; a directory is of no file kind, so only FaultFile::kAny matches
   kRemove,   // RemoveFile
 };
-inline constexpr int kNumFaultOps = 6;
+inline constexpr int kNumFaultOps = static_cast<int>(FaultOp::kRemove) + 1;
 
 // The kinds of file a fault can be limited to. The Env does not know the
 // engine's file names: whoever creates it says which kind a path is.
@@ -68,7 +68,7 @@ class FaultEnv final : public EnvWrapper {
 
   Status NewWritableFile(const std::string& f, std::unique_ptr<WritableFile>* r) override;
   Status NewAppendableFile(const std::string& f, std::unique_ptr<WritableFile>* r) override;
-  Status RenameFile(const std::string& src, const std::string& target) override;
+  Status RenameFile(const std::string& from, const std::string& to) override;
   Status SyncDir(const std::string& dir) override;
   Status RemoveFile(const std::string& fname) override;
 
@@ -82,7 +82,10 @@ class FaultEnv final : public EnvWrapper {
   Verdict Check(FaultOp op, FaultFile kind, const std::string& fname);
 
  private:
-  Status WrapWritable(Status s, const std::string& fname, std::unique_ptr<WritableFile>* r);
+  using OpenFunction = Status (Env::*)(const std::string&, std::unique_ptr<WritableFile>*);
+  // A creation, which may fail; the file it opens fails writes and syncs.
+  Status OpenWritable(const std::string& fname, std::unique_ptr<WritableFile>* r,
+                      OpenFunction open);
 
   const FileClassifier classify_;
   mutable std::mutex mu_;
