@@ -49,20 +49,31 @@ Fault RandomFault(std::mt19937_64& rng) {
   return fault;
 }
 
+// faults: calls failed (a full disk fails many); faulted: rounds in which
+// the fault fired at all.
 struct Totals {
-  uint64_t rounds = 0, faults = 0, acknowledged = 0, lost = 0;
+  uint64_t rounds = 0, faulted = 0, faults = 0, acknowledged = 0, lost = 0;
+
+  void Print(const std::string& what) const {
+    std::printf("%s: %llu rounds (%llu with a fault), %llu faults injected, %llu acknowledged "
+                "writes, %llu lost\n",
+                what.c_str(), static_cast<unsigned long long>(rounds),
+                static_cast<unsigned long long>(faulted), static_cast<unsigned long long>(faults),
+                static_cast<unsigned long long>(acknowledged),
+                static_cast<unsigned long long>(lost));
+  }
+  void Add(const Totals& t) {
+    rounds += t.rounds;
+    faulted += t.faulted;
+    faults += t.faults;
+    acknowledged += t.acknowledged;
+    lost += t.lost;
+  }
 };
 
 class FaultModelTest : public testing::TestWithParam<std::pair<std::string, std::string>> {
  protected:
-  static void TearDownTestSuite() {
-    std::printf("fault model, all cases: %llu rounds, %llu faults injected, %llu acknowledged "
-                "writes, %llu lost\n",
-                static_cast<unsigned long long>(totals_.rounds),
-                static_cast<unsigned long long>(totals_.faults),
-                static_cast<unsigned long long>(totals_.acknowledged),
-                static_cast<unsigned long long>(totals_.lost));
-  }
+  static void TearDownTestSuite() { totals_.Print("fault model, all cases"); }
   static Totals totals_;
 };
 Totals FaultModelTest::totals_;
@@ -115,7 +126,7 @@ TEST_P(FaultModelTest, AcknowledgedWritesSurviveFaults) {
   FaultyDB fdb(options);
   ASSERT_TRUE(fdb.Open().ok());
 
-  uint64_t lost = 0;
+  Totals totals;
   for (uint64_t round = 0; round < rounds; round++) {
     const Fault fault = RandomFault(rng);
     SCOPED_TRACE("round " + std::to_string(round) + ": " + DescribeFault(fault));
@@ -144,25 +155,22 @@ TEST_P(FaultModelTest, AcknowledgedWritesSurviveFaults) {
       s = fdb.Open();
       ASSERT_TRUE(s.ok()) << s.ToString();
     }
+    totals.faulted += fdb.env().fired();
     const std::vector<std::string> differ = fdb.Differences(true);
-    lost += differ.size();
-    EXPECT_EQ(differ, std::vector<std::string>{}) << "keys that differ from the acknowledged writes";
+    totals.lost += differ.size();
+    EXPECT_EQ(differ, std::vector<std::string>{})
+        << "keys that differ from the acknowledged writes";
   }
   // Files whose removal failed go at the next open.
   ASSERT_TRUE(fdb.Open().ok());
   fdb.Close();
   fdb.ExpectOnlyLiveFiles();
 
-  totals_.rounds += rounds;
-  totals_.faults += fdb.env().faults_injected();
-  totals_.acknowledged += fdb.acknowledged();
-  totals_.lost += lost;
-  std::printf("%s/%s: %llu rounds, %llu faults injected, %llu acknowledged writes, %llu lost\n",
-              GetParam().first.c_str(), GetParam().second.c_str(),
-              static_cast<unsigned long long>(rounds),
-              static_cast<unsigned long long>(fdb.env().faults_injected()),
-              static_cast<unsigned long long>(fdb.acknowledged()),
-              static_cast<unsigned long long>(lost));
+  totals.rounds = rounds;
+  totals.faults = fdb.env().faults_injected();
+  totals.acknowledged = fdb.acknowledged();
+  totals.Print(GetParam().first + "/" + GetParam().second);
+  totals_.Add(totals);
 }
 
 std::vector<std::pair<std::string, std::string>> AllPairs() {

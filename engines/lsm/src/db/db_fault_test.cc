@@ -53,7 +53,7 @@ struct Scenario {
 Options BaseOptions() {
   Options options;
   options.wal = WalMode::kSync;
-  options.block_bytes = 1024;  // several blocks, so several writes, per table
+  options.block_bytes = 2048;  // several blocks, so several writes, per table
   options.merge_policy = PolicyKind::kTiering;
   options.size_ratio = 2;  // the second component makes a merge
   return options;
