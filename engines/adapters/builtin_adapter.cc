@@ -129,6 +129,9 @@ class BuiltinAdapter final : public KvAdapter {
     m["puts"] = d(st.puts);
     m["deletes"] = d(st.deletes);
     m["gets"] = d(st.gets);
+    // 1 once a flush, merge or WAL write failed: the run's writes fail from
+    // then on, with the error the run's result carries.
+    m["background_error"] = st.background_error.empty() ? 0 : 1;
     return m;
   }
 

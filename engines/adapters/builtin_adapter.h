@@ -11,7 +11,7 @@
 // merges_pending, merge_remaining_bytes, write_amplification,
 // io_budget_granted_bytes, io_budget_unused_bytes, background_sync_micros, flushes, merges,
 // disk_bytes, max_components, memory_components_immutable, user_bytes, puts,
-// deletes, gets.
+// deletes, gets, background_error (1 after a flush, merge or WAL failure).
 //
 // Close flushes the memtable first when wal=off (nothing else would keep
 // those writes, and RocksDB behaves the same way), then closes the DB.

@@ -217,9 +217,10 @@ TEST(BuiltinAdapterTest, MetricsFromEngineStats) {
         "bytes_flushed", "bytes_merged", "bytes_merge_read", "merges_running", "merges_pending",
         "merge_remaining_bytes", "write_amplification", "flushes", "merges", "disk_bytes",
         "max_components", "memory_components_immutable", "user_bytes", "puts", "deletes",
-        "gets"}) {
+        "gets", "background_error"}) {
     EXPECT_TRUE(m.count(key)) << key;
   }
+  EXPECT_EQ(0, m.at("background_error"));
   EXPECT_EQ(n, m.at("puts"));
   EXPECT_EQ(1, m.at("deletes"));
   EXPECT_EQ(1, m.at("gets"));

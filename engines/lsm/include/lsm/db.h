@@ -42,6 +42,10 @@ class DB {
   virtual Status Flush() = 0;
   // Blocks until no flush or merge is pending or running.
   virtual Status WaitForIdle() = 0;
+  // After a flush, a merge or a WAL write fails, the DB keeps that error
+  // (Stats::background_error): Put, Delete, Flush and WaitForIdle return it
+  // from then on, reads go on, and a reopen recovers every acknowledged
+  // write (engines/README.md, "Faults").
   virtual Stats GetStats() const = 0;
 };
 

@@ -2,6 +2,7 @@
 #define LSM_INCLUDE_LSM_STATS_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace lsm {
@@ -68,6 +69,11 @@ struct Stats {
   // (flush_bytes_written + merge_bytes_written) / user_bytes_written; 0 before
   // any write.
   double write_amplification = 0;
+
+  // Empty while the engine is healthy; else the first failure of a flush, a
+  // merge or the WAL (Status::ToString), which every later write, Flush and
+  // WaitForIdle return until the DB is reopened.
+  std::string background_error;
 };
 
 }  // namespace lsm

@@ -249,9 +249,15 @@ Status DBImpl::SwitchMemTable() {
     wal_number = NewFileNumber();
     std::unique_ptr<WritableFile> file;
     Status s = env_->NewWritableFile(WalFileName(dir_, wal_number), &file);
-    if (!s.ok()) return s;
-    // The old log's records were handed to the OS (or synced) per write.
-    wal_file_->Close();
+    // The old log's records were handed to the OS (or synced) per write, so
+    // closing it only reports what became of them.
+    if (s.ok()) s = wal_file_->Close();
+    if (!s.ok()) {
+      // Like a failed append: the WAL is in doubt, so no write may follow.
+      // The new log, if created, is empty and goes at the next open.
+      SetBackgroundError(s);
+      return s;
+    }
     wal_file_ = std::move(file);
     wal_ = std::make_unique<log::Writer>(wal_file_.get());
   }
@@ -268,7 +274,11 @@ Status DBImpl::SwitchMemTable() {
 }
 
 void DBImpl::SetBackgroundError(const Status& s) {
-  if (bg_error_.ok()) bg_error_ = s;
+  if (bg_error_.ok()) {
+    bg_error_ = s;
+    std::lock_guard<std::mutex> stats_lock(stats_mu_);
+    component_stats_.background_error = s.ToString();
+  }
   bg_cv_.notify_all();
 }
 
@@ -403,6 +413,7 @@ Status DBImpl::FlushMemTable(const std::shared_ptr<MemTable>& imm) {
     info.bytes = component->meta().file_size;
   }
   s = LogAndApply(lock, std::move(stack), std::move(added), imm);
+  // The component's file stays, as a failed merge's outputs do (RunMerge).
   if (!s.ok()) return s;
   counters_.flushes.fetch_add(1, std::memory_order_relaxed);
   {

@@ -170,7 +170,9 @@ class DBImpl final : public DB, private MergeControl::Host {
   Counters counters_;
   // Lock order: mu_, then stats_mu_, then merge control's stats mutex.
   mutable std::mutex stats_mu_;
-  Stats component_stats_;  // guarded by stats_mu_: the component part of Stats
+  // guarded by stats_mu_: the component part of Stats, and the background
+  // error as text (GetStats must not take mu_ to read bg_error_)
+  Stats component_stats_;
 
   std::thread flush_thread_;
 };

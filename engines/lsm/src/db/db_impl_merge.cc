@@ -77,12 +77,10 @@ Status DBImpl::RunMerge(MergeJob* job) {
   }
   if (merge_control_->partitioned()) SortByLevelBlock(&stack);
   s = LogAndApply(lock, std::move(stack), std::move(added), nullptr);
-  if (!s.ok()) {
-    if (!moved) {
-      for (const ComponentPtr& output : outputs) output->MarkObsolete();
-    }
-    return s;
-  }
+  // The outputs' files stay even so: the edit may have reached the manifest
+  // (its sync failed, say), and then the next open installs them. That open
+  // removes whichever files its manifest does not name.
+  if (!s.ok()) return s;
   counters_.merges.fetch_add(1, std::memory_order_relaxed);
   info.output_level = job->output_level();
   info.inputs = inputs.size();

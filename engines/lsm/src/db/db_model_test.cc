@@ -27,23 +27,6 @@ struct ModelCase {
 
 class ModelTest : public ::testing::TestWithParam<ModelCase> {};
 
-std::string RandomKey(std::mt19937_64& rng, int key_space) {
-  // Varied lengths and a shared prefix exercise prefix compression.
-  uint64_t k = rng() % key_space;
-  std::string key = "key" + std::to_string(k);
-  if (k % 7 == 0) key.push_back('\0');
-  if (k % 11 == 0) key += std::string(k % 50, '\xff');
-  return key;
-}
-
-std::string RandomValue(std::mt19937_64& rng) {
-  size_t len = rng() % 200;
-  if (rng() % 100 == 0) len = 4000 + rng() % 20000;  // larger than a block
-  std::string v(len, '\0');
-  for (auto& c : v) c = static_cast<char>('a' + rng() % 26);
-  return v;
-}
-
 void CheckFullScan(DB* db, const std::map<std::string, std::string>& model, uint64_t op) {
   auto it = db->NewIterator();
   auto m = model.begin();
@@ -75,9 +58,9 @@ TEST_P(ModelTest, MatchesStdMap) {
   std::string value;
   for (uint64_t op = 1; op <= kOps; op++) {
     const int dice = static_cast<int>(rng() % 100);
-    const std::string key = RandomKey(rng, kKeySpace);
+    const std::string key = test::RandomKey(rng, kKeySpace);
     if (dice < 50) {
-      std::string v = RandomValue(rng);
+      std::string v = test::RandomValue(rng);
       ASSERT_TRUE(db->Put(key, v).ok());
       model[key] = v;
     } else if (dice < 65) {
@@ -109,7 +92,7 @@ TEST_P(ModelTest, MatchesStdMap) {
     if (op % 10000 == 0) {
       ASSERT_NO_FATAL_FAILURE(CheckFullScan(db.get(), model, op));
       for (int i = 0; i < 200; i++) {
-        const std::string probe = RandomKey(rng, kKeySpace);
+        const std::string probe = test::RandomKey(rng, kKeySpace);
         Status s = db->Get(probe, &value);
         auto m = model.find(probe);
         ASSERT_EQ(s.ok(), m != model.end()) << "op " << op << " key " << probe;
@@ -150,11 +133,8 @@ std::vector<ModelCase> ModelCases() {
 
 INSTANTIATE_TEST_SUITE_P(PoliciesAndSchedulers, ModelTest, ::testing::ValuesIn(ModelCases()),
                          [](const auto& info) {
-                           std::string name = info.param.policy + "_" + info.param.scheduler;
-                           for (auto& c : name) {
-                             if (c == '-') c = '_';
-                           }
-                           return name;
+                           return test::PolicySchedulerName(info.param.policy,
+                                                            info.param.scheduler);
                          });
 
 }  // namespace

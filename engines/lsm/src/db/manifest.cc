@@ -161,9 +161,11 @@ Status RecoverManifest(Env* env, const std::string& dir, ManifestState* state) {
     edits++;
   }
   if (!reader.status().ok()) return reader.status();
-  // Every manifest edit was synced before it took effect, so a damaged tail
-  // is damage, not an interrupted append.
-  if (reader.tail_corrupted()) {
+  // A file ending inside the last edit is an append that never completed (a
+  // crash, or a failed write: ManifestWriter appends nothing after one), so
+  // that edit never took effect and the state is the one before it. Any
+  // other bad tail is damage: every edit was synced before it took effect.
+  if (reader.tail_corrupted() && !reader.tail_truncated()) {
     return Status::Corruption("manifest is damaged or truncated (" + reader.what_happened() + ")",
                               fname);
   }
@@ -208,10 +210,15 @@ Status ManifestWriter::Create(Env* env, const std::string& dir, uint64_t number,
 }
 
 Status ManifestWriter::Append(const ManifestEdit& edit) {
+  if (!error_.ok()) return error_;
   std::string record = edit.Encode();
   Status s = writer_.AddRecord(record);
   if (s.ok()) s = file_->Sync();
-  if (s.ok()) bytes_written_ += record.size();
+  if (s.ok()) {
+    bytes_written_ += record.size();
+  } else {
+    error_ = s;
+  }
   return s;
 }
 

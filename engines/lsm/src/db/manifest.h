@@ -44,8 +44,9 @@ struct ManifestState {
 };
 
 // Reads CURRENT and replays the manifest. NotFound if there is no CURRENT
-// (no database); Corruption naming the file for a damaged or truncated
-// manifest or CURRENT.
+// (no database); Corruption naming the file for a damaged manifest or
+// CURRENT. A manifest that ends inside its last edit (an append cut short)
+// yields the state before that edit.
 Status RecoverManifest(Env* env, const std::string& dir, ManifestState* state);
 
 class ManifestWriter {
@@ -54,7 +55,9 @@ class ManifestWriter {
   // and points CURRENT at it.
   static Status Create(Env* env, const std::string& dir, uint64_t number,
                        const ManifestEdit& snapshot, std::unique_ptr<ManifestWriter>* writer);
-  // Appends and syncs one edit.
+  // Appends and syncs one edit. After a failure every later call returns
+  // that error and writes nothing: the failed edit may be in the file, whole
+  // or cut short, and an edit behind a cut one would be lost with it.
   Status Append(const ManifestEdit& edit);
   uint64_t number() const { return number_; }
   uint64_t bytes_written() const { return bytes_written_; }
@@ -67,6 +70,7 @@ class ManifestWriter {
   std::unique_ptr<WritableFile> file_;
   log::Writer writer_;
   uint64_t bytes_written_ = 0;
+  Status error_;  // the first failed Append
 };
 
 }  // namespace lsm

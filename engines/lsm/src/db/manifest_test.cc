@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "db/filenames.h"
 #include "db/test_util.h"
+#include "env/fault_env.h"
 
 namespace lsm {
 namespace {
@@ -62,6 +64,52 @@ TEST(ManifestTest, ReplayKeepsTheLastCursors) {
   EXPECT_EQ((std::vector<std::string>{"", "f"}), state.merge_cursors);
   ASSERT_EQ(1u, state.stack.size());
   EXPECT_EQ(3u, state.stack[0].number);
+}
+
+// A failed append may leave part of its edit in the file (a short write):
+// the writer appends nothing after it, and recovery takes the cut edit for
+// one that never happened.
+TEST(ManifestTest, AnEditCutShortByAFailedWriteNeverHappened) {
+  for (bool short_write : {false, true}) {
+    for (uint64_t nth = 1;; nth++) {
+      SCOPED_TRACE("write " + std::to_string(nth) + (short_write ? ", short" : ""));
+      std::unique_ptr<Env> mem = NewMemEnv();
+      FaultEnv env(mem.get(), test::DbFileKind);
+      ManifestEdit first;
+      first.next_file_number = 5;
+      first.added = {MakeMeta(3, 0, "a", "f")};
+      first.stack = {3};
+      std::unique_ptr<ManifestWriter> writer;
+      ASSERT_TRUE(ManifestWriter::Create(&env, "/db", 2, first, &writer).ok());
+      Fault fault{FaultOp::kWrite, FaultFile::kManifest, nth, ENOSPC};
+      fault.short_write = short_write;
+      env.Inject(fault);
+      ManifestEdit second = first;
+      second.next_file_number = 6;
+      second.added = {MakeMeta(4, 0, "g", std::string(3000, 'z'))};
+      second.stack = {3, 4};
+      const Status s = writer->Append(second);
+      if (!env.fired()) {
+        ASSERT_TRUE(s.ok()) << "every write of the edit has failed once";
+        break;
+      }
+      ASSERT_TRUE(s.IsIOError()) << s.ToString();
+      env.Clear();
+      uint64_t size = 0;
+      ASSERT_TRUE(env.GetFileSize(ManifestFileName("/db", 2), &size).ok());
+      EXPECT_EQ(writer->Append(second).ToString(), s.ToString()) << "the writer stays failed";
+      uint64_t size_after = 0;
+      ASSERT_TRUE(env.GetFileSize(ManifestFileName("/db", 2), &size_after).ok());
+      EXPECT_EQ(size_after, size) << "nothing is appended behind a failed edit";
+
+      ManifestState state;
+      Status r = RecoverManifest(&env, "/db", &state);
+      ASSERT_TRUE(r.ok()) << r.ToString();
+      EXPECT_EQ(state.next_file_number, 5u);
+      ASSERT_EQ(state.stack.size(), 1u);
+      EXPECT_EQ(state.stack[0].number, 3u);
+    }
+  }
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include "db/filenames.h"
 #include "db/version.h"
+#include "env/fault_env.h"
 
 namespace lsm::test {
 
@@ -42,6 +44,35 @@ inline uint64_t TestSeed() {
   return seed;
 }
 
+// A key of the model tests: varied lengths and a shared prefix exercise
+// prefix compression.
+inline std::string RandomKey(std::mt19937_64& rng, int key_space) {
+  uint64_t k = rng() % key_space;
+  std::string key = "key" + std::to_string(k);
+  if (k % 7 == 0) key.push_back('\0');
+  if (k % 11 == 0) key += std::string(k % 50, '\xff');
+  return key;
+}
+
+// A value of the model tests: mostly short, now and then larger than a block.
+inline std::string RandomValue(std::mt19937_64& rng) {
+  size_t len = rng() % 200;
+  if (rng() % 100 == 0) len = 4000 + rng() % 20000;
+  std::string v(len, '\0');
+  for (auto& c : v) c = static_cast<char>('a' + rng() % 26);
+  return v;
+}
+
+// A test name for a policy and a scheduler ("size-tiered", "greedy_k" ->
+// "size_tiered_greedy_k"): gtest takes no '-'.
+inline std::string PolicySchedulerName(const std::string& policy, const std::string& scheduler) {
+  std::string name = policy + "_" + scheduler;
+  for (char& c : name) {
+    if (c == '-') c = '_';
+  }
+  return name;
+}
+
 // A component's description as the manifest records it (sizes made up).
 inline ComponentMeta MakeMeta(uint64_t number, int level, std::string smallest,
                               std::string largest) {
@@ -53,6 +84,21 @@ inline ComponentMeta MakeMeta(uint64_t number, int level, std::string smallest,
   c.smallest = std::move(smallest);
   c.largest = std::move(largest);
   return c;
+}
+
+// The kind of a database file, for FaultEnv.
+inline FaultFile DbFileKind(const std::string& path) {
+  uint64_t number;
+  switch (ParseFileName(path.substr(path.rfind('/') + 1), &number)) {
+    case FileType::kWal: return FaultFile::kWal;
+    case FileType::kTable: return FaultFile::kTable;
+    case FileType::kManifest: return FaultFile::kManifest;
+    // CURRENT is written as a temp file, then renamed over: the engine
+    // writes no other temp file.
+    case FileType::kCurrent:
+    case FileType::kTemp: return FaultFile::kCurrent;
+    default: return FaultFile::kOther;
+  }
 }
 
 }  // namespace lsm::test

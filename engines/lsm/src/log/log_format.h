@@ -55,10 +55,14 @@ class Reader {
   // Reads the next whole record into *record (scratch may back it).
   // Returns false at the end of the log. A torn or corrupt tail ends the log
   // too; then tail_corrupted() is true and what_happened() says why, so the
-  // caller can tell "clean end" from "damaged" (the WAL tolerates a torn
-  // tail; the manifest reports Corruption).
+  // caller can tell "clean end" from "damaged" (the WAL tolerates any bad
+  // tail; the manifest only a truncated one).
   bool ReadRecord(std::string_view* record, std::string* scratch);
   bool tail_corrupted() const { return tail_corrupted_; }
+  // The bad tail is only that the file ends inside a record, every byte
+  // before checking out: what an append leaves that never completed (the
+  // process died, or the write failed after a prefix reached the file).
+  bool tail_truncated() const { return tail_truncated_; }
   const std::string& what_happened() const { return what_happened_; }
   // An I/O error of the underlying file, if any.
   Status status() const { return status_; }
@@ -69,6 +73,8 @@ class Reader {
   int ReadFragment(std::string_view* fragment, uint64_t* offset);
   // Ends the log: tail_corrupted() becomes true.
   void ReportCorruption(uint64_t offset, const std::string& reason);
+  // The same, for a file that ends inside a record: tail_truncated() too.
+  void ReportTruncation(uint64_t offset, const std::string& reason);
 
   SequentialFile* file_;
   std::string fname_;
@@ -80,6 +86,7 @@ class Reader {
   bool eof_ = false;
   bool done_ = false;  // a record can no longer be returned
   bool tail_corrupted_ = false;
+  bool tail_truncated_ = false;
   std::string what_happened_;
   Status status_;
 };

@@ -16,6 +16,11 @@ void Reader::ReportCorruption(uint64_t offset, const std::string& reason) {
   what_happened_ = fname_ + " at offset " + std::to_string(offset) + ": " + reason;
 }
 
+void Reader::ReportTruncation(uint64_t offset, const std::string& reason) {
+  ReportCorruption(offset, reason);
+  tail_truncated_ = true;
+}
+
 bool Reader::ReadRecord(std::string_view* record, std::string* scratch) {
   *record = std::string_view();
   if (done_) return false;
@@ -61,7 +66,7 @@ bool Reader::ReadRecord(std::string_view* record, std::string* scratch) {
       case kEof:
         done_ = true;
         if (in_fragmented_record && status_.ok()) {
-          ReportCorruption(end_of_buffer_offset_,
+          ReportTruncation(end_of_buffer_offset_,
                            "log ends inside the record that began at offset " +
                                std::to_string(record_offset));
         }
@@ -100,7 +105,7 @@ int Reader::ReadFragment(std::string_view* fragment, uint64_t* offset) {
         return kEof;
       }
       *offset = pos;
-      ReportCorruption(pos, "truncated fragment header (" + std::to_string(buffer_.size()) +
+      ReportTruncation(pos, "truncated fragment header (" + std::to_string(buffer_.size()) +
                                 " of " + std::to_string(kHeaderSize) + " bytes) at end of file");
       return kBad;
     }
@@ -117,7 +122,7 @@ int Reader::ReadFragment(std::string_view* fragment, uint64_t* offset) {
     }
     if (kHeaderSize + length > buffer_.size()) {
       // Fits its block but the file ends first: an append cut short.
-      ReportCorruption(pos, "truncated fragment payload (" +
+      ReportTruncation(pos, "truncated fragment payload (" +
                                 std::to_string(buffer_.size() - kHeaderSize) + " of " +
                                 std::to_string(length) + " bytes) at end of file");
       return kBad;

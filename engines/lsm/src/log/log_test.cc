@@ -65,6 +65,7 @@ std::string RandomRecord(std::mt19937_64* rng, size_t n) {
 struct ReadResult {
   std::vector<std::string> records;
   bool tail_corrupted = false;
+  bool tail_truncated = false;
   std::string what_happened;
   Status status;
 };
@@ -79,6 +80,7 @@ ReadResult ReadAll(std::string_view contents, const std::string& fname = "test.l
   // Once ended, the log stays ended.
   EXPECT_FALSE(reader.ReadRecord(&record, &scratch));
   r.tail_corrupted = reader.tail_corrupted();
+  r.tail_truncated = reader.tail_truncated();
   r.what_happened = reader.what_happened();
   r.status = reader.status();
   return r;
@@ -282,6 +284,8 @@ void CheckTruncations(const std::vector<std::string>& records) {
     ASSERT_EQ(r.tail_corrupted, cut != start && !complete)
         << "cut at " << cut << " (record " << start << ".." << contents.size()
         << "): " << r.what_happened;
+    // Every cut is the file ending inside a record, never damage.
+    ASSERT_EQ(r.tail_truncated, r.tail_corrupted) << "cut at " << cut << ": " << r.what_happened;
     if (r.tail_corrupted) {
       ASSERT_NE(r.what_happened.find("test.log"), std::string::npos) << r.what_happened;
     }
@@ -335,6 +339,7 @@ TEST(LogTest, FlippedPayloadByte) {
       ASSERT_EQ(r.records.size(), i);
       for (size_t j = 0; j < i; j++) EXPECT_EQ(r.records[j], records[j]);
       EXPECT_TRUE(r.tail_corrupted);
+      EXPECT_FALSE(r.tail_truncated) << r.what_happened;
       EXPECT_NE(r.what_happened.find("checksum"), std::string::npos) << r.what_happened;
       EXPECT_NE(r.what_happened.find("test.log"), std::string::npos) << r.what_happened;
     }
@@ -350,6 +355,7 @@ TEST(LogTest, DamagedHeader) {
     ReadResult r = ReadAll(d);
     EXPECT_EQ(r.records, (std::vector<std::string>{"first"}));
     EXPECT_TRUE(r.tail_corrupted);
+    EXPECT_FALSE(r.tail_truncated) << r.what_happened;
   }
   {
     std::string d = contents;
@@ -357,6 +363,7 @@ TEST(LogTest, DamagedHeader) {
     ReadResult r = ReadAll(d);
     EXPECT_EQ(r.records, (std::vector<std::string>{"first"}));
     EXPECT_TRUE(r.tail_corrupted);
+    EXPECT_FALSE(r.tail_truncated) << r.what_happened;
     EXPECT_NE(r.what_happened.find("offset " + std::to_string(second)), std::string::npos)
         << r.what_happened;
   }
@@ -366,6 +373,7 @@ TEST(LogTest, DamagedHeader) {
     ReadResult r = ReadAll(d);
     EXPECT_EQ(r.records, (std::vector<std::string>{"first"}));
     EXPECT_TRUE(r.tail_corrupted);
+    EXPECT_FALSE(r.tail_truncated) << r.what_happened;
   }
   {
     // A zero-filled region where a header should be (e.g. a file extended
@@ -374,6 +382,7 @@ TEST(LogTest, DamagedHeader) {
     ReadResult r = ReadAll(d);
     EXPECT_EQ(r.records, (std::vector<std::string>{"first", "second"}));
     EXPECT_TRUE(r.tail_corrupted);
+    EXPECT_FALSE(r.tail_truncated) << r.what_happened;
   }
 }
 
@@ -401,6 +410,8 @@ TEST(LogTest, BrokenFragmentSequence) {
     ReadResult r = ReadAll(cases[i].contents);
     EXPECT_EQ(r.records, cases[i].want);
     EXPECT_TRUE(r.tail_corrupted);
+    // Only a record the file ends inside is a truncation; the rest is damage.
+    EXPECT_EQ(r.tail_truncated, std::string(cases[i].reason) == "ends inside") << r.what_happened;
     EXPECT_NE(r.what_happened.find(cases[i].reason), std::string::npos) << r.what_happened;
   }
   // The forged fragments are well formed: a correct sequence reads back.
