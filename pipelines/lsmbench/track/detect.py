@@ -20,6 +20,11 @@ of Hunter/Otava, Fleming et al., ICPE 2023). A change point is kept when:
 * the shorter segment's level is new to the longer one (``max_overlap``): a run of nights in
   a bimodal machine's second mode is a level the series visits anyway.
 
+Beside the segmentation, the newest ``min_segment`` nights are tested against the level since
+the last change point with the noise measured on that level (:func:`_newest_nights`): the
+segmentation's test estimates the noise from a 4-night segment too and so finds a fresh step
+later than a test that knows it.
+
 Direction is not decided here: ``change`` is signed, and whether up is a regression depends on
 the metric (the history maps that).
 """
