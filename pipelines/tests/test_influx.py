@@ -18,6 +18,7 @@ import pytest
 from fixtures_influx import free_port
 from lsmbench.sinks.influx import (
     ALLOWED_TAGS,
+    DeadlineReached,
     InfluxSink,
     InfluxTarget,
     PublishError,
@@ -654,3 +655,41 @@ def test_each_phase_is_tagged_with_the_options_it_ran(point_dir):
         tags_by_phase.setdefault(phase, set()).add(
             next(kv for kv in tags.split(",") if kv.startswith("scheduler=")))
     assert tags_by_phase == {"testing": {"scheduler=fair"}, "running": {"scheduler=greedy"}}
+
+
+class _TricklingInflux(BaseHTTPRequestHandler):
+    """An InfluxDB that answers 204, but sends its headers a byte every 0.2 s for a minute:
+    each read comes well within any per-read timeout, the whole answer never does."""
+
+    stop = threading.Event()
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.wfile.write(b"HTTP/1.1 204 No Content\r\nX-Slow: ")
+        for _ in range(300):
+            if self.stop.wait(0.2):
+                return
+            self.wfile.write(b"x")
+            self.wfile.flush()
+        self.wfile.write(b"\r\nContent-Length: 0\r\n\r\n")
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_trickling_answer_is_abandoned_at_the_deadline():
+    """requests' timeout is per read; the sink's deadline bounds the whole try. Without that,
+    this write would wait the minute out and then succeed."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _TricklingInflux)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        target = InfluxTarget(url=f"http://127.0.0.1:{server.server_port}", database="d",
+                              timeout_s=1.0, retries=0)
+        sink = InfluxSink(target, deadline=time.monotonic() + 1.5)
+        with pytest.raises(DeadlineReached, match="ran out during a write"):
+            sink.write(["m f=1.0 1"])
+    finally:
+        _TricklingInflux.stop.set()
+        server.shutdown()
+        server.server_close()

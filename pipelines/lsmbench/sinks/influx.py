@@ -47,6 +47,8 @@ import json
 import logging
 import math
 import os
+import queue
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -279,6 +281,36 @@ class InfluxSink:
                                   f"sink ran out{why}")
         return min(self.target.timeout_s, left)
 
+    def _post(self, url: str, params: Mapping[str, str], body: bytes,
+              headers: Mapping[str, str], timeout: float, reason: str) -> requests.Response:
+        """One try. requests' timeout bounds the connect and each read, not the whole answer:
+        a server that trickles its answer a byte at a time would hold a try for ever. So with
+        a deadline the try runs in a daemon thread and is abandoned (DeadlineReached) when the
+        deadline comes; nothing uses the session after that, since every later try is refused
+        by the deadline first."""
+        if self._deadline is None:
+            return self.session.post(url, params=params, data=body, headers=headers,
+                                     timeout=timeout)
+        answers: queue.Queue[requests.Response | BaseException] = queue.Queue(maxsize=1)
+
+        def send() -> None:
+            try:
+                answers.put(self.session.post(url, params=params, data=body, headers=headers,
+                                              timeout=timeout))
+            except BaseException as e:  # handed to the caller's thread
+                answers.put(e)
+
+        threading.Thread(target=send, name="influx-write", daemon=True).start()
+        try:
+            answer = answers.get(timeout=max(0.0, self._deadline - time.monotonic()))
+        except queue.Empty:
+            why = f" (last: {self._scrub(reason)})" if reason else ""
+            raise DeadlineReached(f"InfluxDB write to {url} gave up: the time allowed for the "
+                                  f"sink ran out during a write{why}") from None
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
     def write(self, lines: Iterable[str]) -> int:
         """Send lines in batches; returns how many were sent. Raises PublishError."""
         sent = 0
@@ -305,8 +337,7 @@ class InfluxSink:
             retry_after: float | None = None
             timeout = self._timeout(url, reason)
             try:
-                r = self.session.post(url, params=params, data=body, headers=headers,
-                                      timeout=timeout)
+                r = self._post(url, params, body, headers, timeout, reason)
             except requests.RequestException as e:
                 reason = f"{type(e).__name__}: {e}"
             else:
