@@ -356,8 +356,8 @@ def _segment_sigma(x: np.ndarray) -> float:
     return float(np.std(np.clip(x, centre - 3 * mad, centre + 3 * mad), ddof=1))
 
 
-def _newest_nights(x: np.ndarray, kept: list[_Candidate], config: DetectorConfig,
-                   noise: Noise) -> _Candidate | None:
+def _newest_nights(x: np.ndarray, kept: list[_Candidate],
+                   config: DetectorConfig) -> _Candidate | None:
     """The newest ``min_segment`` nights tested against the level since the last change: the
     segmentation's test on two whole segments needs a long new segment to see a step through
     the noise it estimates from them; this one measures the noise on the level's nights
@@ -369,7 +369,7 @@ def _newest_nights(x: np.ndarray, kept: list[_Candidate], config: DetectorConfig
     minimum change. None when the newest nights hold no new level."""
     m = config.min_segment
     start = kept[-1].index if kept else 0
-    if config.newest_max_p_value <= 0 or noise.sigma <= 0 or len(x) - m - start < m:
+    if config.newest_max_p_value <= 0 or len(x) - m - start < m:
         return None
     base, newest = x[start:len(x) - m], x[len(x) - m:]
     level = float(np.median(base))
@@ -422,14 +422,12 @@ def _analyse(x: np.ndarray, config: DetectorConfig,
     measured = _measure_noise(x, cuts)
     if not config.autocorrelation:
         measured = measured.model_copy(update={"rho": 0.0})
+    else:
         kept = _merge(x, cuts, config, measured)
-        newest = _newest_nights(x, kept, config, measured)
-        return (kept if newest is None else [*kept, newest]), measured
+        measured = _measure_noise(x, [c.index for c in kept])
+        cuts = segmenter(_in_noise_units(x, measured.sigma), config)
     kept = _merge(x, cuts, config, measured)
-    measured = _measure_noise(x, [c.index for c in kept])
-    cuts = segmenter(_in_noise_units(x, measured.sigma), config)
-    kept = _merge(x, cuts, config, measured)
-    newest = _newest_nights(x, kept, config, measured)
+    newest = _newest_nights(x, kept, config)
     return (kept if newest is None else [*kept, newest]), measured
 
 
