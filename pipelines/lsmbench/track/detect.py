@@ -297,14 +297,16 @@ def _candidates(x: np.ndarray, cuts: list[int], config: DetectorConfig,
     return out
 
 
-def _passes(c: _Candidate, config: DetectorConfig, sigma: float) -> bool:
+def _passes(c: _Candidate, config: DetectorConfig, sigma: float, *,
+            max_p_value: float | None = None, max_overlap: float | None = None) -> bool:
+    """The guards; the newest nights' test has its own p and overlap bounds."""
     if min(c.before_n, c.after_n) < config.min_segment:
         return False
-    if c.p_value > config.max_p_value:
+    if c.p_value > (config.max_p_value if max_p_value is None else max_p_value):
         return False
     if c.held_shift <= 0 or c.held_shift < config.min_magnitude_noise * sigma:
         return False
-    if c.overlap > config.max_overlap:
+    if c.overlap > (config.max_overlap if max_overlap is None else max_overlap):
         return False
     return not (config.min_change > 0 and c.before != 0
                 and c.shift() / abs(c.before) < config.min_change)
@@ -392,13 +394,8 @@ def _newest_nights(x: np.ndarray, kept: list[_Candidate],
                            held_shift=_held_shift(base, newest),
                            overlap=_overlap(base, newest),
                            p_value=float(2.0 * stats.t.sf(abs(t), dof)))
-    if candidate.p_value > config.newest_max_p_value:
-        return None
-    if candidate.overlap > NEWEST_OVERLAP:
-        return None
-    # the held shift and the minimum change as for any change point (its p is the one above)
-    passes = _passes(candidate.model_copy(update={"p_value": 0.0, "overlap": 0.0}), config,
-                     sigma)
+    passes = _passes(candidate, config, sigma, max_p_value=config.newest_max_p_value,
+                     max_overlap=NEWEST_OVERLAP)
     return candidate if passes else None
 
 
