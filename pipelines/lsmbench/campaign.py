@@ -222,31 +222,172 @@ def _record_stop(store: Store, campaign: str, why: str) -> None:
         store.write_campaign(campaign, doc)
 
 
-def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOptions,
-                t_start: float) -> dict[str, Any]:
+def _existing_points(plan: Plan, store: Store, reporter: Reporter,
+                     options: RunOptions) -> dict[str, Any]:
+    """The campaign's stored points (after removing an interrupted run's leftovers), or
+    CampaignError when there are some and neither --resume nor --force says what to do."""
     spec = plan.spec
-    cdir = store.campaign_dir(spec.name)
     leftovers = store.clean_tmp(spec.name)
     if leftovers:
         reporter.message(f"removed {len(leftovers)} unfinished point(s) of an interrupted run")
     existing = {r.point_id: r for r in store.points(spec.name)}
     if existing and not options.resume and not options.force:
         raise CampaignError(
-            f"{cdir} already holds {len(existing)} point(s): pass --resume to skip the complete "
-            "ones and run the rest, or --force to discard them and start over"
+            f"{store.campaign_dir(spec.name)} already holds {len(existing)} point(s): pass "
+            "--resume to skip the complete ones and run the rest, or --force to discard them "
+            "and start over"
         )
     if options.force:
         for rec in existing.values():
             shutil.rmtree(rec.path, ignore_errors=True)
         existing = {}
+    return existing
+
+
+class CampaignSession:
+    """A campaign run in progress, with the store's lock held: the testbed up and deployed,
+    the throttle resolved, campaign.json's run entry open, the sink's budget counting.
+    :func:`run_campaign` runs its plan's points through one; ``lsmbench tune`` runs the points
+    its study asks for, one at a time, growing the plan as it goes (:meth:`add_point`)."""
+
+    def __init__(self, plan: Plan, store: Store, reporter: Reporter, options: RunOptions,
+                 t_start: float) -> None:
+        self.plan = plan
+        self.store = store
+        self.reporter = reporter
+        self.options = options
+        self.t_start = t_start
+        self.complete = 0
+        self.failed = 0
+        self.driver_s = 0.0
+        self.hashes: dict[str, str] = {}
+        self.node: Any = None
+        self.nodes: list[Any] = []
+        self.limits: Any = None
+        self.node_limits: dict[str, Any] = {}
+        self.campaign_doc: dict[str, Any] = {}
+        self.run_entry: dict[str, Any] = {}
+        self.sink: _Sink | None = None
+
+    @property
+    def remote(self) -> bool:
+        return self.testbed.distributed
+
+    def open(self, todo: int, skipped: int) -> None:
+        """Brings the testbed up, resolves the throttle and opens campaign.json's run entry."""
+        plan, store, reporter, spec = self.plan, self.store, self.reporter, self.plan.spec
+        self.testbed: Testbed = open_testbed(spec.testbed, campaign=spec.name, log=log)
+        # A redeploy shows its per-host progress (testbeds that deploy per host call it).
+        self.testbed.on_event = lambda host, status, task: (
+            reporter.message(f"[{host}] {status} {task}", "info")
+            if status in ("changed", "fatal", "unreachable") else None)
+        try:
+            self.nodes = self.testbed.up()
+            self.testbed.deploy(self.nodes)
+        except TestbedError as e:
+            raise CampaignError(f"testbed {spec.testbed.type}: {e}") from e
+        self.node = self.nodes[0]
+        if self.remote:
+            self.node_limits = remote_limits(plan, store, self.testbed, self.nodes, reporter)
+        else:
+            self.limits = check_throttle(resolve_limits(plan, store, self.testbed),
+                                         self.node.data_root, spec.throttle.required, reporter)
+        self.campaign_doc = store.read_campaign(spec.name) or {"runs": []}
+        self.campaign_doc.update({
+            "schema": "lsmbench.campaign/1",
+            "campaign": spec.name,
+            "spec_file": str(plan.loaded.source) if plan.loaded.source else None,
+            "spec": plan.loaded.raw,
+            "plan": plan.to_json(),
+            "lsmbench": __version__,
+        })
+        self.run_entry = {"started": time.time(), "pid": os.getpid(),
+                          "resume": self.options.resume, "todo": todo, "skipped": skipped,
+                          "finished": None}
+        self.campaign_doc["runs"].append(self.run_entry)
+        store.write_campaign(spec.name, self.campaign_doc)
+        self.sink = _Sink(plan, store, reporter)
+
+    def add_point(self, point: Any) -> None:
+        """A point the plan did not list when the run began (lsmbench tune's trials): planned
+        from now on, in campaign.json too."""
+        self.plan.points.append(point)
+        self.campaign_doc["plan"] = self.plan.to_json()
+        self.store.write_campaign(self.plan.spec.name, self.campaign_doc)
+
+    def run_point(self, point: Any, n: int, total: int, *,
+                  shared_testing: dict[str, Any] | None = None,
+                  shared_testing_dir: Path | None = None,
+                  after_testing: Any = None,
+                  extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Runs one point on the first node, commits it and publishes it (`extra`: more
+        fields for its point.json, e.g. lsmbench tune's trial)."""
+        chash = self.hashes.setdefault(point.id, self.plan.point(point).config_hash)
+        limits = self.node_limits.get(self.node.name) if self.remote else self.limits
+        self.reporter.point_start(point, n, total)
+        record = _run_point(self.plan, self.store, self.testbed, self.node, limits, point,
+                            chash, self.reporter, shared_testing=shared_testing,
+                            shared_testing_dir=shared_testing_dir, after_testing=after_testing,
+                            extra=extra)
+        self.count(record)
+        self.reporter.point_end(point, record)
+        self.publish(point.id)
+        return record
+
+    def count(self, record: dict[str, Any]) -> None:
+        self.driver_s += record.get("driver_s", 0.0)
+        if record["state"] == STATE_COMPLETE:
+            self.complete += 1
+        else:
+            self.failed += 1
+
+    def publish(self, point_id: str) -> None:
+        if self.options.publish and self.sink is not None:
+            rec = self.store.point(self.plan.spec.name, point_id)
+            if rec is not None:
+                self.sink.publish(point_id, rec)
+
+    def close(self, skipped: int, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Tears the testbed down (as the spec says) and closes the run entry: the summary."""
+        spec = self.plan.spec
+        try:
+            self.testbed.down(success=self.failed == 0)
+        except TestbedError as e:
+            self.reporter.message(f"testbed teardown: {e}", "warning")
+        wall = time.monotonic() - self.t_start
+        overhead = max(0.0, wall - self.driver_s)
+        summary = {
+            "campaign": spec.name,
+            "results_dir": str(self.store.campaign_dir(spec.name)),
+            "points": len(self.plan.points),
+            "complete": self.complete,
+            "failed": self.failed,
+            "skipped": skipped,
+            "wall_s": round(wall, 2),
+            "driver_s": round(self.driver_s, 2),
+            "overhead_s": round(overhead, 2),
+            "overhead_pct": round(100.0 * overhead / wall, 2) if wall > 0 else 0.0,
+            "unpublished": sum(1 for r in self.store.points(spec.name) if r.published is False),
+            **(self.sink.summary() if self.sink is not None else {}),
+            **(extra or {}),
+        }
+        self.run_entry.update({"finished": time.time(), **summary})
+        self.store.write_campaign(spec.name, self.campaign_doc)
+        self.reporter.campaign_end(summary)
+        return summary
+
+
+def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOptions,
+                t_start: float) -> dict[str, Any]:
+    spec = plan.spec
+    existing = _existing_points(plan, store, reporter, options)
 
     # What to run.
+    session = CampaignSession(plan, store, reporter, options, t_start)
     todo = []
     skipped = []
-    hashes: dict[str, str] = {}
     for point in plan.points:
-        h = plan.point(point).config_hash
-        hashes[point.id] = h
+        h = session.hashes.setdefault(point.id, plan.point(point).config_hash)
         rec = existing.get(point.id)
         if rec is not None and rec.state == STATE_COMPLETE and rec.data.get("config_hash") == h:
             skipped.append(point)
@@ -257,58 +398,27 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
     if shared_errors:
         raise CampaignError("\n".join(shared_errors[:5]))
 
-    # The testbed.
-    testbed = open_testbed(spec.testbed, campaign=spec.name, log=log)
-    # A redeploy shows its per-host progress (testbeds that deploy per host call it).
-    testbed.on_event = lambda host, status, task: (
-        reporter.message(f"[{host}] {status} {task}", "info")
-        if status in ("changed", "fatal", "unreachable") else None)
-    try:
-        nodes = testbed.up()
-        testbed.deploy(nodes)
-    except TestbedError as e:
-        raise CampaignError(f"testbed {spec.testbed.type}: {e}") from e
-    remote = testbed.distributed
-    if remote:
-        node_limits = remote_limits(plan, store, testbed, nodes, reporter)
-        limits = None
-    else:
-        node = nodes[0]
-        limits = check_throttle(resolve_limits(plan, store, testbed), node.data_root,
-                                spec.throttle.required, reporter)
-
-    campaign_doc = store.read_campaign(spec.name) or {"runs": []}
-    campaign_doc.update({
-        "schema": "lsmbench.campaign/1",
-        "campaign": spec.name,
-        "spec_file": str(plan.loaded.source) if plan.loaded.source else None,
-        "spec": plan.loaded.raw,
-        "plan": plan.to_json(),
-        "lsmbench": __version__,
-    })
-    run_entry = {"started": time.time(), "pid": os.getpid(), "resume": options.resume,
-                 "todo": len(todo), "skipped": len(skipped), "finished": None}
-    campaign_doc["runs"].append(run_entry)
-    store.write_campaign(spec.name, campaign_doc)
-    sink = _Sink(plan, store, reporter)
-
+    session.open(len(todo), len(skipped))
+    assert session.sink is not None
     # Per point on average: points that share a testing phase skip theirs.
     per_point_s = plan.estimate_s / len(plan.points) if plan.points else 0.0
     reporter.campaign_start(spec.name, len(todo), len(skipped), per_point_s,
-                            str(cdir))
+                            str(store.campaign_dir(spec.name)))
     for point in skipped:
         reporter.point_skipped(point, "complete")
         rec = existing[point.id]
         if options.publish and rec.data.get("published") is False:
-            sink.publish(point.id, rec)
+            session.sink.publish(point.id, rec)
 
-    complete = failed = 0
-    driver_s = 0.0
-    points_wall = 0.0
-    if remote:
-        dist = _run_distributed(plan, store, testbed, nodes, node_limits, todo, hashes,
-                                reporter, options, sink)
-        complete, failed, driver_s = dist["complete"], dist["failed"], dist["driver_s"]
+    extra: dict[str, Any] = {}
+    if session.remote:
+        dist = _run_distributed(plan, store, session.testbed, session.nodes,
+                                session.node_limits, todo, session.hashes, reporter, options,
+                                session.sink)
+        session.complete, session.failed = dist["complete"], dist["failed"]
+        session.driver_s = dist["driver_s"]
+        extra = {"nodes": [n.name for n in session.nodes],
+                 "node_failures": dist["node_failures"]}
         todo = []
     # phases.testing.shared_across: a group's maximum, once one of its points measured it
     # (in this run, or in an earlier one whose point is still current).
@@ -326,50 +436,11 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
     for point in skipped:
         remember_max(point, existing[point.id].data)
     for n, point in enumerate(todo, 1):
-        reporter.point_start(point, n, len(todo))
-        record = _run_point(plan, store, testbed, node, limits, point, hashes[point.id],
-                            reporter, shared_testing=group_max.get(plan.testing_group(point)),
-                            shared_testing_dir=shared_dir(point))
+        record = session.run_point(point, n, len(todo),
+                                   shared_testing=group_max.get(plan.testing_group(point)),
+                                   shared_testing_dir=shared_dir(point))
         remember_max(point, record)
-        driver_s += record.get("driver_s", 0.0)
-        points_wall += record.get("wall_s", 0.0)
-        if record["state"] == STATE_COMPLETE:
-            complete += 1
-        else:
-            failed += 1
-        reporter.point_end(point, record)
-        if options.publish:
-            rec = store.point(spec.name, point.id)
-            if rec is not None:
-                sink.publish(point.id, rec)
-
-    try:
-        testbed.down(success=failed == 0)
-    except TestbedError as e:
-        reporter.message(f"testbed teardown: {e}", "warning")
-    wall = time.monotonic() - t_start
-    overhead = max(0.0, wall - driver_s)
-    summary = {
-        "campaign": spec.name,
-        "results_dir": str(cdir),
-        "points": len(plan.points),
-        "complete": complete,
-        "failed": failed,
-        "skipped": len(skipped),
-        "wall_s": round(wall, 2),
-        "driver_s": round(driver_s, 2),
-        "overhead_s": round(overhead, 2),
-        "overhead_pct": round(100.0 * overhead / wall, 2) if wall > 0 else 0.0,
-        "unpublished": sum(1 for r in store.points(spec.name) if r.published is False),
-        **sink.summary(),
-    }
-    if remote:
-        summary["nodes"] = [n.name for n in nodes]
-        summary["node_failures"] = dist["node_failures"]
-    run_entry.update({"finished": time.time(), **summary})
-    store.write_campaign(spec.name, campaign_doc)
-    reporter.campaign_end(summary)
-    return summary
+    return session.close(len(skipped), extra)
 
 
 def _node_failure(e: BaseException | None, exit_code: int | None) -> tuple[bool, bool]:
@@ -390,8 +461,11 @@ def _run_point(plan: Plan, store: Store, testbed: Testbed, node: Any, limits: An
                attempts: list[dict[str, Any]] | None = None,
                may_retry: bool = False,
                shared_testing: dict[str, Any] | None = None,
-               shared_testing_dir: Path | None = None) -> dict[str, Any]:
-    """Runs and commits one point. With `attempts` (a distributed run) the record names its
+               shared_testing_dir: Path | None = None,
+               after_testing: Any = None,
+               extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Runs and commits one point (`after_testing`: stages.PointContext.after_testing). With
+    `attempts` (a distributed run) the record names its
     node (`host`) and earlier attempts; with `may_retry` a failure caused by the node is not
     committed but returned with state "retry" (the caller runs it on another node).
 
@@ -403,7 +477,8 @@ def _run_point(plan: Plan, store: Store, testbed: Testbed, node: Any, limits: An
         return _run_and_commit(plan, store, writer, logger, handler, testbed, node, limits,
                                point, chash, reporter, attempts=attempts, may_retry=may_retry,
                                shared_testing=shared_testing,
-                               shared_testing_dir=shared_testing_dir)
+                               shared_testing_dir=shared_testing_dir,
+                               after_testing=after_testing, extra=extra)
     except BaseException as e:
         handler.close()
         logger.removeHandler(handler)
@@ -421,7 +496,9 @@ def _run_and_commit(plan: Plan, store: Store, writer: PointWriter, logger: loggi
                     point: Any, chash: str, reporter: Reporter, *,
                     attempts: list[dict[str, Any]] | None, may_retry: bool,
                     shared_testing: dict[str, Any] | None,
-                    shared_testing_dir: Path | None) -> dict[str, Any]:
+                    shared_testing_dir: Path | None,
+                    after_testing: Any = None,
+                    extra: dict[str, Any] | None = None) -> dict[str, Any]:
     spec = plan.spec
     started = time.time()
     t0 = time.monotonic()
@@ -439,11 +516,13 @@ def _run_and_commit(plan: Plan, store: Store, writer: PointWriter, logger: loggi
         "state": None,
         "error": None,
         "started": started,
+        **(extra or {}),
     }
     pipeline = PointPipeline(PointContext(plan=plan, point=point, testbed=testbed, node=node,
                                           out_dir=writer.path, limits=limits, reporter=reporter,
                                           log=logger, shared_testing=shared_testing,
                                           shared_testing_dir=shared_testing_dir,
+                                          after_testing=after_testing,
                                           store_root=Path(os.path.abspath(store.root))))
     if attempts is not None:
         record["host"] = node.name
@@ -494,6 +573,7 @@ def _run_and_commit(plan: Plan, store: Store, writer: PointWriter, logger: loggi
         "sustainable": result.headline["sustainable"] if result.headline else None,
         "verdicts": result.verdicts,
         "search": result.search,
+        "skipped_running": result.skipped_running,
         "warnings": result.warnings,
         "phases": result.phases,
         "throttled": limits is not None and limits.has_io_limits,

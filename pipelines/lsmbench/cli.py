@@ -3,6 +3,7 @@
     lsmbench validate SPEC [--set k=v ...]
     lsmbench plan SPEC [--set k=v ...]
     lsmbench run SPEC [--resume] [--force] [--set k=v ...]
+    lsmbench tune SPEC [--resume] [--force] [--set k=v ...]   (docs/tuning.md)
     lsmbench calibrate [--testbed local|SPEC] [--runtime S]
     lsmbench publish RESULTS --to URL
     lsmbench ls [CAMPAIGN] [--repetitions]
@@ -161,7 +162,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         return _spec_errors(e, args.spec, args.json)
     history = _history_load_s(Path(args.results), loaded.spec.name)
     plan = build_plan(loaded, history)
-    _check_cycles(plan, Path(args.results))
+    if loaded.spec.tune is None:  # a study's points are not known before it runs
+        _check_cycles(plan, Path(args.results))
     _check_data_size(plan, Path(args.results))
     if args.json:
         _print_json(plan.to_json())
@@ -172,6 +174,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     console = Console()
     for line in describe(plan):
         console.print(line, highlight=False, markup=False)
+    if loaded.spec.tune is not None:
+        return EXIT_OK
     limit = args.limit
     table = Table(show_header=True, header_style="bold", box=None)
     table.add_column("#", justify="right")
@@ -212,6 +216,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not args.json and not args.quiet:
         for w in warnings:
             print(f"{args.spec}: warning: {w}", file=sys.stderr)
+    if loaded.spec.tune is not None:
+        print(f"{args.spec}: tune: this spec is a study: run it with `lsmbench tune "
+              f"{args.spec}`", file=sys.stderr)
+        return EXIT_USAGE
     results = Path(args.results)
     plan = build_plan(loaded, _history_load_s(results, loaded.spec.name))
     if not plan.points:
@@ -234,6 +242,58 @@ def cmd_run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return EXIT_INTERRUPTED
     return EXIT_FAILED if summary["failed"] else EXIT_OK
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    from .campaign import CampaignError
+    from .spec import SpecError
+    from .store import Store
+    from .testbeds import TestbedError
+
+    try:
+        loaded = _load(args)
+        errors, warnings = _driver_check(loaded)
+        if errors:
+            raise SpecError(errors, args.spec)
+        if loaded.spec.tune is None:
+            raise SpecError([("tune", "this spec has no tune: section (parameters, trials, "
+                                      "objective; docs/tuning.md); run it with `lsmbench "
+                                      "run`")], args.spec)
+    except SpecError as e:
+        return _spec_errors(e, args.spec, args.json)
+    from .tune.report import print_result
+    from .tune.study import TuneError, TuneOptions, run_tune
+
+    if not args.json and not args.quiet:
+        for w in warnings:
+            print(f"{args.spec}: warning: {w}", file=sys.stderr)
+    reporter = _reporter(args)
+    try:
+        result = run_tune(loaded, Store(Path(args.results)), reporter,
+                          TuneOptions(resume=args.resume, force=args.force,
+                                      publish=not args.no_publish))
+    except (CampaignError, TestbedError, TuneError) as e:
+        reporter.close()
+        if args.json:
+            print(json.dumps({"event": "error", "error": str(e)}))
+        print(f"lsmbench tune: {e}", file=sys.stderr)
+        return EXIT_ENV
+    except KeyboardInterrupt:
+        reporter.close()
+        print("lsmbench: interrupted; `lsmbench tune --resume` redoes the interrupted trial "
+              "and goes on", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    reporter.close()
+    if args.json:
+        print(json.dumps({"best": result.best.model_dump() if result.best else None,
+                          "trials": result.trials, "complete": result.complete,
+                          "pruned": result.pruned, "failed": result.failed,
+                          "study": result.study,
+                          "confirmed": [c.model_dump() for c in result.confirmed]},
+                         default=str))
+    else:
+        print_result(result, quiet=args.quiet)
+    return EXIT_OK if result.best is not None else EXIT_FAILED
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -477,6 +537,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-publish", action="store_true",
                    help="do not send to the spec's sinks (points stay unpublished)")
     s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("tune", parents=[common, setting],
+                       help="search engine options (Optuna TPE) toward a spec's tune: "
+                            "objective; docs/tuning.md")
+    s.add_argument("spec")
+    s.add_argument("--resume", action="store_true",
+                   help="go on with the study in RESULTS/CAMPAIGN/tune.sqlite3 (an "
+                        "interrupted trial is run again)")
+    s.add_argument("--force", action="store_true",
+                   help="discard the study and the campaign's points and start over")
+    s.add_argument("--no-publish", action="store_true",
+                   help="do not send to the spec's sinks (points stay unpublished)")
+    s.set_defaults(func=cmd_tune)
 
     s = sub.add_parser("calibrate", parents=[common, setting],
                        help="fio calibration of the testbed's data disk")

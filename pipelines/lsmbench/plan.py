@@ -288,16 +288,48 @@ def _phase_text(p: PhasePlan) -> str:
     return f"{p.name} ({format_duration(p.duration_s)})"
 
 
+def describe_tune(plan: Plan) -> list[str]:
+    """A tune spec's study: its trials instead of matrix points (lsmbench tune)."""
+    from .tune.domains import resolve_domains
+
+    spec = plan.spec
+    tune = spec.tune
+    assert tune is not None
+    confirm = tune.confirm
+    runs = tune.trials + (confirm.top + 1) * confirm.repetitions * (len(tune.objectives()) == 1
+                                                                   and confirm.top > 0)
+    total = format_duration(runs * plan.estimate_point_s)
+    lines = [f"study {spec.name} (lsmbench tune): {tune.trials} trials + up to "
+             f"{runs - tune.trials} confirmation runs, ~{total} estimated (trials pruned "
+             "after their testing phase take less)",
+             f"  objective: {', '.join(tune.objectives())}; constraints: "
+             f"{', '.join(b.text() for b in tune.bounds()) or 'none'}",
+             f"  sampler: Optuna TPE (multivariate), seed {tune.seed}, the first "
+             f"{tune.n_startup_trials()} trials random (the first of them the spec's own "
+             f"configuration)"]
+    for name, dom in resolve_domains(spec)[0].items():
+        lines.append(f"  parameter {name}: {dom.describe()}")
+    if len(tune.objectives()) == 1 and confirm.top > 0:
+        lines.append(f"  confirmation: the top {confirm.top} configurations and the spec's own, "
+                     f"{confirm.repetitions} fresh repetitions each; the answer by the "
+                     "pessimistic end of each one's interval")
+    return lines
+
+
 def describe(plan: Plan) -> list[str]:
     """The human-readable plan, a line each."""
     spec = plan.spec
-    lines = [f"campaign {spec.name}: {len(plan.points)} points"
-             f" ({plan.excluded} excluded), ~{format_duration(plan.estimate_s)} estimated"]
+    if spec.tune is not None:
+        lines = describe_tune(plan)
+    else:
+        lines = [f"campaign {spec.name}: {len(plan.points)} points"
+                 f" ({plan.excluded} excluded), ~{format_duration(plan.estimate_s)} estimated"]
     for d, vals in plan.dimensions.items():
         lines.append(f"  dimension {d}: {', '.join(option_string(v) for v in vals)}")
     for g in plan.zips:
         lines.append(f"  zipped: {' + '.join(g)}")
-    lines.append(f"  repetitions: {plan.repetitions}")
+    if spec.tune is None:
+        lines.append(f"  repetitions: {plan.repetitions}")
     ph = ", ".join(_phase_text(p) for p in plan.phases())
     lines.append(f"  phases: {ph}")
     if spec.engine.options:

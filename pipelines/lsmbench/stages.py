@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,14 @@ class PointFailed(Exception):
         return cls(stage, fault.message, exit_code, fault)
 
 
+@dataclass(frozen=True)
+class RunningChoice:
+    """What to do after the testing phase instead of the spec's running phases."""
+
+    skip: str | None = None  # why no running phase runs (point.json: skipped_running)
+    utilization: float | None = None  # one running phase at this utilization instead
+
+
 @dataclass
 class PointContext:
     plan: Plan
@@ -91,6 +100,10 @@ class PointContext:
     shared_testing_dir: Path | None = None
     # The results store (out_dir is under it): a disk that ran out is told apart by it.
     store_root: Path | None = None
+    # Asked with the testing maximum (writes/s) before any running phase: None runs them as
+    # the spec says; a RunningChoice skips them (lsmbench tune prunes a trial that cannot
+    # win) or runs one at another utilization (tune's fixed rate).
+    after_testing: Callable[[float], RunningChoice | None] | None = None
 
 
 @dataclass
@@ -104,6 +117,7 @@ class PointResult:
     driver_s: float = 0.0
     fingerprint: dict[str, Any] | None = None
     search: dict[str, Any] | None = None  # phases.running.search: search.SearchResult
+    skipped_running: str | None = None  # why the running phases did not run (after_testing)
     # What a reader of the results should know: running phases too short for the deepest
     # merge's cycle (cyclecheck).
     warnings: list[str] = field(default_factory=list)
@@ -396,7 +410,16 @@ class PointPipeline:
             else:
                 max_tp = self.testing(loaded_next).writes_per_s
             self._loaded_next, self._has_load = loaded_next, has_load
-            if running.enabled and running.search is not None:
+            choice = (self.ctx.after_testing(max_tp)
+                      if self.ctx.after_testing is not None and running.enabled else None)
+            if choice is not None and choice.skip is not None:
+                self.result.skipped_running = choice.skip
+                self.ctx.log.info("running phases skipped: %s", choice.skip)
+            elif choice is not None and choice.utilization is not None:
+                u = round(choice.utilization, 4)
+                self.running("running", u, max_tp, self._restart(u, 0))
+                self.result.headline = self._headline(u)
+            elif running.enabled and running.search is not None:
                 self.search(max_tp)
             elif running.enabled:
                 for i, u in enumerate(running.sweep()):

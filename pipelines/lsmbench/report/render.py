@@ -195,6 +195,7 @@ def context(campaign: Campaign, figures: list[Figure], comparison: Comparison | 
         "comparison": comparison,
         "compared": COMPARED,
         "html_name": html_name,
+        "tune": None,  # write_report: lsmbench tune's study (tune.report.TuneSection)
     }
 
 
@@ -220,8 +221,12 @@ def write_report(campaign: Campaign, out_dir: Path, comparison: Comparison | Non
     a report directory is either the old one or the new one, never half of one."""
     if not window_s > 0:
         raise ValueError(f"window must be > 0 seconds, got {window_s:g}")
-    figures = all_figures(campaign.points, window_s)
+    from ..tune.report import tune_section
+
+    tune = tune_section(campaign.path, campaign.name)  # lsmbench tune's study, if any
+    figures = (tune.figures if tune else []) + all_figures(campaign.points, window_s)
     ctx = context(campaign, figures, comparison, window_s)
+    ctx["tune"] = tune
     html = render_html(ctx)
     md = render_markdown(ctx)
     out_dir = out_dir.resolve()

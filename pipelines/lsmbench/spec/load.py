@@ -74,6 +74,10 @@ def validate_raw(
     errors.extend(semantic_errors(raw, source))
     if spec is not None:
         errors.extend(shared_testing_errors(spec))
+        if spec.tune is not None:
+            from ..tune.checks import tune_errors
+
+            errors.extend(tune_errors(spec, raw))
     workload: dict[str, Any] = {}
     wfile: Path | None = None
     if spec is not None and not errors:

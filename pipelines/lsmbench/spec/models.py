@@ -22,6 +22,7 @@ from pydantic import (
 from .. import names
 from ..throttle.rates import check_rate
 from ..units import parse_duration
+from .tune import TuneSpec
 
 PHASE_NAMES: tuple[str, ...] = ("load", "testing", "running")
 MATRIX_RESERVED: tuple[str, ...] = ("zip", "exclude", "repetitions", "seeds")
@@ -445,6 +446,8 @@ class CampaignSpec(Strict):
     testbed: Annotated[Testbed, BeforeValidator(testbed_shorthand)] = Field(
         default_factory=LocalTestbed
     )
+    # lsmbench tune: the trials' parameters, objective and constraints (docs/tuning.md).
+    tune: TuneSpec | None = None
 
     @field_validator("name")
     @classmethod

@@ -1,0 +1,549 @@
+"""``lsmbench tune``: an Optuna study whose trials are points of the campaign machinery.
+
+* The sampler is Optuna's TPE (multivariate, seeded, with ``constraints_func`` when the spec
+  has constraints); the study lives in ``RESULTS/CAMPAIGN/tune.sqlite3`` (RDBStorage), so it
+  resumes (``--resume``) and optuna-dashboard can open it.
+* The first trial is the spec's own configuration (engine.options, else the engine's
+  defaults), enqueued.
+* A trial is one point -- load, testing, running or search -- run and stored like any point:
+  its id is its parameters and its repetition (a configuration asked for twice is measured
+  twice, as rep 0 and rep 1), so ``ls``, ``report``, ``publish`` and ``track`` work on it.
+* Pruning: the testing maximum is reported as the trial's intermediate value; when it shows
+  that the trial cannot beat the best feasible result so far (its search could at best reach
+  ``high`` x the maximum), the running phases are skipped and the trial is PRUNED.
+* A trial killed with the process (RUNNING in the study) is redone on ``--resume``: marked
+  FAIL and its parameters enqueued again -- unless its point was stored complete before the
+  kill, which is then told to the study as it is.
+* Confirmation: the best ``confirm.top`` configurations, and the spec's own, run
+  ``confirm.repetitions`` fresh repetitions; the answer is the one whose interval's
+  pessimistic end is best (the lower end for a maximum), judged on those repetitions only:
+  the trial that put a configuration on top is not evidence for it (the winner's curse).
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ..campaign import CampaignError, CampaignSession, RunOptions, _existing_points
+from ..faults import ResultsStoreFull
+from ..groups import judge_group, repetition_from_store
+from ..plan import Plan, build_plan
+from ..points import Point, canonical_hash, group_id, point_id
+from ..progress import Reporter
+from ..spec import LoadedSpec
+from ..spec.tune import Bound, TuneSpec
+from ..stages import RunningChoice
+from ..stats import median_ci
+from ..store import STATE_COMPLETE, Store, StoreError, write_json_atomic
+from .domains import default_value, resolve_domains
+from .metrics import direction, metric_value, violations
+
+log = logging.getLogger("lsmbench.tune")
+
+STUDY_FILE = "tune.sqlite3"
+RESULT_FILE = "tune.json"
+TUNE_SCHEMA = "lsmbench.tune/1"
+
+
+class TuneError(RuntimeError):
+    """The study cannot start or go on (nothing was lost)."""
+
+
+@dataclass
+class TuneOptions:
+    resume: bool = False
+    force: bool = False
+    publish: bool = True
+
+
+class TrialRow(BaseModel):
+    """One trial as the report and --json show it."""
+
+    number: int
+    state: str  # complete | pruned | failed | running | waiting
+    params: dict[str, Any]
+    point: str | None = None
+    values: list[float] | None = None
+    constraints: list[float] | None = None
+    feasible: bool | None = None
+    max_write_throughput: float | None = None
+    verdict: str | None = None
+    note: str | None = None  # why pruned or failed
+    defaults: bool = False
+
+
+class Confirmed(BaseModel):
+    """A configuration re-run with repetitions: its objective's median and interval."""
+
+    params: dict[str, Any]
+    group: str
+    points: list[str]
+    trial_value: float | None  # the single run that put it on top (not counted below)
+    repetitions: int
+    median: float | None
+    ci_low: float | None
+    ci_high: float | None
+    confidence: float | None
+    pessimistic: float | None  # the interval's worse end (min..max with fewer than 3)
+    feasible: bool  # every repetition met every constraint
+    verdict: str | None  # the grouped verdict of the repetitions (when they ran a running phase)
+    defaults: bool = False
+
+
+class Best(BaseModel):
+    params: dict[str, Any]
+    value: float | None  # the pessimistic end after confirmation, else the trial's value
+    sustainable: bool
+    verdict: str | None = None
+    median: float | None = None
+    interval: list[float | None] | None = None
+    confidence: float | None = None
+    repetitions: int = 1
+    basis: str  # how it was chosen
+
+
+class TuneResult(BaseModel):
+    schema_: str = Field(default=TUNE_SCHEMA, alias="schema")
+    campaign: str
+    study: str  # the SQLite file
+    objectives: list[str]
+    directions: list[str]
+    constraints: list[str]
+    parameters: dict[str, str]  # name -> domain text
+    trials: int  # finished trials (complete, pruned or failed)
+    complete: int
+    pruned: int
+    failed: int
+    rows: list[TrialRow]
+    confirmed: list[Confirmed] = Field(default_factory=list)
+    pareto: list[int] = Field(default_factory=list)  # trial numbers (two objectives)
+    best: Best | None = None
+    defaults_trial: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(by_alias=True)
+
+
+def study_path(store: Store, campaign: str) -> Path:
+    return store.campaign_dir(campaign) / STUDY_FILE
+
+
+def study_fingerprint(loaded: LoadedSpec) -> str:
+    """What decides the trials' measurements and the search: a resumed study must have the
+    same (more trials, other confirmation and sinks may change)."""
+    raw = copy.deepcopy(loaded.raw)
+    raw.pop("sinks", None)
+    raw.pop("description", None)
+    tune = raw.get("tune") or {}
+    for k in ("trials", "confirm"):
+        tune.pop(k, None)
+    return canonical_hash(raw, 16)
+
+
+def _import_optuna() -> Any:
+    import warnings
+
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    # TPE's multivariate mode and constraints_func are marked experimental (their interface
+    # may change); the study pins optuna<5 and says which it uses in docs/tuning.md.
+    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+    return optuna
+
+
+class Tuner:
+    """One `lsmbench tune` run over a (new or resumed) study."""
+
+    def __init__(self, loaded: LoadedSpec, store: Store, reporter: Reporter,
+                 options: TuneOptions) -> None:
+        self.loaded = loaded
+        self.spec = loaded.spec
+        assert self.spec.tune is not None
+        self.tune: TuneSpec = self.spec.tune
+        self.store = store
+        self.reporter = reporter
+        self.options = options
+        self.domains, errors = resolve_domains(self.spec)
+        if errors:  # validate_raw reports them first; here only by misuse
+            raise TuneError("; ".join(f"{p}: {m}" for p, m in errors))
+        self.objectives = self.tune.objectives()
+        self.directions = [direction(o) for o in self.objectives]
+        self.bounds: list[Bound] = self.tune.bounds()
+        self.optuna = _import_optuna()
+        self.plan: Plan = build_plan(loaded)
+        self.plan.points = []
+        self.plan.resolved = {}
+
+    # -- the study ------------------------------------------------------------------------
+
+    def _constraints(self, frozen: Any) -> list[float]:
+        stored = frozen.user_attrs.get("constraints")
+        return list(stored) if stored else [0.0] * len(self.bounds)
+
+    def _open_study(self) -> Any:
+        optuna = self.optuna
+        path = study_path(self.store, self.spec.name)
+        if self.options.force:
+            path.unlink(missing_ok=True)
+        elif path.exists() and not self.options.resume:
+            raise TuneError(f"{path} holds a study already: pass --resume to go on with it, "
+                            "or --force to discard it and its points")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        storage = optuna.storages.RDBStorage(
+            f"sqlite:///{path}", engine_kwargs={"connect_args": {"timeout": 30}})
+        sampler = optuna.samplers.TPESampler(
+            seed=self.tune.seed, multivariate=True,
+            n_startup_trials=self.tune.n_startup_trials(),
+            constraints_func=self._constraints if self.bounds else None)
+        study = optuna.create_study(study_name=self.spec.name, storage=storage,
+                                    sampler=sampler, directions=self.directions,
+                                    load_if_exists=True)
+        fingerprint = study_fingerprint(self.loaded)
+        stored = study.user_attrs.get("spec_fingerprint")
+        if stored is None:
+            study.set_user_attr("spec_fingerprint", fingerprint)
+            study.set_user_attr("objectives", self.objectives)
+        elif stored != fingerprint:
+            raise TuneError(
+                f"{path}: the spec changed since the study began (only tune.trials, "
+                "tune.confirm and sinks may change for --resume): run with --force to start "
+                "over, or under another campaign name")
+        self.storage = storage
+        return study
+
+    def _recover(self, study: Any) -> None:
+        """Trials left RUNNING by a killed process: told as stored, or redone."""
+        TrialState = self.optuna.trial.TrialState
+        for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+            pid = t.user_attrs.get("point")
+            rec = self.store.point(self.spec.name, pid) if pid else None
+            if rec is not None and rec.state == STATE_COMPLETE:
+                self.reporter.message(f"trial {t.number}: its point {pid} was stored before "
+                                      "the interruption; told to the study as it is")
+                self._tell(study, t.number, t._trial_id, rec.point_id)
+                continue
+            self.storage.set_trial_user_attr(t._trial_id, "interrupted", True)
+            self.storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
+            study.enqueue_trial(dict(t.params), user_attrs={"redo_of": t.number})
+            self.reporter.message(f"trial {t.number} was interrupted: it is run again")
+
+    def _enqueue_defaults(self, study: Any) -> None:
+        if study.get_trials(deepcopy=False):
+            return
+        params: dict[str, Any] = {}
+        for name, dom in self.domains.items():
+            value = default_value(self.spec, dom)
+            if value is None or not dom.contains(value):
+                self.reporter.message(
+                    f"the spec's own {name} ({value!r}) is outside its domain "
+                    f"{dom.describe()}: the first trial samples it", "warning")
+                continue
+            params[name] = value
+        if params:
+            study.enqueue_trial(params, user_attrs={"defaults": True})
+
+    def _finished(self, study: Any) -> int:
+        TrialState = self.optuna.trial.TrialState
+        return sum(1 for t in study.get_trials(deepcopy=False)
+                   if t.state in (TrialState.COMPLETE, TrialState.PRUNED)
+                   or (t.state == TrialState.FAIL and not t.user_attrs.get("interrupted")))
+
+    def _best_feasible(self, study: Any) -> tuple[float, int] | None:
+        """The best single-objective value of a complete trial that met every constraint."""
+        TrialState = self.optuna.trial.TrialState
+        best: tuple[float, int] | None = None
+        sign = 1.0 if self.directions[0] == "maximize" else -1.0
+        for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+            if any(c > 0 for c in self._constraints(t)) or t.value is None:
+                continue
+            if best is None or sign * t.value > sign * best[0]:
+                best = (float(t.value), t.number)
+        return best
+
+    # -- one trial ------------------------------------------------------------------------
+
+    def _ordered(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A trial's parameters in the spec's order (a point's id and group follow it)."""
+        return {k: params[k] for k in self.domains if k in params}
+
+    def _next_rep(self, params: dict[str, Any]) -> int:
+        gid = group_id(params)
+        reps = [p.rep for p in self.plan.points if group_id(p.params) == gid]
+        return max(reps) + 1 if reps else 0
+
+    def _point(self, params: dict[str, Any]) -> Point:
+        rep = self._next_rep(params)
+        return Point(index=len(self.plan.points), id=point_id(params, rep), params=params,
+                     rep=rep, seed=rep + 1)
+
+    def _after_testing(self, study: Any, trial: Any) -> Any:
+        single = len(self.objectives) == 1
+        objective = self.objectives[0]
+
+        def decide(max_tp: float) -> RunningChoice | None:
+            trial.set_user_attr("max_write_throughput", max_tp)
+            if single:
+                trial.report(max_tp, step=0)
+            rate = self.tune.rate
+            choice = RunningChoice(utilization=rate / max_tp) if rate else None
+            best = self._best_feasible(study) if (self.tune.prune and single) else None
+            if best is None:
+                return choice
+            search = self.spec.phases.running.search
+            bound: float | None = None
+            if objective == "max_sustainable_rate" and search is not None:
+                bound, how = search.high * max_tp, f"{search.high:g} x its testing maximum"
+            elif objective == "max_write_throughput":
+                bound, how = max_tp, "its testing maximum"
+            if bound is not None and bound <= best[0]:
+                return RunningChoice(skip=(
+                    f"pruned: {how} ({bound:,.0f} writes/s) cannot beat the best feasible "
+                    f"{objective} so far ({best[0]:,.0f} writes/s, trial {best[1]})"))
+            return choice
+
+        return decide
+
+    def _tell(self, study: Any, number: int, trial_id: int, pid: str) -> None:
+        TrialState = self.optuna.trial.TrialState
+        rec = self.store.point(self.spec.name, pid)
+        if rec is None or rec.state != STATE_COMPLETE:
+            why = (rec.data.get("error") or {}).get("message") if rec is not None else None
+            self.storage.set_trial_user_attr(trial_id, "note", f"point failed: {why}")
+            study.tell(number, state=TrialState.FAIL)
+            return
+        mt = (rec.data.get("max_throughput") or {}).get("writes_per_s")
+        if mt is not None:
+            self.storage.set_trial_user_attr(trial_id, "max_write_throughput", mt)
+        if rec.data.get("skipped_running"):
+            if len(self.objectives) == 1 and mt is not None:
+                self.storage.set_trial_intermediate_value(trial_id, 0, float(mt))
+            self.storage.set_trial_user_attr(trial_id, "note", rec.data["skipped_running"])
+            study.tell(number, state=TrialState.PRUNED)
+            return
+        rep = repetition_from_store(rec)
+        values = [metric_value(rep, o) for o in self.objectives]
+        if any(v is None for v in values):
+            missing = [o for o, v in zip(self.objectives, values, strict=True) if v is None]
+            self.storage.set_trial_user_attr(trial_id, "note",
+                                             f"not measured: {', '.join(missing)}")
+            study.tell(number, state=TrialState.FAIL)
+            return
+        self.storage.set_trial_user_attr(trial_id, "verdict", rep.verdict)
+        if self.bounds:
+            self.storage.set_trial_user_attr(trial_id, "constraints",
+                                             violations(rep, self.bounds))
+        study.tell(number, values if len(values) > 1 else values[0])
+
+    def _run_trial(self, study: Any, session: CampaignSession, n: int, total: int) -> None:
+        trial = study.ask()
+        params = {name: dom.suggest(trial) for name, dom in self.domains.items()}
+        point = self._point(params)
+        trial.set_user_attr("point", point.id)
+        session.add_point(point)
+        session.run_point(point, n, total, after_testing=self._after_testing(study, trial),
+                          extra={"tune": {"trial": trial.number}})
+        self._tell(study, trial.number, trial._trial_id, point.id)
+
+    # -- confirmation ---------------------------------------------------------------------
+
+    def _candidates(self, study: Any) -> list[tuple[dict[str, Any], float | None, bool]]:
+        """(params, the trial's value, is the spec's own) of the top configurations and the
+        spec's own, best first, each once."""
+        TrialState = self.optuna.trial.TrialState
+        sign = 1.0 if self.directions[0] == "maximize" else -1.0
+        done = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+                if t.value is not None]
+        feasible = [t for t in done if not any(c > 0 for c in self._constraints(t))]
+        ranked = sorted(feasible or done, key=lambda t: -sign * float(t.value))
+        out: list[tuple[dict[str, Any], float | None, bool]] = []
+        seen: set[str] = set()
+        for t in ranked:
+            params = self._ordered(t.params)
+            gid = group_id(params)
+            if gid not in seen and len(out) < self.tune.confirm.top:
+                seen.add(gid)
+                out.append((params, float(t.value), False))
+        defaults = next((t for t in study.get_trials(deepcopy=False)
+                         if t.user_attrs.get("defaults")), None)
+        if defaults is not None and defaults.params:
+            params = self._ordered(defaults.params)
+            gid = group_id(params)
+            if gid not in seen:
+                out.append((params, defaults.value, True))
+            else:
+                out = [(p, v, d or group_id(p) == gid) for p, v, d in out]
+        return out
+
+    def _confirm(self, study: Any, session: CampaignSession) -> list[Confirmed]:
+        if len(self.objectives) != 1 or self.tune.confirm.top == 0:
+            return []
+        want = self.tune.confirm.repetitions
+        candidates = self._candidates(study)
+        todo: list[Point] = []
+        for params, _, _ in candidates:
+            have = self._confirmations(group_id(params))
+            for _ in range(max(0, want - len(have))):
+                point = self._point(params)
+                session.add_point(point)
+                todo.append(point)
+        for n, point in enumerate(todo, 1):
+            session.run_point(point, n, len(todo), extra={"tune": {"confirm": True}})
+        return [self._judge(params, value, is_default)
+                for params, value, is_default in candidates]
+
+    def _confirmations(self, gid: str) -> list[Any]:
+        return [r for r in self.store.points(self.spec.name)
+                if (r.data.get("tune") or {}).get("confirm") and group_id(
+                    r.data.get("params") or {}) == gid]
+
+    def _judge(self, params: dict[str, Any], trial_value: float | None,
+               is_default: bool) -> Confirmed:
+        gid = group_id(params)
+        recs = self._confirmations(gid)
+        reps = [repetition_from_store(r) for r in recs]
+        objective = self.objectives[0]
+        values = [metric_value(r, objective) for r in reps]
+        est = median_ci(values)
+        known = [v for v in values if v is not None]
+        maximize = self.directions[0] == "maximize"
+        if est.has_interval:
+            pessimistic = est.ci_low if maximize else est.ci_high
+        else:
+            pessimistic = (min(known) if maximize else max(known)) if known else None
+        feasible = bool(reps) and all(
+            r.state == STATE_COMPLETE and not any(v > 0 for v in violations(r, self.bounds))
+            for r in reps)
+        judged = [r for r in reps if r.verdict is not None]
+        verdict = judge_group(reps)[0] if judged else None
+        return Confirmed(params=params, group=gid, points=[r.point_id for r in recs],
+                         trial_value=trial_value, repetitions=len(reps), median=est.median,
+                         ci_low=est.ci_low, ci_high=est.ci_high, confidence=est.confidence,
+                         pessimistic=pessimistic, feasible=feasible, verdict=verdict,
+                         defaults=is_default)
+
+    # -- the answer -----------------------------------------------------------------------
+
+    def _rows(self, study: Any) -> list[TrialRow]:
+        rows = []
+        for t in study.get_trials(deepcopy=False):
+            cons = t.user_attrs.get("constraints")
+            rows.append(TrialRow(
+                number=t.number, state=t.state.name.lower().replace("fail", "failed"),
+                params=self._ordered(t.params), point=t.user_attrs.get("point"),
+                values=list(t.values) if t.values is not None else None,
+                constraints=list(cons) if cons else None,
+                feasible=(not any(c > 0 for c in cons)) if cons else (
+                    True if t.values is not None else None),
+                max_write_throughput=t.user_attrs.get("max_write_throughput"),
+                verdict=t.user_attrs.get("verdict"),
+                note=("interrupted, run again" if t.user_attrs.get("interrupted")
+                      else t.user_attrs.get("note")),
+                defaults=bool(t.user_attrs.get("defaults"))))
+        return rows
+
+    def _best(self, study: Any, rows: list[TrialRow],
+              confirmed: list[Confirmed]) -> Best | None:
+        maximize = self.directions[0] == "maximize"
+        sign = 1.0 if maximize else -1.0
+        ok = [c for c in confirmed if c.pessimistic is not None]
+        if ok:
+            pool = [c for c in ok if c.feasible] or ok
+            c = max(pool, key=lambda c: sign * float(c.pessimistic or 0.0))
+            end = "lower" if maximize else "upper"
+            how = (f"the {end} end of its {100 * (c.confidence or 0):.4g} % interval"
+                   if c.ci_low is not None else
+                   f"its {'worst' if maximize else 'highest'} run")
+            basis = (f"chosen by {how} over {c.repetitions} fresh repetitions, among the "
+                     f"top {self.tune.confirm.top} trials' configurations and the spec's own")
+            if not c.feasible:
+                basis += "; no confirmed configuration met every constraint in every repetition"
+            return Best(params=c.params, value=c.pessimistic,
+                        sustainable=c.verdict == "sustainable" and c.feasible,
+                        verdict=c.verdict, median=c.median, interval=[c.ci_low, c.ci_high],
+                        confidence=c.confidence, repetitions=c.repetitions, basis=basis)
+        done = [r for r in rows if r.state == "complete" and r.values]
+        if not done:
+            return None
+        if len(self.objectives) > 1:
+            front = {t.number for t in study.best_trials}
+            done = [r for r in done if r.number in front] or done
+        pool = [r for r in done if r.feasible] or done
+        r = max(pool, key=lambda r: sign * (r.values or [0.0])[0])
+        basis = ("one run per trial (no confirmation)" if len(self.objectives) == 1 else
+                 f"the Pareto front's best {self.objectives[0]} (one run per trial)")
+        return Best(params=r.params, value=(r.values or [None])[0],
+                    sustainable=r.verdict == "sustainable" and bool(r.feasible),
+                    verdict=r.verdict, basis=basis)
+
+    def result(self, study: Any, confirmed: list[Confirmed]) -> TuneResult:
+        rows = self._rows(study)
+        pareto = ([t.number for t in study.best_trials] if len(self.objectives) > 1 else [])
+        defaults = next((r.number for r in rows if r.defaults), None)
+        return TuneResult(
+            campaign=self.spec.name, study=str(study_path(self.store, self.spec.name)),
+            objectives=self.objectives, directions=self.directions,
+            constraints=[b.text() for b in self.bounds],
+            parameters={k: d.describe() for k, d in self.domains.items()},
+            trials=sum(1 for r in rows if r.state in ("complete", "pruned")
+                       or (r.state == "failed" and r.note != "interrupted, run again")),
+            complete=sum(1 for r in rows if r.state == "complete"),
+            pruned=sum(1 for r in rows if r.state == "pruned"),
+            failed=sum(1 for r in rows if r.state == "failed"
+                       and r.note != "interrupted, run again"),
+            rows=rows, confirmed=confirmed, pareto=pareto,
+            best=self._best(study, rows, confirmed), defaults_trial=defaults)
+
+    # -- the whole run --------------------------------------------------------------------
+
+    def run(self) -> TuneResult:
+        spec = self.spec
+        t0 = time.monotonic()
+        run_options = RunOptions(resume=self.options.resume, force=self.options.force,
+                                 publish=self.options.publish)
+        try:
+            with self.store.lock(spec.name):
+                existing = _existing_points(self.plan, self.store, self.reporter, run_options)
+                study = self._open_study()
+                for rec in sorted(existing.values(), key=lambda r: r.data.get("index") or 0):
+                    params, rep = rec.data.get("params"), rec.data.get("rep")
+                    if isinstance(params, dict) and isinstance(rep, int):
+                        self.plan.points.append(Point(
+                            index=len(self.plan.points), id=rec.point_id, params=params,
+                            rep=rep, seed=int(rec.data.get("seed") or rep + 1)))
+                self._recover(study)
+                self._enqueue_defaults(study)
+                done = self._finished(study)
+                session = CampaignSession(self.plan, self.store, self.reporter, run_options, t0)
+                session.open(max(0, self.tune.trials - done), done)
+                self.reporter.campaign_start(spec.name, max(0, self.tune.trials - done), done,
+                                             self.plan.estimate_point_s,
+                                             str(self.store.campaign_dir(spec.name)))
+                n = 0
+                while self._finished(study) < self.tune.trials:
+                    n += 1
+                    self._run_trial(study, session, n, self.tune.trials - done)
+                confirmed = self._confirm(study, session)
+                result = self.result(study, confirmed)
+                write_json_atomic(self.store.campaign_dir(spec.name) / RESULT_FILE,
+                                  result.to_json())
+                session.close(done, {"tune": {"trials": result.trials,
+                                              "best": result.best.model_dump()
+                                              if result.best else None}})
+                return result
+        except StoreError as e:
+            raise CampaignError(str(e)) from e
+        except ResultsStoreFull as e:
+            raise CampaignError(str(e)) from e
+
+
+def run_tune(loaded: LoadedSpec, store: Store, reporter: Reporter,
+             options: TuneOptions) -> TuneResult:
+    return Tuner(loaded, store, reporter, options).run()
