@@ -1,0 +1,253 @@
+"""lsmbench tune: the tune: section's checks, the domains, pruning, and a tiny study run for
+real -- killed mid-trial and resumed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import optuna
+import pytest
+import yaml
+from lsmbench.groups import Repetition
+from lsmbench.progress import Reporter
+from lsmbench.spec import SpecError, validate_raw
+from lsmbench.spec.tune import parse_bound
+from lsmbench.store import Store
+from lsmbench.tune.domains import default_value, resolve_domains
+from lsmbench.tune.metrics import metric_value, violations
+from lsmbench.tune.study import STUDY_FILE, TuneOptions, Tuner
+
+SEARCH = {"low": 0.5, "high": 1.0, "tolerance": 0.25, "max_steps": 2}
+
+
+def spec_doc(data_dir: str = "/var/tmp/lsmbench-tune-test", **tune) -> dict:
+    return {
+        "name": "tiny-tune",
+        "engine": {"name": "builtin", "options": {"memtable_bytes": "1M"}},
+        "workload": {"file": "update-uniform-1kb", "set": {"record_count": 3000}},
+        "phases": {"testing": {"duration": "2s", "warmup": "0.5s"},
+                   "running": {"duration": "2s", "search": SEARCH}},
+        "testbed": {"type": "local", "data_dir": data_dir},
+        "tune": {"trials": 3, "seed": 7, "objective": "max_sustainable_rate",
+                 "constraints": {"sustainable": True},
+                 "parameters": {"memtable_bytes": {"low": "512K", "high": "4M"},
+                                "merge_policy": {"choices": ["tiering", "leveling"]}},
+                 "confirm": {"top": 1, "repetitions": 2}, **tune},
+    }
+
+
+def errors_of(doc: dict) -> dict[str, str]:
+    with pytest.raises(SpecError) as e:
+        validate_raw(doc)
+    return dict(e.value.errors)
+
+
+# ---------------------------------------------------------------- the tune: section
+
+
+def test_bad_tune_sections_name_their_paths():
+    doc = spec_doc()
+    doc["tune"]["parameters"] = {
+        "memtable_byts": {"low": "1M", "high": "4M"},          # unknown parameter
+        "memory_components": {"low": 4, "high": 2},            # empty domain
+        "size_ratio": {"low": 0, "high": 10, "log": True},     # log scale with 0
+        "merge_scheduler": {"choices": ["fair", "gredy"]},     # a bad choice
+        "phases.running.utilization": {},                      # no domain to take
+    }
+    errs = errors_of(doc)
+    assert "did you mean 'memtable_bytes'" in errs["tune.parameters.memtable_byts"]
+    assert "empty domain" in errs["tune.parameters.memory_components"]
+    assert "log scale needs low > 0" in errs["tune.parameters.size_ratio.log"]
+    assert "did you mean 'greedy'" in errs["tune.parameters.merge_scheduler.choices[1]"]
+    assert "give its domain" in errs["tune.parameters.phases.running.utilization"]
+
+    doc = spec_doc(constraints={"p42": "<= 1", "p99_write_latency": "100ms"})
+    errs = errors_of(doc)
+    assert "unknown metric 'p42'" in errs["tune.constraints.p42"]
+    assert "expected '<= VALUE'" in errs["tune.constraints.p99_write_latency"]
+
+    doc = spec_doc()
+    doc["tune"]["parameters"]["merge_policy"] = {"choices": []}
+    assert "empty domain" in errors_of(doc)["tune.parameters.merge_policy"]
+
+    doc = spec_doc()
+    doc["matrix"] = {"policy": ["tiering"]}
+    del doc["phases"]["running"]["search"]
+    errs = errors_of(doc)
+    assert "tune.parameters" in errs["matrix.policy"]
+    assert "needs phases.running.search" in errs["tune.objective"]
+
+
+def test_bad_tune_section_from_the_command_line(tmp_path):
+    doc = spec_doc()
+    doc["tune"]["parameters"]["size_ratio"] = {"low": 0, "high": 10, "log": True}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    for cmd in ("tune", "validate"):
+        r = subprocess.run([sys.executable, "-m", "lsmbench", cmd, str(path), "--results",
+                            str(tmp_path / "results")], capture_output=True, text=True,
+                           check=False, timeout=120)
+        assert r.returncode == 2, r.stderr
+        assert "tune.parameters.size_ratio.log: a log scale needs low > 0" in r.stderr
+        assert "Traceback" not in r.stderr
+    assert not (tmp_path / "results").exists()  # nothing written
+    good = tmp_path / "good.yaml"
+    good.write_text(yaml.safe_dump(spec_doc()))
+    r = subprocess.run([sys.executable, "-m", "lsmbench", "run", str(good)],
+                       capture_output=True, text=True, check=False, timeout=120)
+    assert r.returncode == 2 and "lsmbench tune" in r.stderr
+
+
+def test_domains_come_from_the_engine_unless_given():
+    doc = spec_doc()
+    doc["tune"]["parameters"] = {"memtable_bytes": {}, "policy": {}, "l0_trigger": {},
+                                 "size_ratio": {"low": 2, "high": 10.5},
+                                 "phases.running.duration": {"low": 1, "high": 3}}
+    spec = validate_raw(doc).spec
+    doms, errors = resolve_domains(spec)
+    assert errors == []
+    mb = doms["memtable_bytes"]
+    assert (mb.kind, mb.low, mb.high, mb.log) == ("int", 4096, 64 << 30, True)
+    assert doms["policy"].kind == "categorical" and "partitioned" in doms["policy"].choices
+    assert (doms["l0_trigger"].kind, doms["l0_trigger"].low, doms["l0_trigger"].log) == \
+        ("int", 1, False)
+    assert doms["size_ratio"].kind == "float"
+    assert doms["phases.running.duration"].kind == "int"
+    # The spec's own values: engine.options first, then the engine's default, then the path.
+    assert default_value(spec, mb) == 1 << 20
+    assert default_value(spec, doms["policy"]) == "tiering"
+    assert default_value(spec, doms["l0_trigger"]) == 4
+    assert default_value(spec, doms["phases.running.duration"]) == 2.0
+
+
+def test_constraint_values_are_optunas_sign_convention():
+    rep = Repetition(point="p", group="g", state="complete", verdict="sustainable",
+                     sustainable=True, p99_write_latency_s=0.2, searched=True,
+                     max_sustainable_rate=None, max_write_throughput=1000.0)
+    bounds = [parse_bound("sustainable", True), parse_bound("p99_write_latency", "<= 100ms"),
+              parse_bound("max_write_throughput", ">= 500")]
+    assert violations(rep, bounds) == pytest.approx([0.0, 1.0, -1.0])
+    assert metric_value(rep, "max_sustainable_rate") == 0.0  # searched, found none
+    failed = rep.model_copy(update={"state": "failed"})
+    assert violations(failed, bounds) == [1.0, 1.0, 1.0]  # not measured: violated
+
+
+def test_a_trial_that_cannot_beat_the_best_skips_its_running_phases(tmp_path):
+    loaded = validate_raw(spec_doc(str(tmp_path / "data")))
+    tuner = Tuner(loaded, Store(tmp_path / "results"), Reporter(), TuneOptions())
+    study = optuna.create_study(direction="maximize")
+    decide_first = tuner._after_testing(study, study.ask())
+    assert decide_first(5000.0) is None  # nothing to beat yet
+    done = study.ask()
+    done.set_user_attr("constraints", [0.0])
+    study.tell(done, 4000.0)
+    infeasible = study.ask()
+    infeasible.set_user_attr("constraints", [1.0])
+    study.tell(infeasible, 9000.0)  # higher, but not sustainable: not the one to beat
+    trial = study.ask()
+    decide = tuner._after_testing(study, trial)
+    # high = 1.0: a search can at best reach the testing maximum.
+    choice = decide(3999.0)
+    assert choice is not None and choice.skip and "4,000 writes/s, trial 1" in choice.skip
+    # The testing maximum is the trial's intermediate value (step 0).
+    assert study.trials[trial.number].intermediate_values == {0: 3999.0}
+    assert tuner._after_testing(study, study.ask())(4001.0) is None
+    tuner.tune = tuner.tune.model_copy(update={"prune": False})
+    assert tuner._after_testing(study, study.ask())(10.0) is None
+
+
+# ---------------------------------------------------------------- a study, for real
+
+
+@pytest.mark.slow
+def test_tiny_study_killed_mid_trial_resumes_and_answers(tmp_path, data_root, driver_path):
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text(yaml.safe_dump(spec_doc(str(data_root / "data"))))
+    results = tmp_path / "results"
+    cmd = [sys.executable, "-m", "lsmbench", "tune", str(spec), "--results", str(results),
+           "--set", f"testbed.driver={driver_path}"]
+    # Killed (SIGKILL) while the second trial runs its testing phase.
+    proc = subprocess.Popen([*cmd, "--json"], stdout=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    assert proc.stdout is not None
+    starts = 0
+    deadline = time.monotonic() + 300
+    for line in proc.stdout:
+        ev = json.loads(line) if line.startswith("{") else {}
+        starts += ev.get("event") == "point_start"
+        if starts == 2 and ev.get("event") == "phase_start" and ev.get("phase") == "testing":
+            os.killpg(proc.pid, signal.SIGKILL)
+            break
+        assert time.monotonic() < deadline, "the second trial never started"
+    proc.wait(timeout=60)
+    store = Store(results)
+    first = {r.point_id: r.data["started"] for r in store.points("tiny-tune")}
+    assert len(first) == 1  # the first trial's point; the second died in .tmp/
+    study = optuna.load_study(study_name="tiny-tune",
+                              storage=f"sqlite:///{results / 'tiny-tune' / STUDY_FILE}")
+    states = [t.state for t in study.trials]
+    assert states == [optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.RUNNING]
+    assert study.trials[0].user_attrs.get("defaults") is True
+    assert study.trials[0].params == {"memtable_bytes": 1 << 20, "merge_policy": "tiering"}
+    killed_params = study.trials[1].params
+
+    r = subprocess.run([*cmd, "--resume", "--json"], capture_output=True, text=True,
+                       check=False, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    answer = json.loads(r.stdout.strip().splitlines()[-1])
+    assert answer["trials"] == 3
+    best = answer["best"]
+    assert set(best["params"]) == {"memtable_bytes", "merge_policy"}
+    assert isinstance(best["sustainable"], bool) and best["value"] is not None
+
+    study = optuna.load_study(study_name="tiny-tune",
+                              storage=f"sqlite:///{results / 'tiny-tune' / STUDY_FILE}")
+    trials = study.trials
+    assert trials[1].state == optuna.trial.TrialState.FAIL
+    assert trials[1].user_attrs.get("interrupted") is True
+    redo = trials[2]
+    assert redo.params == killed_params and redo.user_attrs.get("redo_of") == 1
+    finished = [t for t in trials if t.state in (optuna.trial.TrialState.COMPLETE,
+                                                  optuna.trial.TrialState.PRUNED)]
+    assert len(finished) == 3
+    # The first trial's point was kept, not run again.
+    points = {r.point_id: r for r in store.points("tiny-tune")}
+    for pid, started in first.items():
+        assert points[pid].data["started"] == started
+    # Every finished trial is a stored point naming its trial; the confirmations are points
+    # too: the best configuration's, 2 fresh repetitions, judged on them alone.
+    for t in finished:
+        rec = points[t.user_attrs["point"]]
+        assert rec.data["tune"] == {"trial": t.number} and rec.data["params"] == t.params
+    confirm = [r for r in points.values() if (r.data.get("tune") or {}).get("confirm")]
+    tune_json = json.loads((results / "tiny-tune" / "tune.json").read_text())
+    best_conf = next(c for c in tune_json["confirmed"] if c["params"] == best["params"])
+    assert best_conf["repetitions"] == 2
+    assert sorted(best_conf["points"]) == sorted(
+        r.point_id for r in confirm if r.data["params"] == best["params"])
+    values = [r.data["search"]["rate"] or 0.0 for r in confirm
+              if r.data["params"] == best["params"]]
+    assert best["value"] == pytest.approx(min(values))  # 2 runs: the worse one
+    # The spec's own configuration is confirmed too, for the comparison.
+    assert any(c["defaults"] for c in tune_json["confirmed"])
+
+    # ls and the report work on the study's points; the report's trial table is the study.
+    r = subprocess.run([sys.executable, "-m", "lsmbench", "ls", "tiny-tune", "--json",
+                        "--results", str(results)], capture_output=True, text=True,
+                       check=False, timeout=120)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([sys.executable, "-m", "lsmbench", "report", "tiny-tune", "--results",
+                        str(results), "--out", str(tmp_path / "report")], capture_output=True,
+                       text=True, check=False, timeout=300)
+    assert r.returncode == 0, r.stderr
+    html = (tmp_path / "report" / "report.html").read_text()
+    assert 'id="tune-trials"' in html and 'data-figure="tune-history"' in html
+    for t in trials:
+        assert f'data-trial="{t.number}"' in html
+    md = (tmp_path / "report" / "summary.md").read_text()
+    assert "**Tuning**" in md and f"{answer['trials']} trials" in md
