@@ -148,7 +148,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         _print_json({"valid": True, "spec": args.spec, "campaign": loaded.spec.name,
                      "points": len(points), "excluded": excluded, "warnings": warnings})
     elif not args.quiet:
-        print(f"{args.spec}: valid (campaign {loaded.spec.name}, {len(points)} points)")
+        what = (f"study {loaded.spec.name}, {loaded.spec.tune.trials} trials"
+                if loaded.spec.tune is not None
+                else f"campaign {loaded.spec.name}, {len(points)} points")
+        print(f"{args.spec}: valid ({what})")
     return EXIT_OK
 
 
