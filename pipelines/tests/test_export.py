@@ -244,6 +244,18 @@ def test_load_gives_the_frames_that_were_written(store, parquet, monkeypatch):
     pd.testing.assert_frame_equal(by_name.points, results.points)
 
 
+def test_cli_takes_a_campaign_name_and_reports_json(store, tmp_path, capsys):
+    out = tmp_path / "by-name"
+    code, stdout, err = export(capsys, "report-fixture", "--results", str(store.parent),
+                               "--out", str(out), "--json")
+    assert code == 0, err
+    doc = json.loads(stdout)
+    counts = expected_counts(store)
+    assert doc["campaign"] == "report-fixture" and doc["format"] == "parquet"
+    assert {name: t["rows"] for name, t in doc["tables"].items()} == counts
+    assert all(Path(t["path"]).parent == out for t in doc["tables"].values())
+
+
 def test_the_report_reads_the_store_through_the_same_reader():
     import lsmbench.report.load as report_load
     import lsmbench.results as results
