@@ -9,6 +9,7 @@
     lsmbench ls [CAMPAIGN] [--repetitions]
     lsmbench testbed up|status|down|calibrate NAME [--file F] [--yes] [--dry-run]
     lsmbench report RESULTS [--compare OTHER] [--out DIR] [--window S]
+    lsmbench export RESULTS [--format parquet|csv] [--out DIR]   (docs/analysis.md)
     lsmbench track record|detect|report|ack|nightly ...   (docs/tracking.md)
 
 Exit codes: 0 success; 1 a point failed (run) or a point could not be
@@ -493,6 +494,37 @@ def cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    """A campaign as tidy tables (docs/analysis.md): points, timeseries, histograms, merges."""
+    from .results import ResultsError, load
+    from .results.export import EXPORT_DIR, write_tables
+
+    try:
+        results = load(args.target, results=args.results)
+    except (ResultsError, OSError) as e:
+        print(f"lsmbench export: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    out = Path(args.out) if args.out else results.path / EXPORT_DIR
+    if out.exists() and not out.is_dir():
+        print(f"lsmbench export: {out}: not a directory (--out)", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        tables = write_tables(results, out, args.format)
+    except OSError as e:
+        print(f"lsmbench export: cannot write {out}: {e}", file=sys.stderr)
+        return EXIT_ENV
+    if args.json:
+        _print_json({"campaign": results.campaign, "out": str(out), "format": args.format,
+                     "tables": {t.name: {"path": str(t.path), "rows": t.rows,
+                                         "columns": t.columns} for t in tables}})
+        return EXIT_OK
+    if not args.quiet:
+        for t in tables:
+            print(f"{t.name}: {t.rows} rows, {t.columns} columns -> {t.path}")
+    print(f"export written to {out}")
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------- parser
 
 
@@ -606,6 +638,17 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--window", type=float, default=30.0, metavar="S",
                    help="throughput averaging window in seconds (default 30, as in the paper)")
     s.set_defaults(func=cmd_report)
+
+    s = sub.add_parser("export", parents=[common],
+                       help="a campaign as tidy tables (Parquet or CSV) for pandas and DuckDB")
+    s.add_argument("target", metavar="RESULTS",
+                   help="a campaign directory (results/NAME) or a campaign name in --results")
+    s.add_argument("--format", choices=("parquet", "csv"), default="parquet",
+                   help="file format (default: %(default)s)")
+    s.add_argument("--out", default=None, metavar="DIR",
+                   help="output directory (default: RESULTS/export/); the tables' files in it "
+                        "are replaced")
+    s.set_defaults(func=cmd_export)
     return p
 
 
