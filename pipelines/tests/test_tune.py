@@ -101,6 +101,14 @@ def test_bad_tune_section_from_the_command_line(tmp_path):
     r = subprocess.run([sys.executable, "-m", "lsmbench", "run", str(good)],
                        capture_output=True, text=True, check=False, timeout=120)
     assert r.returncode == 2 and "lsmbench tune" in r.stderr
+    # plan describes the study: trials and confirmation runs, domains, the sampler.
+    r = subprocess.run([sys.executable, "-m", "lsmbench", "plan", str(good)],
+                       capture_output=True, text=True, check=False, timeout=120,
+                       env={**os.environ, "COLUMNS": "200"})
+    assert r.returncode == 0, r.stderr
+    assert "study tiny-tune (lsmbench tune): 3 trials + up to 4 confirmation runs" in r.stdout
+    assert "parameter memtable_bytes: [524,288, 4,194,304] bytes int, log" in r.stdout
+    assert "parameter merge_policy: {tiering, leveling}" in r.stdout
 
 
 def test_domains_come_from_the_engine_unless_given():
