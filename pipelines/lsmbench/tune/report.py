@@ -139,8 +139,10 @@ def print_result(result: TuneResult, quiet: bool = False) -> None:
         console.print(f"no trial of {result.trials} gave a result (see {result.study})",
                       highlight=False, markup=False)
         return
+    judged = ("not judged (no running phase)" if best.verdict is None
+              else "yes" if best.sustainable else f"no ({best.verdict})")
     console.print(f"best: {params_text(best.params)}: {result.objectives[0]} "
                   f"{metric_text(result.objectives[0], best.value)} ({best.basis}); "
-                  f"sustainable: {'yes' if best.sustainable else 'no'}; {result.trials} trials "
+                  f"sustainable: {judged}; {result.trials} trials "
                   f"({result.pruned} pruned, {result.failed} failed); study {result.study}",
                   highlight=False, markup=False)

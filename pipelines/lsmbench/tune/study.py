@@ -188,6 +188,12 @@ class Tuner:
         stored = frozen.user_attrs.get("constraints")
         return list(stored) if stored else [0.0] * len(self.bounds)
 
+    def _sampler(self, trials_so_far: int) -> Any:
+        return self.optuna.samplers.TPESampler(
+            seed=self.tune.seed + trials_so_far, multivariate=True,
+            n_startup_trials=self.tune.n_startup_trials(),
+            constraints_func=self._constraints if self.bounds else None)
+
     def _open_study(self) -> Any:
         optuna = self.optuna
         path = study_path(self.store, self.spec.name)
@@ -199,13 +205,12 @@ class Tuner:
         path.parent.mkdir(parents=True, exist_ok=True)
         storage = optuna.storages.RDBStorage(
             f"sqlite:///{path}", engine_kwargs={"connect_args": {"timeout": 30}})
-        sampler = optuna.samplers.TPESampler(
-            seed=self.tune.seed, multivariate=True,
-            n_startup_trials=self.tune.n_startup_trials(),
-            constraints_func=self._constraints if self.bounds else None)
         study = optuna.create_study(study_name=self.spec.name, storage=storage,
-                                    sampler=sampler, directions=self.directions,
+                                    sampler=self._sampler(0), directions=self.directions,
                                     load_if_exists=True)
+        # A resumed study's sampler is seeded anew from the trials so far: the seed alone
+        # would replay the random startup trials it already ran.
+        study.sampler = self._sampler(len(study.get_trials(deepcopy=False)))
         fingerprint = study_fingerprint(self.loaded)
         stored = study.user_attrs.get("spec_fingerprint")
         if stored is None:
