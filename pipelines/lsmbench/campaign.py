@@ -24,6 +24,7 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -192,22 +193,28 @@ class _Sink:
 def run_campaign(plan: Plan, store: Store, reporter: Reporter,
                  options: RunOptions | None = None) -> dict[str, Any]:
     options = options or RunOptions()
-    spec = plan.spec
     t_start = time.monotonic()
+    with campaign_errors(store, plan.spec.name), store.lock(plan.spec.name):
+        return _run_locked(plan, store, reporter, options, t_start)
+
+
+@contextlib.contextmanager
+def campaign_errors(store: Store, campaign: str) -> Iterator[None]:
+    """A run's failures that stop the campaign, as CampaignError (exit 3): the store's lock
+    held by another process, or no room left in the results store (said in campaign.json)."""
     try:
-        with store.lock(spec.name):
-            return _run_locked(plan, store, reporter, options, t_start)
+        yield
     except StoreError as e:
         raise CampaignError(str(e)) from e
     except ResultsStoreFull as e:
-        _record_stop(store, spec.name, str(e))
+        _record_stop(store, campaign, str(e))
         raise CampaignError(str(e)) from e
     except OSError as e:
         # A write of the store's own files (campaign.json, a point's directory) found no
         # space.
         if is_no_space(e) and is_under(os.path.abspath(e.filename or ""),
                                        os.path.abspath(store.root)):
-            _record_stop(store, spec.name, results_full_text(store.root))
+            _record_stop(store, campaign, results_full_text(store.root))
             raise CampaignError(results_full_text(store.root)) from e
         raise
 
@@ -222,7 +229,7 @@ def _record_stop(store: Store, campaign: str, why: str) -> None:
         store.write_campaign(campaign, doc)
 
 
-def _existing_points(plan: Plan, store: Store, reporter: Reporter,
+def existing_points(plan: Plan, store: Store, reporter: Reporter,
                      options: RunOptions) -> dict[str, Any]:
     """The campaign's stored points (after removing an interrupted run's leftovers), or
     CampaignError when there are some and neither --resume nor --force says what to do."""
@@ -380,7 +387,7 @@ class CampaignSession:
 def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOptions,
                 t_start: float) -> dict[str, Any]:
     spec = plan.spec
-    existing = _existing_points(plan, store, reporter, options)
+    existing = existing_points(plan, store, reporter, options)
 
     # What to run.
     session = CampaignSession(plan, store, reporter, options, t_start)

@@ -31,8 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..campaign import CampaignError, CampaignSession, RunOptions, _existing_points
-from ..faults import ResultsStoreFull
+from ..campaign import CampaignSession, RunOptions, campaign_errors, existing_points
 from ..groups import judge_group, repetition_from_store
 from ..plan import Plan, build_plan
 from ..points import Point, canonical_hash, group_id, point_id
@@ -41,7 +40,7 @@ from ..spec import LoadedSpec
 from ..spec.tune import Bound, TuneSpec
 from ..stages import RunningChoice
 from ..stats import median_ci
-from ..store import STATE_COMPLETE, Store, StoreError, write_json_atomic
+from ..store import STATE_COMPLETE, Store, write_json_atomic
 from .domains import default_value, resolve_domains
 from .metrics import direction, metric_value, violations
 
@@ -513,40 +512,35 @@ class Tuner:
         t0 = time.monotonic()
         run_options = RunOptions(resume=self.options.resume, force=self.options.force,
                                  publish=self.options.publish)
-        try:
-            with self.store.lock(spec.name):
-                existing = _existing_points(self.plan, self.store, self.reporter, run_options)
-                study = self._open_study()
-                for rec in sorted(existing.values(), key=lambda r: r.data.get("index") or 0):
-                    params, rep = rec.data.get("params"), rec.data.get("rep")
-                    if isinstance(params, dict) and isinstance(rep, int):
-                        self.plan.points.append(Point(
-                            index=len(self.plan.points), id=rec.point_id, params=params,
-                            rep=rep, seed=int(rec.data.get("seed") or rep + 1)))
-                self._recover(study)
-                self._enqueue_defaults(study)
-                done = self._finished(study)
-                session = CampaignSession(self.plan, self.store, self.reporter, run_options, t0)
-                session.open(max(0, self.tune.trials - done), done)
-                self.reporter.campaign_start(spec.name, max(0, self.tune.trials - done), done,
-                                             self.plan.estimate_point_s,
-                                             str(self.store.campaign_dir(spec.name)))
-                n = 0
-                while self._finished(study) < self.tune.trials:
-                    n += 1
-                    self._run_trial(study, session, n, self.tune.trials - done)
-                confirmed = self._confirm(study, session)
-                result = self.result(study, confirmed)
-                write_json_atomic(self.store.campaign_dir(spec.name) / RESULT_FILE,
-                                  result.to_json())
-                session.close(done, {"tune": {"trials": result.trials,
-                                              "best": result.best.model_dump()
-                                              if result.best else None}})
-                return result
-        except StoreError as e:
-            raise CampaignError(str(e)) from e
-        except ResultsStoreFull as e:
-            raise CampaignError(str(e)) from e
+        with campaign_errors(self.store, spec.name), self.store.lock(spec.name):
+            existing = existing_points(self.plan, self.store, self.reporter, run_options)
+            study = self._open_study()
+            for rec in sorted(existing.values(), key=lambda r: r.data.get("index") or 0):
+                params, rep = rec.data.get("params"), rec.data.get("rep")
+                if isinstance(params, dict) and isinstance(rep, int):
+                    self.plan.points.append(Point(
+                        index=len(self.plan.points), id=rec.point_id, params=params,
+                        rep=rep, seed=int(rec.data.get("seed") or rep + 1)))
+            self._recover(study)
+            self._enqueue_defaults(study)
+            done = self._finished(study)
+            session = CampaignSession(self.plan, self.store, self.reporter, run_options, t0)
+            session.open(max(0, self.tune.trials - done), done)
+            self.reporter.campaign_start(spec.name, max(0, self.tune.trials - done), done,
+                                         self.plan.estimate_point_s,
+                                         str(self.store.campaign_dir(spec.name)))
+            n = 0
+            while self._finished(study) < self.tune.trials:
+                n += 1
+                self._run_trial(study, session, n, self.tune.trials - done)
+            confirmed = self._confirm(study, session)
+            result = self.result(study, confirmed)
+            write_json_atomic(self.store.campaign_dir(spec.name) / RESULT_FILE,
+                              result.to_json())
+            session.close(done, {"tune": {"trials": result.trials,
+                                          "best": result.best.model_dump()
+                                          if result.best else None}})
+            return result
 
 
 def run_tune(loaded: LoadedSpec, store: Store, reporter: Reporter,
