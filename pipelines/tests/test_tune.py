@@ -167,6 +167,12 @@ def test_a_trial_that_cannot_beat_the_best_skips_its_running_phases(tmp_path):
     assert tuner._after_testing(study, study.ask())(4001.0) is None
     tuner.tune = tuner.tune.model_copy(update={"prune": False})
     assert tuner._after_testing(study, study.ask())(10.0) is None
+    # The pruned trial is told as Optuna's PRUNED: its row shows the testing maximum, not an
+    # objective value (Optuna copies the intermediate value into a pruned trial's value).
+    study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+    row = next(r for r in tuner._rows(study) if r.number == trial.number)
+    assert (row.state, row.values, row.max_write_throughput) == ("pruned", None, 3999.0)
+    assert study.trials[trial.number].value == 3999.0
 
 
 # ---------------------------------------------------------------- a study, for real

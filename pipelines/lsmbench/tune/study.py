@@ -436,16 +436,20 @@ class Tuner:
     # -- the answer -----------------------------------------------------------------------
 
     def _rows(self, study: Any) -> list[TrialRow]:
+        TrialState = self.optuna.trial.TrialState
         rows = []
         for t in study.get_trials(deepcopy=False):
             cons = t.user_attrs.get("constraints")
             rows.append(TrialRow(
                 number=t.number, state=t.state.name.lower().replace("fail", "failed"),
                 params=self._ordered(t.params), point=t.user_attrs.get("point"),
-                values=list(t.values) if t.values is not None else None,
+                # A pruned trial's value is Optuna's copy of its intermediate value (the
+                # testing maximum, shown apart), not a measure of the objective.
+                values=(list(t.values) if t.values is not None
+                        and t.state == TrialState.COMPLETE else None),
                 constraints=list(cons) if cons else None,
                 feasible=(not any(c > 0 for c in cons)) if cons else (
-                    True if t.values is not None else None),
+                    True if t.state == TrialState.COMPLETE else None),
                 max_write_throughput=t.user_attrs.get("max_write_throughput"),
                 verdict=t.user_attrs.get("verdict"),
                 note=("interrupted, run again" if t.user_attrs.get("interrupted")
