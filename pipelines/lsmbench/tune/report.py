@@ -56,9 +56,9 @@ def importances(campaign_dir: Path, campaign: str) -> tuple[dict[str, float], st
     path = campaign_dir / STUDY_FILE
     if not path.is_file():
         return {}, "no study file"
-    import optuna
+    from .study import import_optuna
 
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    optuna = import_optuna()  # PED-ANOVA is marked experimental too
     try:
         study = optuna.load_study(study_name=campaign, storage=f"sqlite:///{path}")
         complete = [t for t in study.get_trials(deepcopy=False)

@@ -146,7 +146,7 @@ def study_fingerprint(loaded: LoadedSpec) -> str:
     return canonical_hash(raw, 16)
 
 
-def _import_optuna() -> Any:
+def import_optuna() -> Any:
     import warnings
 
     import optuna
@@ -176,7 +176,7 @@ class Tuner:
         self.objectives = self.tune.objectives()
         self.directions = [direction(o) for o in self.objectives]
         self.bounds: list[Bound] = self.tune.bounds()
-        self.optuna = _import_optuna()
+        self.optuna = import_optuna()
         self.plan: Plan = build_plan(loaded)
         self.plan.points = []
         self.plan.resolved = {}
