@@ -124,7 +124,7 @@ BAD = [
      "engine.name: unknown engine 'rocks' (choose from: builtin, rocksdb, leveldb, null)"),
     ({"enigne": {}},
      "enigne: unknown key 'enigne' (allowed: name, description, engine, matrix, workload, "
-     "phases, verdict, throttle, sinks, testbed)"),
+     "phases, verdict, throttle, sinks, testbed, tune)"),
     ({"phases": {"testing": {"durtion": 5}}},
      "phases.testing.durtion: unknown key 'durtion' (allowed: duration, warmup, "
      "warmup_fraction, threads, queries, engine_options, timeout, shared_across, maximum)"),
@@ -305,11 +305,13 @@ def test_model_rejects_unknown_keys_directly():
 def test_every_spec_field_is_documented():
     """docs/orchestrator.md is the spec reference: every field of every model is in it."""
     from lsmbench import spec as s
+    from lsmbench.spec.tune import ConfirmSpec, TuneParameter, TuneSpec
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "orchestrator.md").read_text()
     models = [s.CampaignSpec, s.EngineSpec, s.WorkloadRef, s.Phases, s.LoadPhase,
               s.TestingPhase, s.RunningPhase, s.RateSearch, s.VerdictSpec, s.ThrottleSpec, s.Sinks,
-              s.InfluxSinkSpec, s.LocalTestbed, s.SshTestbed, s.SshHost, s.TerraformTestbed]
+              s.InfluxSinkSpec, s.LocalTestbed, s.SshTestbed, s.SshHost, s.TerraformTestbed,
+              TuneSpec, TuneParameter, ConfirmSpec]
     missing = [f"{m.__name__}.{f}" for m in models for f in m.model_fields
                if f"`{f}`" not in doc and f".{f}`" not in doc and f"{f}`," not in doc
                and f"`{f}," not in doc]
