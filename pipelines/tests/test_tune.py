@@ -265,3 +265,33 @@ def test_tiny_study_killed_mid_trial_resumes_and_answers(tmp_path, data_root, dr
         assert f'data-trial="{t.number}"' in html
     md = (tmp_path / "report" / "summary.md").read_text()
     assert "**Tuning**" in md and f"{answer['trials']} trials" in md
+
+
+def test_two_objectives_give_a_pareto_front(tmp_path):
+    """Throughput against p99: the answer is on the front, the report draws it, and neither
+    pruning nor confirmation applies."""
+    from lsmbench.tune.figures import tune_figures
+
+    doc = spec_doc(str(tmp_path / "data"),
+                   objective=["max_write_throughput", "p99_write_latency"], constraints={})
+    del doc["phases"]["running"]["search"]
+    tuner = Tuner(validate_raw(doc), Store(tmp_path / "results"), Reporter(), TuneOptions())
+    assert tuner.directions == ["maximize", "minimize"]
+    study = optuna.create_study(directions=tuner.directions)
+    measured = [(1000.0, 0.010), (2000.0, 0.050), (1500.0, 0.100), (900.0, 0.020),
+                (2500.0, 0.400)]
+    for tp, p99 in measured:
+        t = study.ask()
+        t.suggest_int("memtable_bytes", 1 << 19, 1 << 22, log=True)
+        t.suggest_categorical("merge_policy", ["tiering", "leveling"])
+        study.tell(t, [tp, p99])
+    assert tuner._after_testing(study, study.ask())(1.0) is None  # no pruning
+    assert tuner._confirm(study, session=None) == []  # no confirmation
+    result = tuner.result(study, [])
+    # Dominated: (1500, 0.1) by (2000, 0.05); (900, 0.02) by (1000, 0.01).
+    assert sorted(result.pareto) == [0, 1, 4]
+    assert result.best is not None and result.best.value == 2500.0  # the front's best first
+    assert "Pareto" in result.best.basis
+    figs = {f.id: f for f in tune_figures(result)}
+    assert set(figs) == {"tune-history", "tune-pareto"} and "front (3)" in figs[
+        "tune-pareto"].caption
