@@ -66,6 +66,18 @@ def _load(args: argparse.Namespace) -> Any:
     return load_spec(args.spec, sets=args.set)
 
 
+def _load_checked(args: argparse.Namespace) -> tuple[Any, list[str]]:
+    """The spec loaded and validated, its engine options checked by lsm-driver when it is
+    built (SpecError listing every error); the warnings to show."""
+    from .spec import SpecError
+
+    loaded = _load(args)
+    errors, warnings = _driver_check(loaded)
+    if errors:
+        raise SpecError(errors, args.spec)
+    return loaded, warnings
+
+
 def _driver_check(loaded: Any) -> tuple[list[tuple[str, str]], list[str]]:
     """Engine options checked by lsm-driver --check-options, when it is built: (errors by spec
     path, warnings). Without it, rocksdb's options (no committed description) go unchecked."""
@@ -127,10 +139,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from .spec import SpecError
 
     try:
-        loaded = _load(args)
-        errors, warnings = _driver_check(loaded)
-        if errors:
-            raise SpecError(errors, args.spec)
+        loaded, warnings = _load_checked(args)
     except SpecError as e:
         return _spec_errors(e, args.spec, args.json)
     if not args.json:
@@ -203,6 +212,21 @@ def _reporter(args: argparse.Namespace) -> Any:
     return RichReporter()
 
 
+def _stopped(reporter: Any, args: argparse.Namespace, who: str, e: Exception) -> int:
+    """A run the environment stopped (exit 3), said on stderr and, with --json, as an event."""
+    reporter.close()
+    if args.json:
+        print(json.dumps({"event": "error", "error": str(e)}))
+    print(f"{who}: {e}", file=sys.stderr)
+    return EXIT_ENV
+
+
+def _interrupted(reporter: Any, how_to_go_on: str) -> int:
+    reporter.close()
+    print(f"lsmbench: interrupted; {how_to_go_on}", file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from .campaign import CampaignError, RunOptions, run_campaign
     from .plan import build_plan
@@ -211,10 +235,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .testbeds import TestbedError
 
     try:
-        loaded = _load(args)
-        errors, warnings = _driver_check(loaded)
-        if errors:
-            raise SpecError(errors, args.spec)
+        loaded, warnings = _load_checked(args)
     except SpecError as e:
         return _spec_errors(e, args.spec, args.json)
     if not args.json and not args.quiet:
@@ -235,16 +256,9 @@ def cmd_run(args: argparse.Namespace) -> int:
                                RunOptions(resume=args.resume, force=args.force,
                                           publish=not args.no_publish))
     except (CampaignError, TestbedError) as e:
-        reporter.close()
-        if args.json:
-            print(json.dumps({"event": "error", "error": str(e)}))
-        print(f"lsmbench: {e}", file=sys.stderr)
-        return EXIT_ENV
+        return _stopped(reporter, args, "lsmbench", e)
     except KeyboardInterrupt:
-        reporter.close()
-        print("lsmbench: interrupted; `lsmbench run --resume` continues where it stopped",
-              file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return _interrupted(reporter, "`lsmbench run --resume` continues where it stopped")
     return EXIT_FAILED if summary["failed"] else EXIT_OK
 
 
@@ -255,18 +269,16 @@ def cmd_tune(args: argparse.Namespace) -> int:
     from .testbeds import TestbedError
 
     try:
-        loaded = _load(args)
-        errors, warnings = _driver_check(loaded)
-        if errors:
-            raise SpecError(errors, args.spec)
+        loaded, warnings = _load_checked(args)
         if loaded.spec.tune is None:
             raise SpecError([("tune", "this spec has no tune: section (parameters, trials, "
                                       "objective; docs/tuning.md); run it with `lsmbench "
                                       "run`")], args.spec)
     except SpecError as e:
         return _spec_errors(e, args.spec, args.json)
+    from .campaign import RunOptions
     from .tune.report import print_result
-    from .tune.study import TuneError, TuneOptions, run_tune
+    from .tune.study import TuneError, run_tune
 
     if not args.json and not args.quiet:
         for w in warnings:
@@ -274,19 +286,13 @@ def cmd_tune(args: argparse.Namespace) -> int:
     reporter = _reporter(args)
     try:
         result = run_tune(loaded, Store(Path(args.results)), reporter,
-                          TuneOptions(resume=args.resume, force=args.force,
-                                      publish=not args.no_publish))
+                          RunOptions(resume=args.resume, force=args.force,
+                                     publish=not args.no_publish))
     except (CampaignError, TestbedError, TuneError) as e:
-        reporter.close()
-        if args.json:
-            print(json.dumps({"event": "error", "error": str(e)}))
-        print(f"lsmbench tune: {e}", file=sys.stderr)
-        return EXIT_ENV
+        return _stopped(reporter, args, "lsmbench tune", e)
     except KeyboardInterrupt:
-        reporter.close()
-        print("lsmbench: interrupted; `lsmbench tune --resume` redoes the interrupted trial "
-              "and goes on", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return _interrupted(reporter, "`lsmbench tune --resume` redoes the interrupted trial "
+                                      "and goes on")
     reporter.close()
     if args.json:
         print(json.dumps({"best": result.best.model_dump() if result.best else None,

@@ -13,6 +13,7 @@ import time
 import optuna
 import pytest
 import yaml
+from lsmbench.campaign import RunOptions
 from lsmbench.groups import Repetition
 from lsmbench.progress import Reporter
 from lsmbench.spec import SpecError, validate_raw
@@ -20,7 +21,7 @@ from lsmbench.spec.tune import parse_bound
 from lsmbench.store import Store
 from lsmbench.tune.domains import default_value, resolve_domains
 from lsmbench.tune.metrics import metric_value, violations
-from lsmbench.tune.study import STUDY_FILE, TuneOptions, Tuner
+from lsmbench.tune.study import STUDY_FILE, Tuner
 
 SEARCH = {"low": 0.5, "high": 1.0, "tolerance": 0.25, "max_steps": 2}
 
@@ -147,7 +148,7 @@ def test_constraint_values_are_optunas_sign_convention():
 
 def test_a_trial_that_cannot_beat_the_best_skips_its_running_phases(tmp_path):
     loaded = validate_raw(spec_doc(str(tmp_path / "data")))
-    tuner = Tuner(loaded, Store(tmp_path / "results"), Reporter(), TuneOptions())
+    tuner = Tuner(loaded, Store(tmp_path / "results"), Reporter(), RunOptions())
     study = optuna.create_study(direction="maximize")
     decide_first = tuner._after_testing(study, study.ask())
     assert decide_first(5000.0) is None  # nothing to beat yet
@@ -275,7 +276,7 @@ def test_two_objectives_give_a_pareto_front(tmp_path):
     doc = spec_doc(str(tmp_path / "data"),
                    objective=["max_write_throughput", "p99_write_latency"], constraints={})
     del doc["phases"]["running"]["search"]
-    tuner = Tuner(validate_raw(doc), Store(tmp_path / "results"), Reporter(), TuneOptions())
+    tuner = Tuner(validate_raw(doc), Store(tmp_path / "results"), Reporter(), RunOptions())
     assert tuner.directions == ["maximize", "minimize"]
     study = optuna.create_study(directions=tuner.directions)
     measured = [(1000.0, 0.010), (2000.0, 0.050), (1500.0, 0.100), (900.0, 0.020),

@@ -25,7 +25,6 @@ from __future__ import annotations
 import copy
 import logging
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,13 +52,6 @@ TUNE_SCHEMA = "lsmbench.tune/1"
 
 class TuneError(RuntimeError):
     """The study cannot start or go on (nothing was lost)."""
-
-
-@dataclass
-class TuneOptions:
-    resume: bool = False
-    force: bool = False
-    publish: bool = True
 
 
 class TrialRow(BaseModel):
@@ -162,7 +154,7 @@ class Tuner:
     """One `lsmbench tune` run over a (new or resumed) study."""
 
     def __init__(self, loaded: LoadedSpec, store: Store, reporter: Reporter,
-                 options: TuneOptions) -> None:
+                 options: RunOptions) -> None:
         self.loaded = loaded
         self.spec = loaded.spec
         assert self.spec.tune is not None
@@ -514,8 +506,7 @@ class Tuner:
     def run(self) -> TuneResult:
         spec = self.spec
         t0 = time.monotonic()
-        run_options = RunOptions(resume=self.options.resume, force=self.options.force,
-                                 publish=self.options.publish)
+        run_options = self.options
         with campaign_errors(self.store, spec.name), self.store.lock(spec.name):
             existing = existing_points(self.plan, self.store, self.reporter, run_options)
             study = self._open_study()
@@ -548,5 +539,5 @@ class Tuner:
 
 
 def run_tune(loaded: LoadedSpec, store: Store, reporter: Reporter,
-             options: TuneOptions) -> TuneResult:
+             options: RunOptions) -> TuneResult:
     return Tuner(loaded, store, reporter, options).run()
