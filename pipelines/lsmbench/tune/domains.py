@@ -7,7 +7,6 @@ anything wrong with it (:func:`resolve_domains`).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -121,8 +120,6 @@ def resolve_domain(spec: CampaignSpec, name: str,
     if is_int and p.step is not None and not float(p.step).is_integer():
         return None, [(f"{path}.step", f"an integer parameter takes an integer step, got "
                                        f"{p.step:g}")]
-    if opt is not None and opt.type == "real" and p.low is not None and math.isclose(low, high):
-        return None, [(path, "empty domain")]
     return Domain(name=name, kind="int" if is_int else "float", low=low, high=high, log=log,
                   step=p.step, option=option, unit=opt.unit if opt else None), []
 

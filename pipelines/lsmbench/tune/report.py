@@ -93,10 +93,6 @@ class TuneSection:
     def params(self, p: dict[str, Any]) -> str:
         return params_text(p)
 
-    def defaults(self) -> Any:
-        """The confirmation of the spec's own configuration, if it ran."""
-        return next((c for c in self.result.confirmed if c.defaults), None)
-
 
 def tune_section(campaign_dir: Path, campaign: str) -> TuneSection | None:
     result = load_result(campaign_dir)

@@ -23,7 +23,6 @@
 from __future__ import annotations
 
 import copy
-import logging
 import time
 from pathlib import Path
 from typing import Any
@@ -42,8 +41,6 @@ from ..stats import median_ci
 from ..store import STATE_COMPLETE, Store, write_json_atomic
 from .domains import default_value, resolve_domains
 from .metrics import direction, metric_value, violations
-
-log = logging.getLogger("lsmbench.tune")
 
 STUDY_FILE = "tune.sqlite3"
 RESULT_FILE = "tune.json"
