@@ -126,13 +126,18 @@ def test_the_fixture_has_rows_in_every_table(store):
     assert counts["timeseries"] > 0 and counts["histograms"] > 1000 and counts["merges"] > 0
 
 
+def duckdb_rows(path: Path) -> int:
+    """The rows DuckDB reads from an exported file (Parquet or CSV)."""
+    reader = "read_parquet" if path.suffix == ".parquet" else "read_csv"
+    (n,) = duckdb.connect().execute(f"SELECT count(*) FROM {reader}('{path}')").fetchone()
+    return n
+
+
 def test_parquet_row_counts_are_those_the_store_implies(store, parquet):
     counts = expected_counts(store)
-    con = duckdb.connect()
     for name in TABLES:
         path = parquet / f"{name}.parquet"
-        (n,) = con.execute(f"SELECT count(*) FROM read_parquet('{path}')").fetchone()
-        assert n == counts[name], name
+        assert duckdb_rows(path) == counts[name], name
         assert len(pd.read_parquet(path)) == counts[name], name
     assert sorted(p.name for p in parquet.iterdir()) == sorted(f"{t}.parquet" for t in TABLES)
 
@@ -217,11 +222,9 @@ def test_csv_has_the_same_tables(store, parquet, tmp_path, capsys):
     assert code == 0, err
     assert stdout.splitlines()[-1] == f"export written to {out}"
     counts = expected_counts(store)
-    con = duckdb.connect()
     for name in TABLES:
         path = out / f"{name}.csv"
-        (n,) = con.execute(f"SELECT count(*) FROM read_csv('{path}')").fetchone()
-        assert n == counts[name], name
+        assert duckdb_rows(path) == counts[name], name
         csv, frame = pd.read_csv(path), pd.read_parquet(parquet / f"{name}.parquet")
         assert list(csv.columns) == list(frame.columns), name
         for column in frame.columns:
