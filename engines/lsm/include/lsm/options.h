@@ -35,6 +35,8 @@ enum class PartitionPick { kRoundRobin, kChooseBest };
 enum class IdleMode { kRate, kAfterBurst };
 enum class ConstraintScope { kGlobal, kLocal };
 enum class WriteControl { kStop, kSlowdown };
+// How a dataset (dataset.h) keeps its secondary indexes up to date.
+enum class SecondaryMaintenance { kEager, kLazy };
 
 inline constexpr std::array<const char*, 3> kWalModeNames = {"off", "async", "sync"};
 inline constexpr std::array<const char*, 9> kMergePolicyNames = {
@@ -46,6 +48,7 @@ inline constexpr std::array<const char*, 2> kPartitionPickNames = {"round-robin"
 inline constexpr std::array<const char*, 2> kIdleModeNames = {"rate", "after_burst"};
 inline constexpr std::array<const char*, 2> kConstraintNames = {"global", "local"};
 inline constexpr std::array<const char*, 2> kWriteControlNames = {"stop", "slowdown"};
+inline constexpr std::array<const char*, 2> kSecondaryMaintenanceNames = {"eager", "lazy"};
 inline constexpr std::array<const char*, 0> kNoChoices = {};
 
 // The names of an enum's values.
@@ -78,6 +81,10 @@ struct EnumNames<ConstraintScope> {
 template <>
 struct EnumNames<WriteControl> {
   static constexpr const auto& kNames = kWriteControlNames;
+};
+template <>
+struct EnumNames<SecondaryMaintenance> {
+  static constexpr const auto& kNames = kSecondaryMaintenanceNames;
 };
 
 // "leveling" for PolicyKind::kLeveling; "?" for a value outside the enum.

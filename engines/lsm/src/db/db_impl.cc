@@ -23,6 +23,15 @@ DB::~DB() = default;
 
 Status DB::Open(const Options& options, const std::string& dir, std::unique_ptr<DB>* db) {
   db->reset();
+  std::unique_ptr<DBImpl> impl;
+  Status s = DBImpl::OpenImpl(options, dir, &impl);
+  if (s.ok()) *db = std::move(impl);
+  return s;
+}
+
+Status DBImpl::OpenImpl(const Options& options, const std::string& dir,
+                        std::unique_ptr<DBImpl>* db) {
+  db->reset();
   // NewMergePolicy checks every option (CheckOptions) and reports every bad
   // one at once.
   std::unique_ptr<policy::MergePolicy> merge_policy;
@@ -352,15 +361,23 @@ std::unique_ptr<Iterator> DBImpl::NewIterator() {
 // ---------------------------------------------------------------- flush
 
 Status DBImpl::Flush() {
+  std::shared_ptr<MemTable> target;
+  Status s = SwitchForFlush(&target);
+  if (!s.ok()) return s;
+  return WaitForFlush(target);
+}
+
+Status DBImpl::SwitchForFlush(std::shared_ptr<MemTable>* target) {
   Writer w;
   w.force_flush = true;
-  std::shared_ptr<MemTable> target;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    target = mem_;
+    *target = mem_;
   }
-  Status s = Write(&w);
-  if (!s.ok()) return s;
+  return Write(&w);
+}
+
+Status DBImpl::WaitForFlush(const std::shared_ptr<MemTable>& target) {
   std::unique_lock<std::mutex> lock(mu_);
   bg_cv_.wait(lock, [&] {
     return std::find(imms_.begin(), imms_.end(), target) == imms_.end() || !bg_error_.ok();

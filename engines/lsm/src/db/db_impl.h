@@ -33,8 +33,21 @@ class DBImpl final : public DB, private MergeControl::Host {
          std::unique_ptr<sched::MergeScheduler> scheduler);
   ~DBImpl() override;
 
+  // DB::Open, returning the implementation (datasets drive their trees
+  // through the methods below).
+  static Status OpenImpl(const Options& options, const std::string& dir,
+                         std::unique_ptr<DBImpl>* db);
+
   // Recovers the directory's state and starts the background threads.
   Status Recover();
+
+  // Flush in two halves, so that a dataset can switch every tree's memtable
+  // while its writers wait and then let them go on during the flushes:
+  // SwitchForFlush makes the active memtable immutable (it waits only as a
+  // write would, for a free memory component or the component constraint)
+  // and names it; WaitForFlush waits until it is a disk component.
+  Status SwitchForFlush(std::shared_ptr<MemTable>* target);
+  Status WaitForFlush(const std::shared_ptr<MemTable>& target);
 
   Status Put(std::string_view key, std::string_view value) override;
   Status Delete(std::string_view key) override;
