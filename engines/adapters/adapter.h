@@ -57,6 +57,19 @@ class KvAdapter {
   // how many were read.
   virtual Status Scan(std::string_view start, size_t count, size_t* returned) = 0;
   virtual Metrics GetMetrics() = 0;
+  // Datasets: records with secondary fields, in engines that keep a
+  // secondary index per field (OpenDatasetAdapter). Others refuse.
+  virtual Status PutRecord(std::string_view key, const std::vector<uint64_t>& /*fields*/,
+                           std::string_view /*value*/) {
+    return Status::NotSupported("records with secondary fields", std::string(key));
+  }
+  // Reads the current records whose secondary field `field` lies in
+  // [low, high); *returned says how many.
+  virtual Status QuerySecondary(int /*field*/, uint64_t /*low*/, uint64_t /*high*/,
+                                size_t* returned) {
+    *returned = 0;
+    return Status::NotSupported("secondary queries");
+  }
   // The flushes and merges completed since the last call, in completion
   // order; none from engines that do not tell (the default).
   virtual std::vector<EngineEvent> TakeEvents() { return {}; }
@@ -73,6 +86,15 @@ std::vector<std::string> AdapterNames();
 // allowed names/values); an engine open failure carries the engine's message.
 Status OpenAdapter(const std::string& engine, const std::string& dir,
                    const AdapterOptions& options, std::unique_ptr<KvAdapter>* adapter);
+
+// Opens engine `engine` as a dataset with `secondary_indexes` (>= 1)
+// secondary indexes. InvalidArgument naming the engine when it keeps none.
+Status OpenDatasetAdapter(const std::string& engine, const std::string& dir,
+                          const AdapterOptions& options, int secondary_indexes,
+                          std::unique_ptr<KvAdapter>* adapter);
+
+// Whether engine `engine` keeps secondary indexes (OpenDatasetAdapter).
+bool AdapterHasSecondaryIndexes(const std::string& engine);
 
 // What `lsm-driver --describe-options ENGINE` prints about one option.
 struct OptionDescription {

@@ -30,6 +30,11 @@ namespace lsmbench {
 Status OpenBuiltinAdapter(const std::string& dir, const AdapterOptions& options,
                           std::unique_ptr<KvAdapter>* adapter);
 
+// The engine as a dataset (lsm/dataset.h) with `secondary_indexes` secondary
+// indexes; builtin_dataset_adapter.cc lists its metrics.
+Status OpenBuiltinDatasetAdapter(const std::string& dir, const AdapterOptions& options,
+                                 int secondary_indexes, std::unique_ptr<KvAdapter>* adapter);
+
 // Parses options into *result (starting from its current values). Exposed
 // for tests and for tools that want the engine's options without opening it.
 Status ParseBuiltinOptions(const AdapterOptions& options, lsm::Options* result);

@@ -240,5 +240,54 @@ TEST(BuiltinAdapterTest, MetricsFromEngineStats) {
   EXPECT_TRUE(db->Get(TestKey(0), &v).IsNotFound());
 }
 
+// The engine as a dataset: records with secondary fields, secondary queries
+// validated against the primary index, and metrics in total and per tree.
+TEST(BuiltinAdapterTest, DatasetRecordsQueriesAndMetrics) {
+  TempDir dir;
+  std::unique_ptr<KvAdapter> ds;
+  Status s = OpenDatasetAdapter("builtin", dir.Sub("ds"),
+                                {{"memtable_bytes", "64K"}, {"secondary_maintenance", "lazy"}},
+                                2, &ds);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const std::string value(100, 'r');
+  const int n = 3000;
+  for (int i = 0; i < n; ++i) {
+    ASSERT_TRUE(ds->PutRecord(TestKey(i), {static_cast<uint64_t>(i), 7}, value).ok());
+  }
+  // Move the first 100 records' field 0 away: their old entries go stale.
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE(ds->PutRecord(TestKey(i), {static_cast<uint64_t>(n + i), 7}, value).ok());
+  }
+  EXPECT_TRUE(ds->Put(TestKey(1), value).IsInvalidArgument()) << "a record needs its fields";
+  size_t returned = 0;
+  ASSERT_TRUE(ds->QuerySecondary(0, 50, 150, &returned).ok());
+  EXPECT_EQ(returned, 50u);  // 100..149; 50..99 moved away
+  ASSERT_TRUE(ds->QuerySecondary(1, 7, 8, &returned).ok());
+  EXPECT_EQ(returned, static_cast<size_t>(n));
+  std::string v;
+  ASSERT_TRUE(ds->Get(TestKey(5), &v).ok());
+  EXPECT_EQ(v, value);
+  const Metrics m = ds->GetMetrics();
+  EXPECT_EQ(m.at("stale_entries_skipped"), 50);
+  EXPECT_EQ(m.at("records_put"), n + 100);
+  EXPECT_EQ(m.at("queries"), 2);
+  EXPECT_EQ(m.at("query_results"), 50 + n);
+  EXPECT_EQ(m.at("puts"), m.at("primary.puts") + m.at("secondary0.puts") +
+                              m.at("secondary1.puts"));
+  EXPECT_EQ(m.at("primary.puts"), n + 100);
+  EXPECT_GE(m.at("flush_rounds"), 1);
+  EXPECT_EQ(m.at("primary.flushes"), m.at("secondary0.flushes"));
+  ASSERT_TRUE(ds->Close().ok());
+
+  // Engines without secondary indexes say so by name.
+  std::unique_ptr<KvAdapter> other;
+  s = OpenDatasetAdapter("null", dir.Sub("null"), {}, 2, &other);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.ToString().find("engine 'null' keeps no secondary indexes"), std::string::npos)
+      << s.ToString();
+  EXPECT_TRUE(AdapterHasSecondaryIndexes("builtin"));
+  EXPECT_FALSE(AdapterHasSecondaryIndexes("null"));
+}
+
 }  // namespace
 }  // namespace lsmbench

@@ -20,6 +20,9 @@ namespace {
 using OpenFunction = Status (*)(const std::string& dir, const AdapterOptions& options,
                                 std::unique_ptr<KvAdapter>* adapter);
 
+using OpenDatasetFunction = Status (*)(const std::string& dir, const AdapterOptions& options,
+                                       int secondary_indexes,
+                                       std::unique_ptr<KvAdapter>* adapter);
 using CheckFunction = Status (*)(const AdapterOptions& options);
 using DescribeFunction = std::vector<OptionDescription> (*)();
 
@@ -28,19 +31,21 @@ struct Engine {
   OpenFunction open;
   CheckFunction check;
   DescribeFunction describe;  // nullptr: the engine's own parser only (rocksdb)
+  OpenDatasetFunction open_dataset;  // nullptr: no secondary indexes
 };
 
 constexpr Engine kEngines[] = {
 #ifdef LSMBENCH_HAVE_BUILTIN
-    {"builtin", OpenBuiltinAdapter, CheckBuiltinOptions, DescribeBuiltinOptions},
+    {"builtin", OpenBuiltinAdapter, CheckBuiltinOptions, DescribeBuiltinOptions,
+     OpenBuiltinDatasetAdapter},
 #endif
 #ifdef LSMBENCH_HAVE_ROCKSDB
-    {"rocksdb", OpenRocksDbAdapter, CheckRocksDbOptions, nullptr},
+    {"rocksdb", OpenRocksDbAdapter, CheckRocksDbOptions, nullptr, nullptr},
 #endif
 #ifdef LSMBENCH_HAVE_LEVELDB
-    {"leveldb", OpenLevelDbAdapter, CheckLevelDbOptions, DescribeLevelDbOptions},
+    {"leveldb", OpenLevelDbAdapter, CheckLevelDbOptions, DescribeLevelDbOptions, nullptr},
 #endif
-    {"null", OpenNullAdapter, CheckNullOptions, DescribeNullOptions},
+    {"null", OpenNullAdapter, CheckNullOptions, DescribeNullOptions, nullptr},
 };
 
 }  // namespace
@@ -72,6 +77,24 @@ Status OpenAdapter(const std::string& engine, const std::string& dir,
   const Engine* e = nullptr;
   Status s = FindEngine(engine, &e);
   return s.ok() ? e->open(dir, options, adapter) : s;
+}
+
+Status OpenDatasetAdapter(const std::string& engine, const std::string& dir,
+                          const AdapterOptions& options, int secondary_indexes,
+                          std::unique_ptr<KvAdapter>* adapter) {
+  const Engine* e = nullptr;
+  Status s = FindEngine(engine, &e);
+  if (!s.ok()) return s;
+  if (e->open_dataset == nullptr) {
+    return Status::InvalidArgument("engine '" + engine +
+                                   "' keeps no secondary indexes (only builtin does)");
+  }
+  return e->open_dataset(dir, options, secondary_indexes, adapter);
+}
+
+bool AdapterHasSecondaryIndexes(const std::string& engine) {
+  const Engine* e = nullptr;
+  return FindEngine(engine, &e).ok() && e->open_dataset != nullptr;
 }
 
 Status CheckAdapterOptions(const std::string& engine, const AdapterOptions& options) {

@@ -26,6 +26,7 @@ namespace {
 struct Outcome {
   int code = -1;
   std::string err;
+  std::string out;
 };
 
 std::string ReadFile(const std::string& path) {
@@ -55,10 +56,13 @@ class CliTest : public ::testing::Test {
   // Runs the driver with args; signo > 0: sends it after delay_s.
   Outcome Run(const std::vector<std::string>& args, int signo = 0, double delay_s = 0) const {
     const std::string err_path = Path("stderr.txt");
+    const std::string out_path = Path("stdout.txt");
     const pid_t pid = fork();
     if (pid == 0) {
       const int fd = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       dup2(fd, 2);
+      const int out_fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(out_fd, 1);
       std::vector<char*> argv;
       argv.push_back(const_cast<char*>(LSM_DRIVER_BINARY));
       for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -75,6 +79,7 @@ class CliTest : public ::testing::Test {
     Outcome o;
     o.code = WIFEXITED(status) ? WEXITSTATUS(status) : 1000 + WTERMSIG(status);
     o.err = ReadFile(err_path);
+    o.out = ReadFile(out_path);
     return o;
   }
 
@@ -156,6 +161,27 @@ TEST_F(CliTest, InvalidValuesExitTwo) {
   o = RunWithConfig("{\"engine\": \"null\", ");
   EXPECT_EQ(o.code, 2);
   EXPECT_CONTAINS(o.err, "JSON syntax error");
+}
+
+// --check-config: a run.json's first error as {path, message}, nothing run.
+TEST_F(CliTest, CheckConfigNamesThePathOfTheError) {
+  WriteConfig(R"({"engine": "null", "phase": "testing", "duration_s": 1,
+      "workload": {"record_count": 10, "secondary_fields": 1}})");
+  Outcome o = Run({"--check-config", Path("run.json")});
+  EXPECT_EQ(o.code, 1) << o.err;
+  const Json reply = Json::parse(o.out);
+  EXPECT_FALSE(reply["ok"].get<bool>());
+  ASSERT_EQ(reply["errors"].size(), 1u);
+  EXPECT_EQ(reply["errors"][0]["path"], "workload.secondary_fields");
+  EXPECT_CONTAINS(reply["errors"][0]["message"].get<std::string>(),
+                  "engine 'null' keeps no secondary indexes");
+  WriteConfig(std::string(R"({"engine": "null", "phase": "testing", "duration_s": 1, )") +
+              kWorkload + "}");
+  o = Run({"--check-config", Path("run.json")});
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(Json::parse(o.out)["ok"].get<bool>());
+  EXPECT_FALSE(Exists(Path("out")));
+  EXPECT_EQ(Run({"--check-config"}).code, 2);
 }
 
 TEST_F(CliTest, EngineOpenFailureExitsOneWithTheEnginesMessage) {

@@ -1,6 +1,7 @@
 // lsm-driver --config run.json --out DIR
 // lsm-driver --describe-options [ENGINE]
 // lsm-driver --check-options ENGINE [--option NAME=VALUE]...
+// lsm-driver --check-config run.json
 //
 // Exit codes: 0 success; 1 engine failure (open, an operation, close) or an
 // output file that could not be written; 2 bad input (usage, configuration,
@@ -40,11 +41,14 @@ const char kUsage[] =
     "usage: lsm-driver --config run.json --out DIR [--quiet]\n"
     "       lsm-driver --describe-options [ENGINE] [--markdown]\n"
     "       lsm-driver --check-options ENGINE [--option NAME=VALUE]...\n"
+    "       lsm-driver --check-config run.json\n"
     "Runs one phase (load, testing or running) of a workload against an engine\n"
     "and writes timeseries.jsonl, summary.json and histograms.json to DIR.\n"
     "--describe-options prints the options ENGINE (default builtin) accepts as\n"
     "JSON; --check-options parses a set of options as a run would and prints\n"
     "{\"ok\", \"errors\"} (exit 0 when ok, 1 when not), opening nothing.\n"
+    "--check-config parses run.json as a run would (every field but the engine\n"
+    "options) and prints {\"ok\", \"errors\": [{\"path\", \"message\"}]} the same way.\n"
     "Schemas: engines/driver/README.md\n";
 
 int Fail(int code, const std::string& message) {
@@ -115,6 +119,25 @@ int OptionsCommand(int argc, char** argv) {
   return ok ? 0 : 1;
 }
 
+// --check-config FILE: the configuration's first error, split into its JSON
+// path and what is wrong there.
+int CheckConfigCommand(int argc, char** argv) {
+  if (argc != 3) return Fail(2, "--check-config needs one run.json\n" + std::string(kUsage));
+  RunConfig config;
+  const Status s = LoadRunConfig(argv[2], AdapterNames(), &config);
+  Json reply = {{"ok", s.ok()}, {"errors", Json::array()}};
+  if (!s.ok()) {
+    const std::string text = ErrorText(s);
+    const size_t colon = text.find(": ");
+    const bool has_path = colon != std::string::npos && colon > 0 &&
+                          text.find_first_of(" '\"") > colon;
+    reply["errors"].push_back({{"path", has_path ? text.substr(0, colon) : ""},
+                               {"message", has_path ? text.substr(colon + 2) : text}});
+  }
+  fputs((reply.dump() + "\n").c_str(), stdout);
+  return s.ok() ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -122,6 +145,7 @@ int main(int argc, char** argv) {
                     std::string(argv[1]) == "--check-options")) {
     return OptionsCommand(argc, argv);
   }
+  if (argc >= 2 && std::string(argv[1]) == "--check-config") return CheckConfigCommand(argc, argv);
   std::string config_path, out_dir;
   bool quiet = false;
   for (int i = 1; i < argc; i++) {
@@ -172,7 +196,11 @@ int main(int argc, char** argv) {
   sigaction(SIGTERM, &sa, nullptr);
 
   std::unique_ptr<KvAdapter> adapter;
-  s = OpenAdapter(config.engine, config.dir, config.engine_options, &adapter);
+  const int secondary_indexes = static_cast<int>(config.workload.secondary_fields);
+  s = secondary_indexes > 0 ? OpenDatasetAdapter(config.engine, config.dir, config.engine_options,
+                                                 secondary_indexes, &adapter)
+                            : OpenAdapter(config.engine, config.dir, config.engine_options,
+                                          &adapter);
   if (!s.ok()) {
     // Bad options are the user's input; anything else is the engine's.
     if (s.IsInvalidArgument()) return Fail(2, "engine_options: " + ErrorText(s));

@@ -1,6 +1,7 @@
 #include "driver/op_generator.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 
 namespace lsmbench {
@@ -19,6 +20,8 @@ OpGenerator::OpGenerator(const WorkloadSpec& workload, uint64_t seed, uint64_t i
       seed_(seed),
       formatter_(workload.key_size, workload.key_prefix, seed),
       chooser_(workload.distribution, workload.record_count, workload.zipf_theta, seed),
+      field_chooser_(workload.secondary_distribution, workload.SecondaryValues(),
+                     workload.zipf_theta, Hash64(seed, 0x6669656c64)),
       next_id_(insert_start) {
   double cumulative = 0;
   for (int t = 0; t < kNumOpTypes; t++) {
@@ -46,6 +49,12 @@ std::string_view OpGenerator::Value(Rng* rng) const {
   return std::string_view(values_.data() + offset, len);
 }
 
+void OpGenerator::Fields(Rng* rng, Op* op) const {
+  op->fields.resize(workload_.secondary_fields);
+  const uint64_t values = workload_.SecondaryValues();
+  for (uint64_t& f : op->fields) f = field_chooser_.Choose(rng, values);
+}
+
 void OpGenerator::Make(uint64_t seq, Op* op) {
   Rng rng(Hash64(seed_, seq));
   const uint64_t r = rng.Next();
@@ -58,10 +67,12 @@ void OpGenerator::Make(uint64_t seq, Op* op) {
     case kInsert:
       op->id = next_id_.fetch_add(1, std::memory_order_relaxed);
       op->value = Value(&rng);
+      Fields(&rng, op);
       break;
     case kUpdate:
       op->id = chooser_.Choose(&rng, key_count());
       op->value = Value(&rng);
+      Fields(&rng, op);
       break;
     case kScan:
       op->id = chooser_.Choose(&rng, key_count());
@@ -79,6 +90,7 @@ void OpGenerator::MakeLoad(uint64_t id, Op* op) const {
   op->id = id;
   op->scan_length = 0;
   op->value = Value(&rng);
+  Fields(&rng, op);
 }
 
 void OpGenerator::MakeQuery(int type, uint32_t scan_length, const KeyChooser& chooser, Rng* rng,
@@ -87,6 +99,14 @@ void OpGenerator::MakeQuery(int type, uint32_t scan_length, const KeyChooser& ch
   op->id = chooser.Choose(rng, key_count());
   op->scan_length = type == kScan ? scan_length : 0;
   op->value = std::string_view();
+}
+
+void OpGenerator::MakeSecondaryQuery(uint64_t selectivity, Rng* rng, Op* op) const {
+  const uint64_t values = workload_.SecondaryValues();
+  selectivity = std::min(std::max<uint64_t>(selectivity, 1), values);
+  op->type = kRead;
+  op->range_low = rng->Uniform(values - selectivity + 1);
+  op->range_high = op->range_low + selectivity;
 }
 
 }  // namespace driver

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "driver/keys.h"
 #include "driver/workload.h"
@@ -26,6 +27,11 @@ struct Op {
   uint64_t id = 0;
   std::string_view value;   // inserts and updates
   uint32_t scan_length = 0; // scans
+  // Inserts and updates of a workload with secondary fields: their values
+  // (the vector keeps its capacity from one operation to the next).
+  std::vector<uint64_t> fields;
+  // Secondary queries: field values in [range_low, range_high).
+  uint64_t range_low = 0, range_high = 0;
 };
 
 // Thread-safe.
@@ -43,6 +49,9 @@ class OpGenerator {
   // query thread's own.
   void MakeQuery(int type, uint32_t scan_length, const KeyChooser& chooser, Rng* rng,
                  Op* op) const;
+  // A secondary query over `selectivity` consecutive field values (at most
+  // the workload's secondary values), placed uniformly.
+  void MakeSecondaryQuery(uint64_t selectivity, Rng* rng, Op* op) const;
 
   // Ids in use now: [0, key_count()).
   uint64_t key_count() const { return next_id_.load(std::memory_order_relaxed); }
@@ -52,11 +61,13 @@ class OpGenerator {
 
  private:
   std::string_view Value(Rng* rng) const;
+  void Fields(Rng* rng, Op* op) const;  // the secondary fields of an insert or update
 
   const WorkloadSpec workload_;
   const uint64_t seed_;
   KeyFormatter formatter_;
   KeyChooser chooser_;
+  KeyChooser field_chooser_;  // secondary field values
   uint64_t thresholds_[kNumOpTypes];  // cumulative mix, scaled to 2^64
   int last_type_;                     // the last type with a positive share
   std::string values_;                // random bytes

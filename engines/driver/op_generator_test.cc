@@ -93,6 +93,42 @@ TEST(OpGeneratorTest, LoadValuesAreReproducible) {
   }
 }
 
+TEST(OpGeneratorTest, SecondaryFieldsAreReproducibleAndInRange) {
+  WorkloadSpec w = Mixed();
+  w.mix = {0.5, 0.5, 0, 0, 0};
+  w.secondary_fields = 3;
+  w.secondary_values = 50;
+  OpGenerator a(w, 7, w.record_count), b(w, 7, w.record_count);
+  std::set<uint64_t> seen;
+  for (uint64_t seq = 0; seq < 2000; seq++) {
+    Op x, y;
+    a.Make(seq, &x);
+    b.Make(seq, &y);
+    ASSERT_EQ(x.fields.size(), 3u);
+    ASSERT_EQ(x.fields, y.fields);
+    for (uint64_t f : x.fields) {
+      ASSERT_LT(f, 50u);
+      seen.insert(f);
+    }
+  }
+  EXPECT_EQ(seen.size(), 50u);  // uniform over every value
+  Op load;
+  a.MakeLoad(3, &load);
+  EXPECT_EQ(load.fields.size(), 3u);
+
+  // A secondary query's range: `selectivity` values, inside [0, 50).
+  Rng rng(1);
+  std::set<uint64_t> lows;
+  for (int i = 0; i < 1000; i++) {
+    Op q;
+    a.MakeSecondaryQuery(10, &rng, &q);
+    ASSERT_EQ(q.range_high - q.range_low, 10u);
+    ASSERT_LE(q.range_high, 50u);
+    lows.insert(q.range_low);
+  }
+  EXPECT_EQ(lows.size(), 41u);  // every placement 0..40
+}
+
 }  // namespace
 }  // namespace driver
 }  // namespace lsmbench

@@ -177,6 +177,7 @@ Json IntervalJson(const RunConfig& config, const IntervalStats& s) {
   if (config.queries.threads > 0) {
     Json q = Json::object();
     for (int t = 0; t < kNumQueryTypes; t++) {
+      if (!QueryReported(config.queries, t)) continue;
       q[QueryTypeName(t)] = {{"ops", s.query[t].count()},
                              {"throughput", Rate(s.query[t].count(), secs)},
                              {"latency_us", LatencySummary(s.query[t])}};
@@ -266,6 +267,7 @@ Json SummaryJson(const RunConfig& config, const RunResult& r, const RunInfo& inf
     Json q;
     q["threads"] = config.queries.threads;
     for (int t = 0; t < kNumQueryTypes; t++) {
+      if (!QueryReported(config.queries, t)) continue;
       q[QueryTypeName(t)] = {{"ops", r.window_query_ops[t]},
                              {"throughput", Rate(r.window_query_ops[t], window_s)},
                              {"latency_us", LatencySummary(r.query[t])}};
@@ -335,6 +337,7 @@ Json HistogramsJson(const RunConfig& config, const RunResult& r) {
   }
   if (config.queries.threads > 0) {
     for (int t = 0; t < kNumQueryTypes; t++) {
+      if (!QueryReported(config.queries, t)) continue;
       hs[std::string("query_") + QueryTypeName(t) + "_latency"] = HistogramJson(r.query[t]);
     }
   }

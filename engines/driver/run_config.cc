@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "adapters/adapter.h"
 #include "driver/yaml_json.h"
 
 namespace lsmbench {
@@ -21,8 +22,8 @@ const std::vector<std::string>& RunFields() {
 }
 
 const std::vector<std::string>& QueryFields() {
-  static const std::vector<std::string> names = {"threads", "operations", "scan_length",
-                                                 "distribution"};
+  static const std::vector<std::string> names = {"threads",     "operations", "scan_length",
+                                                 "distribution", "field",     "selectivity"};
   return names;
 }
 
@@ -57,13 +58,38 @@ Status ParseQueries(const JsonObject& top, const WorkloadSpec& workload, QuerySp
   q.threads = static_cast<uint32_t>(threads);
   if (s.ok() && obj.Has("operations")) {
     std::map<std::string, double> ops;
-    s = obj.GetNumberMap("operations", {"get", "scan"}, &ops);
+    s = obj.GetNumberMap("operations", {"get", "scan", "secondary"}, &ops);
     if (s.ok()) {
       q.get = ops.count("get") ? ops["get"] : 0.0;
       q.scan = ops.count("scan") ? ops["scan"] : 0.0;
-      if (std::abs(q.get + q.scan - 1.0) > 1e-6) {
-        s = obj.Error("operations", "proportions of get and scan must sum to 1");
+      q.secondary = ops.count("secondary") ? ops["secondary"] : 0.0;
+      if (std::abs(q.get + q.scan + q.secondary - 1.0) > 1e-6) {
+        s = obj.Error("operations", "proportions of get, scan and secondary must sum to 1");
       }
+    }
+  }
+  uint64_t field = 0;
+  if (s.ok()) s = obj.GetUint("field", 0, kMaxSecondaryFields, &field);
+  q.field = static_cast<uint32_t>(field);
+  if (s.ok()) s = obj.GetUint("selectivity", 1, UINT64_MAX, &q.selectivity);
+  if (s.ok() && (q.secondary > 0 || obj.Has("field") || obj.Has("selectivity"))) {
+    // Secondary queries need a field the workload defines, and a range no
+    // wider than the values it takes.
+    if (workload.secondary_fields == 0) {
+      s = obj.Error(obj.Has("field") ? "field" : q.secondary > 0 ? "operations" : "selectivity",
+                    "secondary queries need records with secondary fields, and the workload "
+                    "defines none (workload.secondary_fields is 0)");
+    } else if (q.field >= workload.secondary_fields) {
+      s = obj.Error("field", "the workload defines " + std::to_string(workload.secondary_fields) +
+                                 " secondary fields (0.." +
+                                 std::to_string(workload.secondary_fields - 1) + "), not " +
+                                 std::to_string(q.field));
+    } else if (q.selectivity > workload.SecondaryValues()) {
+      s = obj.Error("selectivity",
+                    "a range of " + std::to_string(q.selectivity) + " values is wider than the " +
+                        std::to_string(workload.SecondaryValues()) +
+                        " a secondary field takes (workload.secondary_values, by default "
+                        "record_count)");
     }
   }
   uint64_t scan_length = q.scan_length;
@@ -85,10 +111,16 @@ const std::vector<std::string>& PhaseNames() {
 }
 
 Json QuerySpec::ToJson() const {
-  return Json{{"threads", threads},
-              {"operations", {{"get", get}, {"scan", scan}}},
-              {"scan_length", scan_length},
-              {"distribution", DistributionNames()[static_cast<int>(distribution)]}};
+  Json j{{"threads", threads},
+         {"operations", {{"get", get}, {"scan", scan}}},
+         {"scan_length", scan_length},
+         {"distribution", DistributionNames()[static_cast<int>(distribution)]}};
+  if (secondary > 0) {
+    j["operations"]["secondary"] = secondary;
+    j["field"] = field;
+    j["selectivity"] = selectivity;
+  }
+  return j;
 }
 
 Json RunConfig::ToJson() const {
@@ -244,6 +276,12 @@ Status ParseRunConfig(const Json& json, const std::string& config_dir,
   if (obj.Has("queries")) {
     s = ParseQueries(obj, c.workload, &c.queries);
     if (!s.ok()) return s;
+  }
+  if (c.workload.secondary_fields > 0 && !AdapterHasSecondaryIndexes(c.engine)) {
+    return Status::InvalidArgument(
+        "workload.secondary_fields: engine '" + c.engine +
+        "' keeps no secondary indexes, so it cannot run a workload of records with secondary "
+        "fields (only builtin can)");
   }
   *out = std::move(c);
   return Status::OK();

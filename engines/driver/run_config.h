@@ -24,6 +24,12 @@ struct QuerySpec {
   uint32_t threads = 0;
   double get = 1.0;   // share of point lookups
   double scan = 0.0;  // share of scans
+  // Share of secondary queries (workloads with secondary fields): the records
+  // whose secondary field `field` lies in a range of `selectivity`
+  // consecutive values, placed uniformly (Luo & Carey Sec. 7.2).
+  double secondary = 0.0;
+  uint32_t field = 0;
+  uint64_t selectivity = 1;
   uint32_t scan_length = 100;
   Distribution distribution = Distribution::kUniform;
   Json ToJson() const;

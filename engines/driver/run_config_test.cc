@@ -250,6 +250,54 @@ TEST(RunConfigTest, WorkloadFileWithInlineOverridesAndArrivalDefaults) {
   EXPECT_CONTAINS(e, "workload_file: /nonexistent/w.yaml: cannot read");
 }
 
+// Records with secondary fields (datasets): the workload's fields, the
+// secondary queries over them, and the engines that can keep them.
+TEST(RunConfigTest, SecondaryFieldsAndQueries) {
+  const std::vector<std::string> engines = {"builtin", "null"};
+  RunConfig c;
+  Status s = ParseRunConfig(Json::parse(R"({"engine": "builtin", "phase": "testing",
+      "dir": "/tmp/d", "duration_s": 5, "workload": {"record_count": 1000, "secondary_fields": 2},
+      "queries": {"threads": 2, "operations": {"secondary": 0.5, "get": 0.5},
+                  "field": 1, "selectivity": 100}})"),
+                            ".", engines, &c);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(c.workload.secondary_fields, 2u);
+  EXPECT_EQ(c.workload.SecondaryValues(), 1000u);  // record_count by default
+  EXPECT_EQ(c.queries.field, 1u);
+  EXPECT_EQ(c.queries.selectivity, 100u);
+  EXPECT_DOUBLE_EQ(c.queries.secondary, 0.5);
+  RunConfig again;
+  s = ParseRunConfig(c.ToJson(), ".", engines, &again);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(again.ToJson(), c.ToJson());
+
+  auto error = [&](const std::string& text) {
+    RunConfig bad;
+    Status st = ParseRunConfig(Json::parse(text), ".", engines, &bad);
+    EXPECT_FALSE(st.ok()) << text;
+    return ErrorText(st);
+  };
+  const std::string head =
+      R"({"engine": "builtin", "dir": "/tmp/d", "phase": "testing", "duration_s": 5, )";
+  EXPECT_CONTAINS(error(head + R"("workload": {"record_count": 1000, "secondary_fields": 2},
+      "queries": {"threads": 1, "operations": {"secondary": 1}, "field": 2}})"),
+                  "queries.field: the workload defines 2 secondary fields (0..1), not 2");
+  EXPECT_CONTAINS(error(head + R"("workload": {"record_count": 1000, "secondary_fields": 1},
+      "queries": {"threads": 1, "operations": {"secondary": 1}, "selectivity": 1001}})"),
+                  "queries.selectivity: a range of 1001 values is wider than the 1000");
+  EXPECT_CONTAINS(error(head + R"("workload": {"record_count": 1000},
+      "queries": {"threads": 1, "operations": {"secondary": 1}}})"),
+                  "queries.operations: secondary queries need records with secondary fields");
+  EXPECT_CONTAINS(error(head + R"("workload": {"record_count": 10, "secondary_values": 5}})"),
+                  "workload.secondary_values: describes secondary fields, but "
+                  "secondary_fields is 0");
+  EXPECT_CONTAINS(error(head + R"("workload": {"record_count": 10, "secondary_fields": 17}})"),
+                  "workload.secondary_fields");
+  EXPECT_CONTAINS(error(R"({"engine": "null", "phase": "testing", "duration_s": 5,
+      "workload": {"record_count": 10, "secondary_fields": 1}})"),
+                  "workload.secondary_fields: engine 'null' keeps no secondary indexes");
+}
+
 TEST(YamlJsonTest, ScalarsAndQuoting) {
   Json j;
   ASSERT_TRUE(YamlToJson("a: 1\nb: '2'\nc: 1.5\nd: true\ne: x\nf: [1, -2]\ng: ~\nh: 1e3\n"

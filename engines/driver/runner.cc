@@ -62,6 +62,7 @@ class PhaseRun {
         hooks_(hooks),
         result_(result),
         open_loop_(config.phase == Phase::kRunning),
+        records_(config.workload.secondary_fields > 0),
         generator_(config.workload, config.seed, config.insert_start),
         query_chooser_(config.queries.distribution, config.workload.record_count,
                        config.workload.zipf_theta, config.seed ^ 0x71756572) {}
@@ -87,6 +88,7 @@ class PhaseRun {
   const RunHooks& hooks_;
   RunResult* const result_;
   const bool open_loop_;
+  const bool records_;  // writes carry secondary fields (PutRecord)
   OpGenerator generator_;
   KeyChooser query_chooser_;
 
@@ -113,7 +115,13 @@ class PhaseRun {
 
 }  // namespace
 
-const char* QueryTypeName(int type) { return type == kQueryGet ? "get" : "scan"; }
+const char* QueryTypeName(int type) {
+  return type == kQueryGet ? "get" : type == kQueryScan ? "scan" : "secondary";
+}
+
+bool QueryReported(const QuerySpec& queries, int type) {
+  return queries.threads > 0 && (type != kQuerySecondary || queries.secondary > 0);
+}
 
 int64_t NowNs() {
   struct timespec ts;
@@ -148,7 +156,8 @@ bool PhaseRun::Execute(const Op& op, std::string* key, std::string* value_buf) {
   switch (op.type) {
     case kInsert:
     case kUpdate:
-      s = adapter_->Put(*key, op.value);
+      s = records_ ? adapter_->PutRecord(*key, op.fields, op.value)
+                   : adapter_->Put(*key, op.value);
       break;
     case kDelete:
       s = adapter_->Delete(*key);
@@ -259,17 +268,37 @@ void PhaseRun::QueryLoop(int index) {
   std::string key(generator_.key_size(), '\0');
   std::string value_buf;
   Rng rng(Hash64(config_.seed ^ 0x7175657279, static_cast<uint64_t>(index)));
-  // A 64-bit draw below this is a point lookup, otherwise a scan.
-  const double get_share = config_.queries.get;
-  const uint64_t get_threshold =
-      get_share >= 1.0 ? UINT64_MAX : static_cast<uint64_t>(std::ldexp(get_share, 64));
+  // A 64-bit draw below get_threshold is a point lookup, below scan_threshold
+  // a scan, otherwise a secondary query.
+  const QuerySpec& q = config_.queries;
+  auto threshold = [](double share) {
+    return share >= 1.0 ? UINT64_MAX : static_cast<uint64_t>(std::ldexp(share, 64));
+  };
+  const uint64_t get_threshold = threshold(q.get);
+  const uint64_t scan_threshold = threshold(q.get + q.scan);
   Op op;
   while (!stop_.load(std::memory_order_relaxed)) {
-    const int qtype = rng.Next() < get_threshold ? kQueryGet : kQueryScan;
-    generator_.MakeQuery(qtype == kQueryGet ? kRead : kScan, config_.queries.scan_length,
-                         query_chooser_, &rng, &op);
+    const uint64_t r = rng.Next();
+    const int qtype = r < get_threshold    ? kQueryGet
+                      : r < scan_threshold ? kQueryScan
+                                           : kQuerySecondary;
     const int64_t t0 = NowNs();
-    if (!Execute(op, &key, &value_buf)) {
+    bool ok = true;
+    if (qtype == kQuerySecondary) {
+      generator_.MakeSecondaryQuery(q.selectivity, &rng, &op);
+      size_t returned = 0;
+      Status s = adapter_->QuerySecondary(static_cast<int>(q.field), op.range_low,
+                                          op.range_high, &returned);
+      if (!s.ok()) {
+        RecordError(s);
+        ok = false;
+      }
+    } else {
+      generator_.MakeQuery(qtype == kQueryGet ? kRead : kScan, q.scan_length, query_chooser_,
+                           &rng, &op);
+      ok = Execute(op, &key, &value_buf);
+    }
+    if (!ok) {
       stats.errors.fetch_add(1, std::memory_order_relaxed);
       break;
     }
@@ -352,7 +381,8 @@ void PhaseRun::Progress(const IntervalStats& s, int64_t now) {
   }
   if (config_.queries.threads > 0) {
     snprintf(line + n, sizeof(line) - n, "  queries/s %.0f",
-             static_cast<double>(s.query[kQueryGet].count() + s.query[kQueryScan].count()) /
+             static_cast<double>(s.query[kQueryGet].count() + s.query[kQueryScan].count() +
+                                 s.query[kQuerySecondary].count()) /
                  secs);
   }
   hooks_.on_progress(line);

@@ -23,8 +23,11 @@
 namespace lsmbench {
 namespace driver {
 
-enum QueryType : int { kQueryGet = 0, kQueryScan, kNumQueryTypes };
-const char* QueryTypeName(int type);  // "get", "scan"
+enum QueryType : int { kQueryGet = 0, kQueryScan, kQuerySecondary, kNumQueryTypes };
+const char* QueryTypeName(int type);  // "get", "scan", "secondary"
+// Whether the run's outputs report query type `type`: get and scan always
+// (with query threads), secondary queries when they have a share.
+bool QueryReported(const QuerySpec& queries, int type);
 
 // Monotonic clock in nanoseconds.
 int64_t NowNs();

@@ -28,7 +28,8 @@ const std::vector<std::string>& DistributionNames() {
 const std::vector<std::string>& WorkloadFields() {
   static const std::vector<std::string> names = {
       "name",         "description", "record_count", "key_size",    "key_prefix", "value_size",
-      "operations",   "distribution", "zipf_theta",  "scan_length", "seed",       "arrival"};
+      "operations",   "distribution", "zipf_theta",  "scan_length", "seed",       "arrival",
+      "secondary_fields", "secondary_values", "secondary_distribution"};
   return names;
 }
 
@@ -58,6 +59,11 @@ Json WorkloadSpec::ToJson() const {
   j["distribution"] = DistributionNames()[static_cast<int>(distribution)];
   j["zipf_theta"] = zipf_theta;
   j["scan_length"] = scan_length;
+  if (secondary_fields > 0) {
+    j["secondary_fields"] = secondary_fields;
+    j["secondary_values"] = SecondaryValues();
+    j["secondary_distribution"] = DistributionNames()[static_cast<int>(secondary_distribution)];
+  }
   j["seed"] = seed;
   if (!arrival.is_null()) j["arrival"] = arrival;
   return j;
@@ -147,7 +153,24 @@ Status ParseWorkload(const Json& json, const std::string& path, WorkloadSpec* ou
   if (s.ok()) s = obj.GetUint("scan_length", 1, 1 << 24, &scan);
   w.scan_length = static_cast<uint32_t>(scan);
   if (s.ok()) s = obj.GetUint("seed", 0, UINT64_MAX, &w.seed);
+  uint64_t secondary_fields = 0;
+  if (s.ok()) s = obj.GetUint("secondary_fields", 0, kMaxSecondaryFields, &secondary_fields);
+  w.secondary_fields = static_cast<uint32_t>(secondary_fields);
+  if (s.ok()) s = obj.GetUint("secondary_values", 0, UINT64_MAX, &w.secondary_values);
+  size_t secondary_dist = 0;
+  if (s.ok()) s = obj.GetChoice("secondary_distribution", DistributionNames(), &secondary_dist);
+  w.secondary_distribution = static_cast<Distribution>(secondary_dist);
   if (!s.ok()) return s;
+  if (w.secondary_distribution == Distribution::kLatest) {
+    return obj.Error("secondary_distribution", "must be uniform or zipfian (latest is about "
+                                               "keys, not field values)");
+  }
+  if (w.secondary_fields == 0 &&
+      (obj.Has("secondary_values") || obj.Has("secondary_distribution"))) {
+    const char* field =
+        obj.Has("secondary_values") ? "secondary_values" : "secondary_distribution";
+    return obj.Error(field, "describes secondary fields, but secondary_fields is 0");
+  }
   if (obj.Has("arrival")) {
     // Only the field names are checked here: the run configuration merges
     // this with its own arrival section (which may add the rate) and

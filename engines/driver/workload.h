@@ -4,6 +4,7 @@
 #ifndef LSMBENCH_DRIVER_WORKLOAD_H_
 #define LSMBENCH_DRIVER_WORKLOAD_H_
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -21,6 +22,7 @@ const char* OpTypeName(int type);
 inline bool IsWrite(int type) { return type <= kDelete; }
 
 enum class Distribution { kUniform, kZipfian, kLatest };
+inline constexpr uint32_t kMaxSecondaryFields = 16;
 const std::vector<std::string>& DistributionNames();
 
 struct WorkloadSpec {
@@ -34,11 +36,22 @@ struct WorkloadSpec {
   Distribution distribution = Distribution::kUniform;
   double zipf_theta = 0.99;
   uint32_t scan_length = 100;
+  // Records with secondary fields (a dataset: the engine keeps one secondary
+  // index per field; Luo & Carey Sec. 7). Each insert and update draws every
+  // field's value from [0, secondary_values) (0: record_count) by
+  // secondary_distribution (uniform or zipfian).
+  uint32_t secondary_fields = 0;
+  uint64_t secondary_values = 0;
+  Distribution secondary_distribution = Distribution::kUniform;
   uint64_t seed = 1;
   Json arrival;  // optional default arrival section (null when absent)
 
   // The number of distinct keys the key format can express.
   uint64_t KeyCapacity() const;
+  // The values a secondary field takes: [0, SecondaryValues()).
+  uint64_t SecondaryValues() const {
+    return secondary_values > 0 ? secondary_values : std::max<uint64_t>(record_count, 1);
+  }
   Json ToJson() const;
 };
 
