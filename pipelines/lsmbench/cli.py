@@ -79,22 +79,33 @@ def _load_checked(args: argparse.Namespace) -> tuple[Any, list[str]]:
 
 
 def _driver_check(loaded: Any) -> tuple[list[tuple[str, str]], list[str]]:
-    """Engine options checked by lsm-driver --check-options, when it is built: (errors by spec
-    path, warnings). Without it, rocksdb's options (no committed description) go unchecked."""
+    """Engine options (lsm-driver --check-options) and each phase's workload and queries
+    (--check-config) checked by the driver, when it is built: (errors by spec path, warnings).
+    Without it, rocksdb's options (no committed description) and the rules between a workload,
+    its queries and the engine go unchecked until the run starts."""
+    from .engine_options.config_check import config_errors
     from .engine_options.driver_check import DriverCannotCheck, driver_errors
     from .paths import find_driver
     from .spec.checks import engines_of
 
     unchecked = [e for e in engines_of(loaded.raw) if e == "rocksdb"]
     driver = find_driver(getattr(loaded.spec.testbed, "driver", None))
-    why = "lsm-driver is not built (make build)"
-    if driver is not None:
-        try:
-            return driver_errors(loaded, driver), []
-        except DriverCannotCheck as e:
-            why = str(e)
-    return [], [f"{e} engine options were not checked: {why}; the driver checks them when "
-                "the run starts" for e in unchecked]
+    if driver is None:
+        return [], [f"{e} engine options were not checked: lsm-driver is not built (make "
+                    "build); the driver checks them when the run starts" for e in unchecked]
+    errors: list[tuple[str, str]] = []
+    warnings: list[str] = []
+    try:
+        errors += driver_errors(loaded, driver)
+    except DriverCannotCheck as e:
+        warnings += [f"{name} engine options were not checked: {e}; the driver checks them "
+                     "when the run starts" for name in unchecked]
+    try:
+        errors += config_errors(loaded, driver)
+    except DriverCannotCheck as e:
+        warnings.append(f"the workload and queries were not checked: {e}; the driver checks "
+                        "them when each phase starts")
+    return errors, warnings
 
 
 def _history_load_s(results: Path, campaign: str) -> float | None:

@@ -137,6 +137,9 @@ def test_rocksdb_options_are_not_checked_without_a_driver(capsys, tmp_path, monk
 FAKE = """#!/usr/bin/env python3
 import json, sys
 args = sys.argv[1:]
+if args[0] == "--check-config":  # the workload and queries: nothing to say here
+    print(json.dumps({"ok": True, "errors": []}))
+    sys.exit(0)
 assert args[0] == "--check-options", args
 engine, opts = args[1], [a for a in args[2:] if a != "--option"]
 with open(sys.argv[0] + ".calls", "a") as f:
