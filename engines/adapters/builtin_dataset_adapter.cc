@@ -6,6 +6,8 @@
 // "primary." and "secondary<i>."; and the dataset's own: flush_rounds,
 // records_put, records_deleted, maintenance_lookups, antimatter_entries,
 // queries, query_candidates, query_results, stale_entries_skipped.
+// Events: the primary index's flushes and merges (one flush per flush round,
+// so the testing phase's write cycles are the dataset's).
 #include <utility>
 
 #include "adapters/builtin_adapter.h"

@@ -34,7 +34,9 @@ struct DatasetOptions {
   // together (when they reach it, every tree flushes, as AsterixDB does);
   // io_budget_bytes_per_sec and force_bytes apply to all trees' flushes and
   // merges together; wal is the dataset's one log, which makes a write to
-  // several trees atomic. secondary_maintenance picks eager or lazy.
+  // several trees atomic. secondary_maintenance picks eager or lazy. The
+  // listener is told of the primary index's flushes and merges only: one
+  // flush per flush round, so its write cycles are the dataset's.
   Options options;
   // 0..kMaxSecondaryIndexes; fixed when the dataset is created.
   int secondary_indexes = 2;

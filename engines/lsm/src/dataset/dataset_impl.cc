@@ -166,6 +166,7 @@ Status DatasetImpl::OpenTrees() {
   o.error_if_exists = false;
   const size_t n = 1 + static_cast<size_t>(options_.secondary_indexes);
   for (size_t i = 0; i < n; i++) {
+    o.listener = i == 0 ? options_.options.listener : nullptr;
     std::unique_ptr<DBImpl> tree;
     Status s = DBImpl::OpenImpl(o, TreeDir(dir_, i), &tree);
     if (!s.ok()) return s;

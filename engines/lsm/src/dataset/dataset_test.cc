@@ -10,6 +10,7 @@
 #include "dataset/record_format.h"
 #include "db/test_util.h"
 #include "lsm/env.h"
+#include "lsm/listener.h"
 
 namespace lsm {
 namespace {
@@ -115,10 +116,18 @@ INSTANTIATE_TEST_SUITE_P(Strategies, MaintenanceTest,
 
 // One memory budget: when it is spent every tree flushes, so each tree has
 // as many flushes as there were rounds, and the old logs are gone.
+struct CountingListener : EventListener {
+  std::atomic<uint64_t> flushes{0};
+  void OnFlushCompleted(const FlushInfo&) override { flushes++; }
+};
+
 TEST(DatasetTest, TreesFlushTogetherAndLogsAreRemoved) {
   test::TempDir dir;
   std::unique_ptr<Dataset> ds;
-  ASSERT_TRUE(Dataset::Open(SmallDataset(SecondaryMaintenance::kLazy), dir.path(), &ds).ok());
+  CountingListener listener;
+  DatasetOptions options = SmallDataset(SecondaryMaintenance::kLazy);
+  options.options.listener = &listener;
+  ASSERT_TRUE(Dataset::Open(options, dir.path(), &ds).ok());
   for (uint64_t i = 0; i < 2000; i++) {
     ASSERT_TRUE(ds->Put(Key(i), {i, i * 3}, std::string(100, 'x')).ok());
   }
@@ -136,6 +145,8 @@ TEST(DatasetTest, TreesFlushTogetherAndLogsAreRemoved) {
   // The primary holds the payloads, the secondaries 8-byte fields and keys.
   EXPECT_GT(st.trees[0].user_bytes_written, 4 * st.trees[1].user_bytes_written);
   EXPECT_EQ(LogFiles(dir.path()), 1) << "only the current log remains";
+  // The listener hears the primary index: one flush per round.
+  EXPECT_EQ(listener.flushes.load(), st.trees[0].flushes_completed);
 }
 
 // The trees share the dataset's I/O budget: it is charged for every tree's
