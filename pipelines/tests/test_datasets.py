@@ -4,16 +4,24 @@ with secondary fields and run secondary queries."""
 
 from __future__ import annotations
 
+import html
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from lsmbench.cli import main
+from lsmbench.report import build_report
+from lsmbench.report.datasets import PAPER_FIGURES, tree_components
+from lsmbench.report.load import read_campaign
 from lsmbench.store import Store
 
 pytestmark = pytest.mark.slow
+
+FIXTURE = Path(__file__).parent / "fixtures" / "datasets" / "results" / "dataset-fixture"
 
 
 def write_spec(path: Path, data_root: Path, **over) -> Path:
@@ -41,38 +49,38 @@ def lsmbench(*args: str) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=300, check=False)
 
 
-def validate_errors(spec: Path, driver: Path) -> dict[str, str]:
-    r = lsmbench("validate", str(spec), "--json", "--set", f"testbed.driver={driver}")
-    assert r.returncode == 2, r.stdout + r.stderr
-    assert "Traceback" not in r.stderr
-    return {e["path"]: e["message"] for e in json.loads(r.stdout)["errors"]}
+def validate_errors(capsys, spec: Path, driver: Path) -> dict[str, str]:
+    code = main(["validate", str(spec), "--json", "--set", f"testbed.driver={driver}"])
+    out, _ = capsys.readouterr()
+    assert code == 2, out
+    return {e["path"]: e["message"] for e in json.loads(out)["errors"]}
 
 
-def test_bad_dataset_input_is_refused_by_path(tmp_path, data_root, driver_path):
+def test_bad_dataset_input_is_refused_by_path(capsys, tmp_path, data_root, driver_path):
     running = {"duration": "2s", "threads": 2,
                "queries": {"threads": 1, "operations": {"secondary": 1}, "field": 2}}
-    errors = validate_errors(write_spec(tmp_path / "a.yaml", data_root,
-                                        phases={"running": running}), driver_path)
+    spec = write_spec(tmp_path / "a.yaml", data_root, phases={"running": running})
+    errors = validate_errors(capsys, spec, driver_path)
     assert errors == {"phases.running.queries.field":
                       "the workload defines 2 secondary fields (0..1), not 2"}
 
     running["queries"] = {"threads": 1, "operations": {"secondary": 1}, "selectivity": 5001}
-    errors = validate_errors(write_spec(tmp_path / "b.yaml", data_root,
-                                        phases={"running": running}), driver_path)
+    spec = write_spec(tmp_path / "b.yaml", data_root, phases={"running": running})
+    errors = validate_errors(capsys, spec, driver_path)
     assert list(errors) == ["phases.running.queries.selectivity"]
     assert "a range of 5001 values is wider than the 5000" in errors[
         "phases.running.queries.selectivity"]
 
     # An engine without secondary indexes refuses records with secondary fields.
-    errors = validate_errors(write_spec(tmp_path / "c.yaml", data_root,
-                                        engine={"name": "null"}, matrix={}), driver_path)
+    spec = write_spec(tmp_path / "c.yaml", data_root, engine={"name": "null"}, matrix={})
+    errors = validate_errors(capsys, spec, driver_path)
     assert "workload.set.secondary_fields" in errors
     assert "engine 'null' keeps no secondary indexes" in errors["workload.set.secondary_fields"]
 
     # Eager maintenance needs writers like any workload: 0 writer threads is refused.
     running = {"duration": "2s", "threads": 0}
-    errors = validate_errors(write_spec(tmp_path / "d.yaml", data_root,
-                                        phases={"running": running}), driver_path)
+    spec = write_spec(tmp_path / "d.yaml", data_root, phases={"running": running})
+    errors = validate_errors(capsys, spec, driver_path)
     assert list(errors) == ["phases.running.threads"]
 
 
@@ -114,3 +122,29 @@ def test_dataset_campaign_writes_records_and_runs_secondary_queries(tmp_path, da
     # index returns after the load's and the phases' updates are stale).
     assert stale_share["lazy"] > 0.3, stale_share
     assert stale_share["eager"] < stale_share["lazy"] / 3, stale_share
+
+
+def test_report_draws_the_dataset_figures_from_a_recorded_campaign(tmp_path):
+    camp = tmp_path / "dataset-fixture"
+    shutil.copytree(FIXTURE, camp)
+    files = build_report(camp, camp.parent)
+    # Figs. 25-29's counterparts: write throughput over time, latency percentiles, p99 against
+    # the utilization, secondary-query throughput over time; and each index's components.
+    assert {"throughput", "latency", "sweep", "queries", "dataset"} <= set(files.figures)
+    page = html.unescape(files.html.read_text())
+    for ref in PAPER_FIGURES.values():
+        assert f"The counterpart of {ref}." in page
+    assert "secondary queries" in page  # the query figure's panel is the secondary type
+    # The dataset figure draws the store's numbers: each index's components per interval.
+    campaign = read_campaign(camp)
+    assert {pt.params["secondary_maintenance"] for pt in campaign.points} == {"eager", "lazy"}
+    for pt in campaign.points:
+        running = pt.running
+        assert running is not None and running.name == "running@0.95"
+        lines = [json.loads(line) for line in
+                 (pt.path / running.name / "timeseries.jsonl").read_text().splitlines()]
+        for tree in ("primary", "secondary0", "secondary1"):
+            xs, ys = tree_components(running, tree)
+            want = [(iv["t_end_s"], iv["engine"][f"{tree}.disk_components"])
+                    for iv in lines if not iv.get("drain")]
+            assert list(zip(xs, ys, strict=True)) == want and want

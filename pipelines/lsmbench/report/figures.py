@@ -669,7 +669,8 @@ def search_figure(points: Sequence[StoredPoint]) -> Figure | None:
 
 def all_figures(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_S) -> list[Figure]:
     """Every figure the data supports, in the report's order."""
-    from .merges import merges_figure  # merges.py builds on this module's helpers
+    from .datasets import dataset_figure, is_dataset, with_paper_references
+    from .merges import merges_figure  # merges.py and datasets.py build on this module
 
     out = [
         throughput_figure(points, window_s),
@@ -680,6 +681,8 @@ def all_figures(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_
         sweep_figure(points),
         search_figure(points),
         merges_figure(points),
+        dataset_figure(points),
     ]
-    return [f for f in out if f is not None]
+    figures = [f for f in out if f is not None]
+    return with_paper_references(figures) if is_dataset(points) else figures
 

@@ -11,8 +11,9 @@ namespace lsm {
 namespace {
 
 // The memory an entry costs beyond its key and value: the memtable's
-// sequence number and type, length prefixes and skiplist node (roughly).
-constexpr uint64_t kEntryOverheadBytes = 24;
+// sequence number and type, length prefixes, skiplist node and the arena's
+// block ends (measured: 2,000 puts of 126 bytes took 180 bytes each).
+constexpr uint64_t kEntryOverheadBytes = 48;
 
 constexpr char kDescriptorName[] = "DATASET";
 
@@ -164,6 +165,9 @@ Status DatasetImpl::OpenTrees() {
   o.force_bytes = 0;
   o.create_if_missing = true;
   o.error_if_exists = false;
+  // Only flush rounds switch memtables: a tree never fills up on its own (the
+  // dataset's count of the bytes written is an estimate of the arena's).
+  o.memtable_bytes = std::min<size_t>(2 * o.memtable_bytes, 64 * kGiB);
   const size_t n = 1 + static_cast<size_t>(options_.secondary_indexes);
   for (size_t i = 0; i < n; i++) {
     o.listener = i == 0 ? options_.options.listener : nullptr;
