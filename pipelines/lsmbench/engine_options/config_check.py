@@ -15,19 +15,18 @@ that set the field. Engine options are left to ``--check-options`` (driver_check
 from __future__ import annotations
 
 import json
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from ..driverio import build_run_json
 from ..plan import expand_matrix
 from ..points import Point, point_spec, point_workload
 from ..spec import LoadedSpec
 from ..spec.models import CampaignSpec
-from .driver_check import TIMEOUT_S, DriverCannotCheck
+from .driver_check import TIMEOUT_S, ask_driver
 
 # A data directory the check never creates: --check-config opens nothing.
 _CHECK_DIR = "/nonexistent/lsmbench-config-check"
@@ -51,17 +50,8 @@ def check_config(driver: Path, doc: dict[str, Any],
     with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="lsmbench-check-") as f:
         json.dump(doc, f)
         f.flush()
-        try:
-            r = subprocess.run([str(driver), "--check-config", f.name], capture_output=True,
-                               text=True, timeout=timeout_s, check=False)
-        except (OSError, subprocess.TimeoutExpired) as e:
-            raise DriverCannotCheck(f"{driver}: {e}") from e
-    try:
-        reply = ConfigReply.model_validate(json.loads(r.stdout))
-    except (ValueError, ValidationError) as e:
-        detail = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[0]
-        raise DriverCannotCheck(f"{driver} gave no --check-config answer ({detail})") from e
-    return reply.errors
+        return ask_driver([str(driver), "--check-config", f.name], ConfigReply,
+                          timeout_s).errors
 
 
 def _phase_doc(spec: CampaignSpec, point: Point, phase: str,

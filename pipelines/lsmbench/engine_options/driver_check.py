@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -41,25 +42,35 @@ class DriverCannotCheck(RuntimeError):
     """The driver could not check (too old for --check-options, crashed, timed out)."""
 
 
+Reply = TypeVar("Reply", bound=BaseModel)
+
+
+def ask_driver(cmd: list[str], reply_model: type[Reply], timeout_s: float = TIMEOUT_S) -> Reply:
+    """Runs one of the driver's check commands (cmd[1]) and reads its JSON answer (a model
+    with ``ok``); DriverCannotCheck when it gave none, or one its exit code contradicts."""
+    driver, command = cmd[0], cmd[1]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, check=False)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise DriverCannotCheck(f"{driver}: {e}") from e
+    try:
+        reply = reply_model.model_validate(json.loads(r.stdout))
+    except (ValueError, ValidationError) as e:
+        detail = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[0]
+        raise DriverCannotCheck(f"{driver} gave no {command} answer ({detail})") from e
+    ok = getattr(reply, "ok", None)
+    if ok != (r.returncode == 0):
+        raise DriverCannotCheck(f"{driver}: {command} said ok={ok} but exited {r.returncode}")
+    return reply
+
+
 def check_options(driver: Path, engine: str, options: dict[str, str],
                   timeout_s: float = TIMEOUT_S) -> list[OptionProblem]:
     """The driver's verdict on one engine's option set; DriverCannotCheck when it gave none."""
     cmd = [str(driver), "--check-options", engine]
     for name, value in options.items():
         cmd += ["--option", f"{name}={value}"]
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, check=False)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise DriverCannotCheck(f"{driver}: {e}") from e
-    try:
-        reply = CheckReply.model_validate(json.loads(r.stdout))
-    except (ValueError, ValidationError) as e:
-        detail = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[0]
-        raise DriverCannotCheck(f"{driver} gave no --check-options answer ({detail})") from e
-    if reply.ok != (r.returncode == 0):
-        raise DriverCannotCheck(f"{driver}: --check-options said ok={reply.ok} but exited "
-                                f"{r.returncode}")
-    return reply.errors
+    return ask_driver(cmd, CheckReply, timeout_s).errors
 
 
 def _point_engine(loaded: LoadedSpec, point: Point) -> str:

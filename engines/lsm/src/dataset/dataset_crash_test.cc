@@ -6,16 +6,9 @@
 // or may not have happened, but in all indexes or in none), and under eager
 // maintenance that no secondary entry is left without its record.
 // As a soak: LSM_CRASH_ROUNDS rounds per strategy (default 8).
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
 #include <cstdlib>
 #include <random>
 #include <sstream>
-#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -67,41 +60,6 @@ DatasetOptions CrashOptions(SecondaryMaintenance maintenance) {
   }
 }
 
-// Runs the child for a random while, kills it, and returns what it wrote.
-std::string RunAndKill(const DatasetOptions& options, const std::string& dir, uint64_t seed,
-                       int millis) {
-  int fds[2];
-  if (pipe(fds) != 0) return "E pipe";
-  pid_t pid = fork();
-  if (pid < 0) return "E fork";
-  if (pid == 0) {
-    close(fds[0]);
-    ChildWriter(options, dir, fds[1], seed);
-  }
-  close(fds[1]);
-  // Read while the child runs so it never blocks on a full pipe.
-  fcntl(fds[0], F_SETFL, O_NONBLOCK);
-  std::string stream;
-  char buf[65536];
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(millis);
-  while (std::chrono::steady_clock::now() < deadline) {
-    ssize_t n = read(fds[0], buf, sizeof(buf));
-    if (n > 0) {
-      stream.append(buf, static_cast<size_t>(n));
-    } else {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  }
-  kill(pid, SIGKILL);
-  int status;
-  waitpid(pid, &status, 0);
-  fcntl(fds[0], F_SETFL, 0);
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof(buf))) > 0) stream.append(buf, static_cast<size_t>(n));
-  close(fds[0]);
-  return stream;
-}
-
 class DatasetCrashTest : public ::testing::TestWithParam<SecondaryMaintenance> {};
 
 TEST_P(DatasetCrashTest, AcknowledgedRecordsSurviveSigkillInEveryIndex) {
@@ -114,8 +72,10 @@ TEST_P(DatasetCrashTest, AcknowledgedRecordsSurviveSigkillInEveryIndex) {
   test::DatasetModel model;
   uint64_t total_acked = 0, in_flight_applied = 0;
   for (int round = 0; round < rounds; round++) {
-    const std::string stream =
-        RunAndKill(options, dir.path(), rng(), 100 + static_cast<int>(rng() % 600));
+    const uint64_t child_seed = rng();
+    const std::string stream = test::RunChildAndKill(
+        [&](int fd) { ChildWriter(options, dir.path(), fd, child_seed); },
+        100 + static_cast<int>(rng() % 600));
     std::istringstream in(stream);
     std::string line;
     bool pending = false;

@@ -3,16 +3,9 @@
 // with SIGKILL at a random moment, reopens, and checks that every
 // acknowledged write survived. The one write in flight at the kill may or
 // may not have happened.
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
 #include <map>
 #include <random>
 #include <sstream>
-#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -61,33 +54,10 @@ TEST(CrashTest, AcknowledgedWritesSurviveSigkill) {
   std::map<std::string, std::string> acked;  // key -> value or kDeleted
   uint64_t total_acked = 0;
   for (int round = 0; round < 20; round++) {
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      close(fds[0]);
-      ChildWriter(dir.path(), fds[1], rng());
-    }
-    close(fds[1]);
-    // Read while the child runs so it never blocks on a full pipe.
-    fcntl(fds[0], F_SETFL, O_NONBLOCK);
-    std::string stream;
-    char buf[65536];
-    auto deadline = std::chrono::steady_clock::now() +
-                    std::chrono::milliseconds(100 + rng() % 700);
-    while (std::chrono::steady_clock::now() < deadline) {
-      ssize_t n = read(fds[0], buf, sizeof(buf));
-      if (n > 0) stream.append(buf, static_cast<size_t>(n));
-      else std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    kill(pid, SIGKILL);
-    int status;
-    waitpid(pid, &status, 0);
-    fcntl(fds[0], F_SETFL, 0);
-    ssize_t n;
-    while ((n = read(fds[0], buf, sizeof(buf))) > 0) stream.append(buf, static_cast<size_t>(n));
-    close(fds[0]);
+    const uint64_t child_seed = rng();
+    const std::string stream = test::RunChildAndKill(
+        [&](int fd) { ChildWriter(dir.path(), fd, child_seed); },
+        100 + static_cast<int>(rng() % 700));
 
     // Replay the child's report: attempts become acknowledged on "K".
     std::istringstream in(stream);

@@ -2,9 +2,17 @@
 #ifndef LSM_SRC_DB_TEST_UTIL_H_
 #define LSM_SRC_DB_TEST_UTIL_H_
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <random>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -99,6 +107,43 @@ inline FaultFile DbFileKind(const std::string& path) {
     case FileType::kTemp: return FaultFile::kCurrent;
     default: return FaultFile::kOther;
   }
+}
+
+// Crash tests: forks a child that runs child(fd) (it reports on fd and never
+// returns), reads what it writes for `millis` ms, then SIGKILLs it and
+// returns everything it wrote ("E fork" / "E pipe" when it could not start).
+inline std::string RunChildAndKill(const std::function<void(int fd)>& child, int millis) {
+  int fds[2];
+  if (pipe(fds) != 0) return "E pipe\n";
+  const pid_t pid = fork();
+  if (pid < 0) return "E fork\n";
+  if (pid == 0) {
+    close(fds[0]);
+    child(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  // Read while the child runs so it never blocks on a full pipe.
+  fcntl(fds[0], F_SETFL, O_NONBLOCK);
+  std::string stream;
+  char buf[65536];
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(millis);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const ssize_t n = read(fds[0], buf, sizeof(buf));
+    if (n > 0) {
+      stream.append(buf, static_cast<size_t>(n));
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  kill(pid, SIGKILL);
+  int status;
+  waitpid(pid, &status, 0);
+  fcntl(fds[0], F_SETFL, 0);
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof(buf))) > 0) stream.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  return stream;
 }
 
 }  // namespace lsm::test
