@@ -283,6 +283,13 @@ Status ParseRunConfig(const Json& json, const std::string& config_dir,
         "' keeps no secondary indexes, so it cannot run a workload of records with secondary "
         "fields (only builtin can)");
   }
+  // A dataset is read by key or by secondary query; its adapter scans nothing.
+  if (c.workload.secondary_fields > 0 && (c.workload.mix[kScan] > 0 || c.queries.scan > 0)) {
+    return Status::InvalidArgument(
+        std::string(c.workload.mix[kScan] > 0 ? "workload.operations" : "queries.operations") +
+        ": scans of a dataset's primary index are not supported; use secondary queries "
+        "(queries.operations.secondary) or point reads");
+  }
   *out = std::move(c);
   return Status::OK();
 }

@@ -296,6 +296,9 @@ TEST(RunConfigTest, SecondaryFieldsAndQueries) {
   EXPECT_CONTAINS(error(R"({"engine": "null", "phase": "testing", "duration_s": 5,
       "workload": {"record_count": 10, "secondary_fields": 1}})"),
                   "workload.secondary_fields: engine 'null' keeps no secondary indexes");
+  EXPECT_CONTAINS(error(head + R"("workload": {"record_count": 10, "secondary_fields": 1},
+      "queries": {"threads": 1, "operations": {"scan": 0.5, "secondary": 0.5}}})"),
+                  "queries.operations: scans of a dataset's primary index are not supported");
 }
 
 TEST(YamlJsonTest, ScalarsAndQuoting) {
@@ -342,10 +345,13 @@ TEST(WorkloadFilesTest, EveryExampleParses) {
     RunConfig c;
     const std::string process =
         w.arrival.is_null() ? "constant" : w.arrival["process"].get<std::string>();
-    s = ParseText(R"({"engine": "null", "phase": "running", "duration_s": 5,
-                      "workload_file": ")" + dir + "/" + name + R"(",
-                      "arrival": {"rate": 1000, "process": ")" + process + R"("}})",
-                  &c);
+    // Records with secondary fields need an engine that keeps secondary indexes.
+    const std::string engine = w.secondary_fields > 0 ? R"("builtin", "dir": "/tmp/d")"
+                                                      : R"("null")";
+    s = ParseRunConfig(Json::parse(R"({"engine": )" + engine + R"(, "phase": "running",
+                      "duration_s": 5, "workload_file": ")" + dir + "/" + name + R"(",
+                      "arrival": {"rate": 1000, "process": ")" + process + R"("}})"),
+                       ".", {"builtin", "null"}, &c);
     ASSERT_TRUE(s.ok()) << name << ": " << s.ToString();
   }
   for (const char* required : {"update-uniform-1kb.yaml", "update-zipf-1kb.yaml",
