@@ -102,20 +102,61 @@ def calibrate_oracle(window: int, first_night: int, target_per_100: float,
 
 
 class _Counted:
-    """A detector that counts its calls and their time (for the ms per run in the report)."""
+    """A detector that counts its calls and their time (for the ms per run in the report;
+    a testbed's detector's time includes its share of the pooled autocorrelation)."""
 
-    def __init__(self, detector: synthetic.Detector) -> None:
+    def __init__(self, detector: synthetic.Detector | None) -> None:
         self.detector = detector
         self.calls = 0
         self.seconds = 0.0
 
     def __call__(self, values: Sequence[float]) -> Sequence[tuple[int, float]]:
-        start = time.perf_counter()
-        try:
-            return self.detector(values)
-        finally:
-            self.calls += 1
-            self.seconds += time.perf_counter() - start
+        assert self.detector is not None
+        return self.wrap(self.detector)(values)
+
+    def wrap(self, detector: synthetic.Detector) -> synthetic.Detector:
+        def run(values: Sequence[float]) -> Sequence[tuple[int, float]]:
+            start = time.perf_counter()
+            try:
+                return detector(values)
+            finally:
+                self.calls += 1
+                self.seconds += time.perf_counter() - start
+
+        return run
+
+
+def flicker_main(args: argparse.Namespace, config: DetectorConfig,
+                 specs: Sequence[synthetic.SeriesSpec], testbeds: bool) -> int:
+    """--flicker: per step kind, the nightly runs in the 10 nights after a change is first
+    reported and how many of them miss it, without and with keeping reported changes."""
+    rows = []
+    print("| change | series | runs after the first report | missed, not kept | "
+          "missed, kept |\n|---|---:|---:|---:|---:|")
+    for spec in specs:
+        counts = {}
+        for hold in (False, True):
+            if testbeds:
+                drawn = synthetic.draw_testbeds(spec, args.series, args.seed, args.testbed,
+                                                args.testbed_shared)
+                pairs = [(s, d) for tb in drawn for s, d in zip(
+                    tb, synthetic.testbed_detectors(tb, config, hold=hold), strict=True)]
+            else:
+                pairs = [(s, synthetic.detector_of(config, hold=hold))
+                         for s in synthetic.draw(spec, args.series, args.seed)]
+            results = [synthetic.flicker(s, d) for s, d in pairs]
+            counts[hold] = (sum(r for r, _ in results), sum(m for _, m in results))
+        rows.append({"label": spec.label, "series": args.series, "runs": counts[False][0],
+                     "missed": counts[False][1], "runs_kept": counts[True][0],
+                     "missed_kept": counts[True][1]})
+        print(f"| {spec.label} | {args.series} | {counts[False][0]} | {counts[False][1]} | "
+              f"{counts[True][1]} |", flush=True)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"flicker": rows, "seed": args.seed, "testbed": args.testbed,
+                               "config": config.model_dump()}, indent=2))
+    print(f"wrote {out}")
+    return 0
 
 
 def _config(sets: Sequence[str]) -> DetectorConfig:
@@ -160,10 +201,26 @@ def main(argv: list[str] | None = None) -> int:
                    help="a DetectorConfig field, e.g. --set min_segment=3 (repeatable)")
     p.add_argument("--only", default=None,
                    help="comma-separated kinds to run (flat,spikes,bimodal,step,drift)")
+    p.add_argument("--cov", type=float, default=None,
+                   help="only the kinds at this CoV (e.g. 0.05)")
+    p.add_argument("--step", type=float, default=None,
+                   help="only the step and drift kinds of this size (e.g. 0.10)")
     p.add_argument("--out", default="results/bench/track_detect_synthetic.json",
                    help="the JSON written (default: %(default)s)")
     p.add_argument("--oracle-rate", type=float, default=1.0,
                    help="--library oracle: the false alarms per 100 nights h is fitted to")
+    p.add_argument("--testbed", type=int, default=synthetic.TESTBED_SIZE, metavar="SIZE",
+                   help="series per testbed, whose detector is given the autocorrelation "
+                        "pooled over them as track report pools a testbed key's series "
+                        "(default %(default)s; 1: each series alone, its own estimate, as "
+                        "track detect FILE.csv)")
+    p.add_argument("--testbed-shared", type=float, default=synthetic.TESTBED_SHARED,
+                   help="the share of a night's noise variance a testbed's series have in "
+                        "common (default %(default)s)")
+    p.add_argument("--flicker", action="store_true",
+                   help="instead of the scores: for the step kinds, how many of the 10 "
+                        "nightly runs after a change is first reported miss it, with and "
+                        "without keeping reported changes (track report keeps them)")
     args = p.parse_args(argv)
 
     config = _config(args.set)
@@ -185,21 +242,39 @@ def main(argv: list[str] | None = None) -> int:
 
     kinds = set(args.only.split(",")) if args.only else None
     specs = [s for s in synthetic.suite() if kinds is None or s.kind in kinds]
+    specs = [s for s in specs if args.cov is None or math.isclose(s.cov, args.cov)]
+    specs = [s for s in specs if args.step is None or s.kind not in ("step", "drift")
+             or math.isclose(s.step, args.step)]
+    testbeds = args.testbed > 1 and args.library in ("ruptures", "otava")
+    if args.flicker:
+        return flicker_main(args, config, [s for s in specs if s.kind == "step"], testbeds)
     if oracle_h is not None:  # it knows sigma, which only means the same for independent noise
         specs = [s for s in specs if s.rho == 0 and s.kind in ("flat", "step")]
     started = time.monotonic()
     scores = []
     all_counted = [counted]
     for spec in specs:
-        series = synthetic.draw(spec, args.series, args.seed)
+        if testbeds:
+            drawn = synthetic.draw_testbeds(spec, args.series, args.seed, args.testbed,
+                                            args.testbed_shared)
+            series = [s for tb in drawn for s in tb]
+            segmenter = otava_segmenter(args.otava_window) if args.library == "otava" else None
+            counted = _Counted(None)
+            all_counted.append(counted)
+            detectors: Any = [counted.wrap(d) for tb in drawn
+                              for d in synthetic.testbed_detectors(tb, config, segmenter)]
+        else:
+            series = synthetic.draw(spec, args.series, args.seed)
+            detectors = counted
         if oracle_h is not None:
             counted = _Counted(oracle(spec.cov * synthetic.LEVEL, oracle_h, config.min_segment))
             all_counted.append(counted)
-        scores.append(synthetic.score(spec, series, counted, first_night=first_night))
+            detectors = counted
+        scores.append(synthetic.score(spec, series, detectors, first_night=first_night))
         print(f"  {spec.label}: done ({time.monotonic() - started:.0f} s)", file=sys.stderr)
 
     print(f"library {args.library}, {args.series} series per kind, seed {args.seed}, "
-          f"config {config.model_dump()}")
+          f"testbeds of {args.testbed if testbeds else 1} series, config {config.model_dump()}")
     print(table(scores))
     calls = sum(c.calls for c in all_counted)
     ms = 1000.0 * sum(c.seconds for c in all_counted) / max(calls, 1)
@@ -210,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({
         "library": args.library, "series_per_kind": args.series, "seed": args.seed,
+        "testbed": args.testbed if testbeds else 1, "testbed_shared": args.testbed_shared,
         "config": config.model_dump(), "otava_window": args.otava_window,
         "oracle_h": oracle_h,
         "detector_runs": calls, "ms_per_run": ms,

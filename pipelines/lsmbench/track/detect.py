@@ -109,6 +109,17 @@ class DetectorConfig(BaseModel):
                     "of the measured noise (with its autocorrelation); a change there is "
                     "reported when p <= this. It finds a step on the first night a segment "
                     "of min_segment nights allows, where the segmentation needs more")
+    newest_min_magnitude_noise: float = Field(
+        0.5, ge=0.0,
+        description="the newest nights' test's held shift (min_magnitude_noise's, for the "
+                    "newest min_segment nights against the level before them): 3 of 4 of "
+                    "them at least this many noise beyond the level. Lower than the "
+                    "segmentation's: the spread bound below already refuses a spike or two "
+                    "bad nights, and the test's p the noise")
+    newest_max_overlap: float = Field(
+        0.1, ge=0.0, le=1.0,
+        description="the newest nights' test's max_overlap: at most this share of the level's "
+                    "nights reach the newest nights' median (a bimodal machine's second mode)")
     newest_max_spread: float = Field(
         2.0, gt=0.0,
         description="the newest nights are one level only when their standard deviation is "
@@ -177,22 +188,43 @@ def _residuals(x: np.ndarray, cuts: Sequence[int]) -> np.ndarray:
     return np.concatenate([x[a:b] - np.median(x[a:b]) for a, b in pairwise(bounds)])
 
 
+class Autocorrelation(BaseModel):
+    """A series' lag-1 autocorrelation about its levels, as one share of a testbed's pooled
+    estimate (:func:`pooled_autocorrelation`): the bias-corrected value, not clipped (a pool
+    of clipped estimates would be biased up), and the number of nights it was measured on."""
+
+    rho: float
+    nights: int
+
+
+def _lag1(resid: np.ndarray) -> Autocorrelation | None:
+    """The rank autocorrelation at lag 1 of residuals about their levels, corrected for a short
+    series' bias; None when there is nothing to measure."""
+    if len(resid) <= 3 or np.ptp(resid) <= 0:
+        return None
+    r = float(stats.spearmanr(resid[:-1], resid[1:]).statistic)
+    if not math.isfinite(r):
+        return None
+    # A short series' lag-1 autocorrelation is biased low by about (1 + 3 rho) / n
+    # (Kendall 1954; Marriott & Pope 1954): corrected, rho 0.5 over 30 nights is not
+    # read as 0.4
+    n = len(resid)
+    return Autocorrelation(rho=(n * r + 1.0) / (n - 3.0), nights=n)
+
+
+def _clip_rho(rho: float) -> float:
+    return min(max(rho, 0.0), MAX_RHO)
+
+
 def _measure_noise(x: np.ndarray, cuts: Sequence[int]) -> Noise:
     """The larger of two robust spreads -- from successive differences (blind to
     autocorrelation) and about the segments' medians (blind to a change the segmentation
     missed) -- and the rank autocorrelation at lag 1 about the segments' medians."""
     resid = _residuals(x, cuts)
     about_levels = float(stats.median_abs_deviation(resid, scale="normal"))
-    rho = 0.0
-    if len(resid) > 3 and np.ptp(resid) > 0:
-        r = float(stats.spearmanr(resid[:-1], resid[1:]).statistic)
-        # A short series' lag-1 autocorrelation is biased low by about (1 + 3 rho) / n
-        # (Kendall 1954; Marriott & Pope 1954): corrected, rho 0.5 over 30 nights is not
-        # read as 0.4
-        n = len(resid)
-        r = (n * r + 1.0) / (n - 3.0)
-        rho = min(max(r, 0.0), MAX_RHO) if math.isfinite(r) else 0.0
-    return Noise(sigma=max(difference_sigma(x), about_levels), rho=rho,
+    lag1 = _lag1(resid)
+    return Noise(sigma=max(difference_sigma(x), about_levels),
+                 rho=0.0 if lag1 is None else _clip_rho(lag1.rho),
                  level=float(np.median(x)))
 
 
@@ -298,13 +330,16 @@ def _candidates(x: np.ndarray, cuts: list[int], config: DetectorConfig,
 
 
 def _passes(c: _Candidate, config: DetectorConfig, sigma: float, *,
-            max_p_value: float | None = None, max_overlap: float | None = None) -> bool:
-    """The guards; the newest nights' test has its own p and overlap bounds."""
+            max_p_value: float | None = None, max_overlap: float | None = None,
+            min_magnitude_noise: float | None = None) -> bool:
+    """The guards; the newest nights' test has its own p, held-shift and overlap bounds."""
     if min(c.before_n, c.after_n) < config.min_segment:
         return False
     if c.p_value > (config.max_p_value if max_p_value is None else max_p_value):
         return False
-    if c.held_shift <= 0 or c.held_shift < config.min_magnitude_noise * sigma:
+    magnitude = (config.min_magnitude_noise if min_magnitude_noise is None
+                 else min_magnitude_noise)
+    if c.held_shift <= 0 or c.held_shift < magnitude * sigma:
         return False
     if c.overlap > (config.max_overlap if max_overlap is None else max_overlap):
         return False
@@ -341,11 +376,6 @@ def ar1_mean_variance(n: float, rho: float) -> float:
     return float(n + 2.0 * np.sum((n - k) * rho ** k)) / (n * n)
 
 
-# The newest nights' median is rougher than a long segment's (4 nights): a little more of the
-# level before may reach it than max_overlap allows between long segments
-NEWEST_OVERLAP = 0.15
-
-
 def _segment_sigma(x: np.ndarray) -> float:
     """One night's standard deviation in a segment without a change: the sample one, with
     nights beyond 3 robust deviations (spikes) counted at 3, so that one spike does not
@@ -359,44 +389,106 @@ def _segment_sigma(x: np.ndarray) -> float:
 
 
 def _newest_nights(x: np.ndarray, kept: list[_Candidate],
-                   config: DetectorConfig) -> _Candidate | None:
+                   config: DetectorConfig, rho: float | None = None) -> _Candidate | None:
     """The newest ``min_segment`` nights tested against the level since the last change: the
     segmentation's test on two whole segments needs a long new segment to see a step through
     the noise it estimates from them; this one measures the noise on the level's nights
     (spikes counted at 3 noise; the autocorrelation about the levels found before the newest
-    nights), compares the mean of the newest nights with it, and so finds a step of twice the
-    noise on the first night a minimum segment allows (at a p that costs its share of false
-    alarms: docs/tracking.md). The newest nights must be one level (``newest_max_spread``),
-    and the segmentation's guards hold: the held shift, the overlap (a little looser), the
-    minimum change. None when the newest nights hold no new level."""
+    nights, or the testbed's when it is given), compares the mean of the newest nights with
+    it, and so finds a step of twice the noise on the first night a minimum segment allows (at
+    a p that costs its share of false alarms: docs/tracking.md). The newest nights must be one
+    level (``newest_max_spread``), and the segmentation's guards hold: the held shift, the
+    overlap (a little looser), the minimum change. None when the newest nights hold no new
+    level."""
     m = config.min_segment
     start = kept[-1].index if kept else 0
-    if config.newest_max_p_value <= 0 or len(x) - m - start < m:
+    if config.newest_max_p_value <= 0:
         return None
-    base, newest = x[start:len(x) - m], x[len(x) - m:]
+    return _level_test(x, start, len(x) - m, len(x), kept, config, rho)
+
+
+# The newest nights' test's level: a 10 % trimmed mean, whose variance for normal nights is
+# 1.06 times the mean's (its asymptotic efficiency, 0.94; Stigler 1973)
+TRIM = 0.1
+TRIM_VARIANCE = 1.06
+
+
+def _level_test(x: np.ndarray, start: int, cut: int, end: int, kept: Sequence[_Candidate],
+                config: DetectorConfig, rho: float | None) -> _Candidate | None:
+    """The newest nights' test of the nights cut..end against the level start..cut (see
+    :func:`_newest_nights`); also the test that keeps a change reported on an earlier night
+    (:func:`detect`'s ``held``) on the longer evidence of every night since it."""
+    m = config.min_segment
+    if cut - start < m or end - cut < m:
+        return None
+    base, newest = x[start:cut], x[cut:end]
     level = float(np.median(base))
     sigma = _segment_sigma(base)
     if sigma <= 0:
         return None
     if float(np.std(newest, ddof=1)) > config.newest_max_spread * sigma:
         return None
-    shift = float(np.mean(newest)) - level
-    # rho without the newest nights: a step there is a run of residuals on one side, which
-    # reads as autocorrelation and would hide the step it comes from
-    rho = (_measure_noise(x[:len(x) - m], [c.index for c in kept]).rho
-           if config.autocorrelation else 0.0)
-    # The level is a median of autocorrelated nights: pi/2 times a mean's variance
-    variance = ar1_mean_variance(m, rho) + (math.pi / 2) * ar1_mean_variance(len(base), rho)
+    # rho (unless the testbed's is given) without the newest nights
+    if not config.autocorrelation:
+        rho = 0.0
+    elif rho is None:
+        own = _own_autocorrelation(x, kept, config)
+        rho = 0.0 if own is None else _clip_rho(own.rho)
+    # Autocorrelated nights spread less about their own mean than about the true level: the
+    # sample variance of n AR(1) nights is n/(n-1) (1 - v) times a night's, v the variance of
+    # their mean (exactly 1 for independent nights)
+    n = len(base)
+    sigma /= math.sqrt(n / (n - 1.0) * (1.0 - ar1_mean_variance(n, rho)))
+    # The level is the base's trimmed mean (spikes cut off: TRIM of the nights each side),
+    # nearly as precise as the mean (TRIM_VARIANCE times its variance; a median's is pi/2)
+    shift = float(np.mean(newest)) - float(stats.trim_mean(base, TRIM))
+    variance = (ar1_mean_variance(len(newest), rho)
+                + TRIM_VARIANCE * ar1_mean_variance(n, rho))
     t = shift / (sigma * math.sqrt(variance))
     dof = max(len(base) * (1.0 - rho) / (1.0 + rho) - 1.0, 1.0)
-    candidate = _Candidate(index=len(x) - m, before_n=len(base), after_n=m, before=level,
+    candidate = _Candidate(index=cut, before_n=len(base), after_n=len(newest), before=level,
                            after=float(np.median(newest)),
                            held_shift=_held_shift(base, newest),
                            overlap=_overlap(base, newest),
                            p_value=float(2.0 * stats.t.sf(abs(t), dof)))
     passes = _passes(candidate, config, sigma, max_p_value=config.newest_max_p_value,
-                     max_overlap=NEWEST_OVERLAP)
+                     min_magnitude_noise=config.newest_min_magnitude_noise,
+                     max_overlap=config.newest_max_overlap)
     return candidate if passes else None
+
+
+HOLD_SLACK = 2  # nights: a change found again this close to a held one is the same change
+
+
+def _still_held(x: np.ndarray, kept: Sequence[_Candidate], found: Sequence[_Candidate],
+                held: Sequence[int], config: DetectorConfig,
+                rho: float | None) -> list[_Candidate]:
+    """The changes reported on earlier nights (their first nights, ``held``) that this night
+    neither reports (within HOLD_SLACK) nor rejects: each is tested as the newest nights' test
+    tests its nights, but on all the nights since it (to the next change the segmentation
+    keeps), against the level before it (from the last change the segmentation keeps before
+    it). A change the newest nights' test found stays reported while the newest nights move on
+    and until the segmentation confirms it or the longer evidence says it was not one."""
+    out: list[_Candidate] = []
+    cuts = sorted(c.index for c in kept)
+    for index in sorted(set(held)):
+        if not 0 < index < len(x) or any(abs(c.index - index) <= HOLD_SLACK
+                                         for c in [*found, *out]):
+            continue
+        start = max([c for c in cuts if c < index], default=0)
+        end = min([c for c in cuts if c > index], default=len(x))
+        own = rho
+        if own is None and config.autocorrelation:
+            # the series' own, about the levels with this change among them: a step the
+            # segmentation has not confirmed is a run of residuals on one side, which would
+            # read as autocorrelation and reject the change it comes from
+            head = x[:len(x) - config.min_segment]
+            lag1 = _lag1(_residuals(head, sorted({*cuts, index} & set(range(1, len(head))))))
+            own = 0.0 if lag1 is None else _clip_rho(lag1.rho)
+        still = _level_test(x, start, index, end, kept, config, own)
+        if still is not None:
+            out.append(still)
+    return out
 
 
 def _in_noise_units(x: np.ndarray, sigma: float) -> np.ndarray:
@@ -406,8 +498,9 @@ def _in_noise_units(x: np.ndarray, sigma: float) -> np.ndarray:
     return (x - float(np.median(x))) / scale
 
 
-def _analyse(x: np.ndarray, config: DetectorConfig,
-             segmenter: Segmenter) -> tuple[list[_Candidate], Noise]:
+def _analyse(x: np.ndarray, config: DetectorConfig, segmenter: Segmenter,
+             rho: float | None = None, held: Sequence[int] = (),
+             ) -> tuple[list[_Candidate], Noise]:
     """The change points that pass the guards, and the noise they were judged against.
 
     The library first segments the series in units of the difference-based spread, and the
@@ -415,17 +508,60 @@ def _analyse(x: np.ndarray, config: DetectorConfig,
     wander into segments: the noise about its cuts is too small and too little correlated.
     So the noise is measured again about the cuts that survive the guards (the levels that
     are real), and the library and the guards run again in those units."""
+    given = None if rho is None else min(max(float(rho), 0.0), MAX_RHO)
+
+    def with_rho(noise: Noise) -> Noise:
+        if not config.autocorrelation:
+            return noise.model_copy(update={"rho": 0.0})
+        return noise if given is None else noise.model_copy(update={"rho": given})
+
     cuts = segmenter(_in_noise_units(x, difference_sigma(x)), config)
-    measured = _measure_noise(x, cuts)
-    if not config.autocorrelation:
-        measured = measured.model_copy(update={"rho": 0.0})
-    else:
+    measured = with_rho(_measure_noise(x, cuts))
+    if config.autocorrelation:
         kept = _merge(x, cuts, config, measured)
-        measured = _measure_noise(x, [c.index for c in kept])
+        measured = with_rho(_measure_noise(x, [c.index for c in kept]))
         cuts = segmenter(_in_noise_units(x, measured.sigma), config)
     kept = _merge(x, cuts, config, measured)
-    newest = _newest_nights(x, kept, config)
-    return (kept if newest is None else [*kept, newest]), measured
+    newest = _newest_nights(x, kept, config, given)
+    found = kept if newest is None else [*kept, newest]
+    if held:
+        found = sorted([*found, *_still_held(x, kept, found, held, config, given)],
+                       key=lambda c: c.index)
+    return found, measured
+
+
+def _own_autocorrelation(x: np.ndarray, kept: Sequence[_Candidate],
+                         config: DetectorConfig) -> Autocorrelation | None:
+    """The lag-1 autocorrelation about the levels kept, without the newest ``min_segment``
+    nights: a step there is a run of residuals on one side, which reads as autocorrelation
+    and would hide the step it comes from."""
+    head = x[:len(x) - config.min_segment]
+    return _lag1(_residuals(head, [c.index for c in kept if c.index < len(head)]))
+
+
+def autocorrelation(values: Sequence[float], config: DetectorConfig | None = None,
+                    *, segmenter: Segmenter | None = None) -> Autocorrelation | None:
+    """The series' own lag-1 autocorrelation, its share of a testbed's pooled estimate: about
+    the levels the library's segmentation and the guards keep (the first pass of
+    :func:`detect`, at the series' own autocorrelation), without the newest nights. None for a
+    series too short or constant."""
+    config = config or DetectorConfig()
+    x = _as_array(values, config)
+    cuts = (segmenter or ruptures_segments)(_in_noise_units(x, difference_sigma(x)), config)
+    kept = _merge(x, cuts, config, _measure_noise(x, cuts))
+    return _own_autocorrelation(x, kept, config)
+
+
+def pooled_autocorrelation(parts: Sequence[Autocorrelation | None]) -> float | None:
+    """A testbed's lag-1 autocorrelation: the mean of its series' own (bias-corrected)
+    estimates weighted by their nights, clipped to [0, 0.9]. Each 10-40-night series' own
+    estimate is +-0.2 rough; the series of one testbed share its machine, and their pool is
+    what the detector is given (``detect(..., rho=)``). None when no series has one."""
+    known = [p for p in parts if p is not None]
+    nights = sum(p.nights for p in known)
+    if nights == 0:
+        return None
+    return _clip_rho(sum(p.rho * p.nights for p in known) / nights)
 
 
 def _as_array(values: Sequence[float], config: DetectorConfig) -> np.ndarray:
@@ -452,15 +588,22 @@ def _relative(before: float, after: float) -> float:
 
 
 def detect(values: Sequence[float], config: DetectorConfig | None = None, *,
-           segmenter: Segmenter | None = None) -> list[ChangePoint]:
+           segmenter: Segmenter | None = None, rho: float | None = None,
+           held: Sequence[int] = ()) -> list[ChangePoint]:
     """The change points of a series, oldest first. ``segmenter`` replaces the library's
     segmentation (the benchmark plugs in the alternative it compares); the guards stay.
+    ``rho``: the autocorrelation of the nights when it is known better than the series' own
+    10-40 nights can say (the testbed's, :func:`pooled_autocorrelation`); by default the
+    series' own. ``held``: the first nights of changes reported on earlier nights; each one
+    this night does not report is reported still unless the nights since it reject it
+    (:func:`_still_held`), so that a change does not flicker out of the report while the
+    newest nights' window moves past it and before the segmentation confirms it.
 
     Raises NotEnoughData (fewer than ``config.min_points`` values) or BadSeries (a value
     that is not a finite number)."""
     config = config or DetectorConfig()
     x = _as_array(values, config)
-    kept, _ = _analyse(x, config, segmenter or ruptures_segments)
+    kept, _ = _analyse(x, config, segmenter or ruptures_segments, rho, held)
     return [ChangePoint(index=c.index, before=c.before, after=c.after,
                         change=_relative(c.before, c.after), p_value=c.p_value) for c in kept]
 

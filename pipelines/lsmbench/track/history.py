@@ -201,6 +201,22 @@ CREATE TABLE IF NOT EXISTS acks (
 """
 
 
+# Added by the first report that keeps a change (a history from before it reads the same);
+# not in _DDL, so that a report on a history that is never written to still reads it.
+_HELD_DDL = """
+CREATE TABLE IF NOT EXISTS held_changes (
+    campaign TEXT NOT NULL,
+    grp TEXT NOT NULL,
+    metric TEXT NOT NULL,
+    spec_hash TEXT NOT NULL,
+    testbed_key TEXT NOT NULL,
+    run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+    reported_at TEXT NOT NULL,
+    PRIMARY KEY (campaign, grp, metric, spec_hash, testbed_key, run_id)
+);
+"""
+
+
 def _now_iso() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
@@ -328,6 +344,38 @@ class History:
         return [Ack(change_id=r[0], campaign=r[1], group=r[2], metric=r[3], direction=r[4],
                     run_id=r[5], why=r[6], acked_at=r[7])
                 for r in self.db.execute("SELECT * FROM acks ORDER BY acked_at")]
+
+
+    # -- changes reported, kept until the longer evidence rejects them ---------------------
+
+    def held_changes(self, campaign: str, group: str, metric: str, spec_hash: str,
+                     testbed_key: str) -> list[int]:
+        """The first runs of the changes ``track report`` last reported in this segment of
+        this series (lsmbench.track.report: a reported change stays reported until the
+        nights since it reject it)."""
+        if not self._has_held_table():
+            return []
+        return [int(r[0]) for r in self.db.execute(
+            "SELECT run_id FROM held_changes WHERE campaign=? AND grp=? AND metric=? AND "
+            "spec_hash=? AND testbed_key=? ORDER BY run_id",
+            (campaign, group, metric, spec_hash, testbed_key))]
+
+    def set_held_changes(self, campaign: str, group: str, metric: str, spec_hash: str,
+                         testbed_key: str, run_ids: Sequence[int]) -> None:
+        """Replace the segment's reported changes with these (their first runs)."""
+        self.db.executescript(_HELD_DDL)
+        with self.db:
+            self.db.execute("DELETE FROM held_changes WHERE campaign=? AND grp=? AND metric=? "
+                            "AND spec_hash=? AND testbed_key=?",
+                            (campaign, group, metric, spec_hash, testbed_key))
+            self.db.executemany(
+                "INSERT OR IGNORE INTO held_changes VALUES (?,?,?,?,?,?,?)",
+                [(campaign, group, metric, spec_hash, testbed_key, r, _now_iso())
+                 for r in run_ids])
+
+    def _has_held_table(self) -> bool:
+        return self.db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND "
+                               "name='held_changes'").fetchone() is not None
 
 
 @contextlib.contextmanager

@@ -77,6 +77,9 @@ class Change(BaseModel):
     acked: bool = False
     why: str | None = None
     status: Status = "open"
+    # reported on an earlier night and kept: this night's detector no longer reports it (the
+    # newest nights' window moved past it), and the nights since it do not reject it
+    held: bool = False
 
 
 @dataclass
@@ -180,13 +183,20 @@ def _status(direction: str, before: float, after: float, latest: float, last_seg
     return "open"
 
 
-def detect_segment(seg: Segment, last_segment: bool, acks: Sequence[Ack]) -> list[Change]:
+def detect_segment(seg: Segment, last_segment: bool, acks: Sequence[Ack],
+                   rho: float | None = None, held_runs: Sequence[int] = ()) -> list[Change]:
+    """The segment's change points. ``rho``: its testbed's autocorrelation
+    (:func:`testbed_autocorrelation`); ``held_runs``: the first runs of the changes the last
+    report gave for this segment, reported again unless the nights since reject them."""
     from .detect import detect, noise
 
     values = [p.value.median for p in seg.points]
+    position = {p.run.run_id: i for i, p in enumerate(seg.points)}
+    held = [position[r] for r in held_runs if r in position]
     try:
         seg.noise = noise(values)
-        found = detect(values)
+        found = detect(values, rho=rho, held=held)
+        fresh = {cp.index for cp in detect(values, rho=rho)} if held else None
     except ValueError as e:  # too few runs, or a series the detector cannot use
         seg.note = str(e)
         return []
@@ -209,18 +219,60 @@ def detect_segment(seg: Segment, last_segment: bool, acks: Sequence[Ack]) -> lis
             spec_hash=seg.spec_hash, acked=ack is not None, why=ack.why if ack else None,
             status=_status(direction, cp.before, cp.after, latest, last_segment,
                            ack is not None),
+            held=fresh is not None and cp.index not in fresh,
         ))
     return out
 
 
+def testbed_autocorrelation(series: Sequence[Series]) -> dict[str, float | None]:
+    """Per testbed key, the lag-1 autocorrelation of its nights pooled over every segment of
+    every series (campaign, group, metric) measured on it
+    (:func:`lsmbench.track.detect.pooled_autocorrelation`): one series' 10-40 nights give
+    its own +-0.2, and a machine that stays slow for a few nights does so for all its
+    series. None for a testbed none of whose segments is long enough."""
+    from .detect import autocorrelation, pooled_autocorrelation
+
+    parts: dict[str, list] = {}
+    for s in series:
+        for seg in s.segments:
+            values = [p.value.median for p in seg.points]
+            try:
+                own = autocorrelation(values)
+            except ValueError:  # too few runs
+                own = None
+            parts.setdefault(seg.testbed_key, []).append(own)
+    return {key: pooled_autocorrelation(p) for key, p in parts.items()}
+
+
 def find_changes(history: History, campaign: str | None = None) -> Analysis:
+    """Every segment's change points: the detector at its testbed's autocorrelation (pooled
+    over all the history's series on that testbed, whatever the campaign), with the changes
+    the last report gave kept (``History.held_changes``)."""
     series = build_series(history, campaign)
+    rho = testbed_autocorrelation(series if campaign is None else build_series(history))
     acks = history.acks()
     changes: list[Change] = []
     for s in series:
         for i, seg in enumerate(s.segments):
-            changes.extend(detect_segment(seg, i == len(s.segments) - 1, acks))
+            held = history.held_changes(*_segment_key(seg))
+            changes.extend(detect_segment(seg, i == len(s.segments) - 1, acks,
+                                          rho.get(seg.testbed_key), held))
     return Analysis(series, changes)
+
+
+def _segment_key(seg: Segment) -> tuple[str, str, str, str, str]:
+    return seg.campaign, seg.group, seg.metric, seg.spec_hash, seg.testbed_key
+
+
+def keep_reported(history: History, analysis: Analysis) -> None:
+    """Remember, per segment, the changes this report gives (their first runs), so that the
+    next report keeps them until the nights since reject them (:func:`detect_segment`)."""
+    for s in analysis.series:
+        for seg in s.segments:
+            key = _segment_key(seg)
+            history.set_held_changes(*key, sorted({
+                c.run_id for c in analysis.changes
+                if (c.campaign, c.group, c.metric, c.spec_hash, c.testbed_key) == key}))
 
 
 # ---------------------------------------------------------------- outputs
@@ -282,6 +334,7 @@ def write_track_report(history: History, out_dir: Path, campaign: str | None = N
     from .render import render_history
 
     analysis = find_changes(history, campaign)
+    keep_reported(history, analysis)
     generated = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     figures = {}
     for s in analysis.series:

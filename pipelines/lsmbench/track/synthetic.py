@@ -30,7 +30,14 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 from scipy import signal
 
-from lsmbench.track.detect import DetectorConfig, Segmenter, detect
+from lsmbench.track.detect import (
+    Autocorrelation,
+    DetectorConfig,
+    Segmenter,
+    autocorrelation,
+    detect,
+    pooled_autocorrelation,
+)
 
 Kind = Literal["flat", "spikes", "bimodal", "step", "drift"]
 
@@ -103,8 +110,11 @@ def _spike_nights(rng: np.random.Generator, nights: int, count: int) -> list[int
     return sorted(chosen)
 
 
-def generate(spec: SeriesSpec, seed: int) -> Series:
-    """One series of ``spec`` drawn from ``seed`` (the same seed gives the same series)."""
+def generate(spec: SeriesSpec, seed: int, shared: np.ndarray | None = None,
+             shared_share: float = 0.0) -> Series:
+    """One series of ``spec`` drawn from ``seed`` (the same seed gives the same series).
+    ``shared``: a testbed's own unit AR(1) noise (:func:`draw_testbeds`), of which the series'
+    noise takes ``shared_share`` of its variance (its marginal CoV and rho are unchanged)."""
     rng = np.random.default_rng(seed)
     n = spec.nights
     level = np.full(n, LEVEL)
@@ -118,7 +128,11 @@ def generate(spec: SeriesSpec, seed: int) -> Series:
         level *= 1.0 + spec.step * ramp
     elif spec.kind == "bimodal":
         level[rng.random(n) < spec.bimodal_share] *= 1.0 + spec.bimodal_gap
-    values = level + ar1_noise(rng, n, spec.cov * LEVEL, spec.rho)
+    noise = ar1_noise(rng, n, spec.cov * LEVEL, spec.rho)
+    if shared is not None and shared_share > 0:
+        noise = (np.sqrt(1.0 - shared_share) * noise
+                 + np.sqrt(shared_share) * spec.cov * LEVEL * shared[:n])
+    values = level + noise
     if spec.kind == "spikes":
         for night in _spike_nights(rng, n, spec.spikes):
             size = rng.uniform(spec.spike_min, spec.spike_max) * rng.choice([-1.0, 1.0])
@@ -136,6 +150,30 @@ def draw(spec: SeriesSpec, count: int, seed: int) -> list[Series]:
     compared sees the same series."""
     root = np.random.SeedSequence([seed, zlib.crc32(spec.label.encode())])
     return [generate(spec, int(child.generate_state(1)[0])) for child in root.spawn(count)]
+
+
+TESTBED_SIZE = 8  # series per testbed: the nightly campaign's metrics of one group
+TESTBED_SHARED = 0.5  # the share of a night's noise variance a testbed's series have in common
+
+
+def draw_testbeds(spec: SeriesSpec, count: int, seed: int, size: int = TESTBED_SIZE,
+                  shared_share: float = TESTBED_SHARED) -> list[list[Series]]:
+    """``count`` series of ``spec`` as testbeds of ``size`` series each (the last one may be
+    smaller): the series of one testbed are what the metrics of one machine's nights are,
+    each of this kind (its own step night, spikes, modes), with the same autocorrelation,
+    and ``shared_share`` of their noise variance in common (the machine's state that night).
+    Series i has the seed it has in :func:`draw`; at ``shared_share`` 0 the series are those
+    of :func:`draw`."""
+    root = np.random.SeedSequence([seed, zlib.crc32(spec.label.encode())])
+    seeds = [int(child.generate_state(1)[0]) for child in root.spawn(count)]
+    testbeds = []
+    for j, first in enumerate(range(0, count, size)):
+        machine = np.random.default_rng(
+            np.random.SeedSequence([seed, zlib.crc32(spec.label.encode()), 0x7E57BED, j]))
+        shared = ar1_noise(machine, spec.nights, 1.0, spec.rho)
+        testbeds.append([generate(spec, s, shared, shared_share)
+                         for s in seeds[first:first + size]])
+    return testbeds
 
 
 def suite(covs: Sequence[float] = (0.02, 0.05, 0.10), rhos: Sequence[float] = (0.0, 0.5),
@@ -168,6 +206,30 @@ def detection_delay(series: Series, detector: Detector, *,
             if first <= index <= last and np.sign(change) == sign:
                 return night - series.change_at
     return None
+
+
+def flicker(series: Series, detector: Detector, *, nights_after: int = 10,
+            tolerance: int = TOLERANCE) -> tuple[int, int]:
+    """After the night a change is first reported, on how many of the next ``nights_after``
+    nightly runs it is not reported (at the change +/- tolerance, with its sign): (runs, runs
+    that miss it). A holding detector must see every night from the change on, as here."""
+    if series.change_at is None or series.change_end is None:
+        raise ValueError("a step-free series has no change to flicker")
+    first, last = series.change_at - tolerance, series.change_end + tolerance
+    sign = np.sign(series.spec.step)
+    found_on: int | None = None
+    runs = misses = 0
+    for night in range(series.change_at, series.spec.nights):
+        hit = any(first <= index <= last and np.sign(change) == sign
+                  for index, change in detector(series.values[: night + 1]))
+        if found_on is None:
+            found_on = night if hit else None
+            continue
+        if night - found_on > nights_after:
+            break
+        runs += 1
+        misses += not hit
+    return runs, misses
 
 
 def false_alarms(series: Series, detector: Detector, *, first_night: int,
@@ -216,13 +278,17 @@ class Score(BaseModel):
     p90_delay: float | None = None
 
 
-def score(spec: SeriesSpec, series: Sequence[Series], detector: Detector, *,
-          first_night: int, within: int = 3, tolerance: int = TOLERANCE) -> Score:
-    """Replay every series of ``spec`` night by night and aggregate."""
+def score(spec: SeriesSpec, series: Sequence[Series], detector: Detector | Sequence[Detector],
+          *, first_night: int, within: int = 3, tolerance: int = TOLERANCE) -> Score:
+    """Replay every series of ``spec`` night by night and aggregate. ``detector``: one for
+    every series, or one per series (:func:`testbed_detectors`)."""
+    detectors = (list(detector) if isinstance(detector, Sequence)
+                 else [detector] * len(series))
     base = Score(label=spec.label, kind=spec.kind, cov=spec.cov, rho=spec.rho, step=spec.step,
                  series=len(series), nights=sum(s.spec.nights for s in series))
     if spec.kind in ("step", "drift"):
-        delays = [detection_delay(s, detector, tolerance=tolerance) for s in series]
+        delays = [detection_delay(s, d, tolerance=tolerance)
+                  for s, d in zip(series, detectors, strict=True)]
         found = [d for d in delays if d is not None]
         return base.model_copy(update={
             "within": within,
@@ -231,8 +297,8 @@ def score(spec: SeriesSpec, series: Sequence[Series], detector: Detector, *,
             "median_delay": float(np.median(found)) if found else None,
             "p90_delay": float(np.percentile(found, 90)) if found else None,
         })
-    alarms = [false_alarms(s, detector, first_night=first_night, tolerance=tolerance)
-              for s in series]
+    alarms = [false_alarms(s, d, first_night=first_night, tolerance=tolerance)
+              for s, d in zip(series, detectors, strict=True)]
     return base.model_copy(update={
         "false_alarms": sum(alarms),
         "false_alarms_per_100_nights": 100.0 * sum(alarms) / base.nights,
@@ -240,11 +306,63 @@ def score(spec: SeriesSpec, series: Sequence[Series], detector: Detector, *,
     })
 
 
-def detector_of(config: DetectorConfig | None = None,
-                segmenter: Segmenter | None = None) -> Detector:
-    """lsmbench's detector (:func:`lsmbench.track.detect.detect`) as the replay calls it."""
+class _Holding:
+    """A detector that remembers what it reported on the last night of one series and passes
+    it back as ``held`` (as ``track report`` keeps the changes it last reported in the
+    history). The memory starts again when the values are not the last night's plus one."""
 
-    def run(values: Sequence[float]) -> list[tuple[int, float]]:
-        return [(cp.index, cp.change) for cp in detect(values, config, segmenter=segmenter)]
+    def __init__(self, run: Callable[[Sequence[float], Sequence[int]], list[tuple[int, float]]],
+                 ) -> None:
+        self.run = run
+        self.seen: list[float] = []
+        self.held: set[int] = set()
 
-    return run
+    def __call__(self, values: Sequence[float]) -> list[tuple[int, float]]:
+        if len(values) != len(self.seen) + 1 or list(values[:-1]) != self.seen:
+            self.held = set()
+        self.seen = list(values)
+        found = self.run(values, sorted(self.held))
+        self.held = {index for index, _ in found}  # what was rejected is no longer kept
+        return found
+
+
+def detector_of(config: DetectorConfig | None = None, segmenter: Segmenter | None = None,
+                *, hold: bool = False) -> Detector:
+    """lsmbench's detector (:func:`lsmbench.track.detect.detect`) as the replay calls it;
+    ``hold``: it keeps the changes it reported on the series' earlier nights (see
+    :class:`_Holding`), as the history does."""
+
+    def run(values: Sequence[float], held: Sequence[int] = ()) -> list[tuple[int, float]]:
+        return [(cp.index, cp.change)
+                for cp in detect(values, config, segmenter=segmenter, held=held)]
+
+    return _Holding(run) if hold else run
+
+
+def testbed_detectors(testbed: Sequence[Series], config: DetectorConfig | None = None,
+                      segmenter: Segmenter | None = None, *, hold: bool = False,
+                      ) -> list[Detector]:
+    """lsmbench's detector for each series of one testbed as the history runs it: on night t
+    every series is given the testbed's autocorrelation, pooled over its series' own
+    estimates on nights 0..t (:func:`lsmbench.track.detect.pooled_autocorrelation`), as
+    ``track report`` pools the series of a testbed key. Night t's pool is computed once,
+    whichever series asks first."""
+    config = config or DetectorConfig()
+    own: dict[tuple[int, int], Autocorrelation | None] = {}
+
+    def pooled(night: int) -> float | None:
+        parts = []
+        for j, s in enumerate(testbed):
+            if (j, night) not in own:
+                own[j, night] = (autocorrelation(s.values[: night + 1], config,
+                                                 segmenter=segmenter)
+                                 if night + 1 >= config.min_points else None)
+            parts.append(own[j, night])
+        return pooled_autocorrelation(parts)
+
+    def run(values: Sequence[float], held: Sequence[int] = ()) -> list[tuple[int, float]]:
+        return [(cp.index, cp.change) for cp in detect(values, config, segmenter=segmenter,
+                                                        rho=pooled(len(values) - 1),
+                                                        held=held)]
+
+    return [_Holding(run) if hold else run for _ in testbed]
