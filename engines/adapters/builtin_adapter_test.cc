@@ -227,6 +227,14 @@ TEST(BuiltinAdapterTest, MetricsFromEngineStats) {
   EXPECT_GE(m.at("flushes"), 10);
   EXPECT_GT(m.at("bytes_flushed"), 1e6);
   EXPECT_GE(m.at("disk_components"), 1);
+  // One snapshot: the levels' bytes add up to the total exactly.
+  double bytes_per_level = 0;
+  for (const auto& [name, v] : m) {
+    if (name.rfind("disk_bytes.L", 0) == 0) bytes_per_level += v;
+  }
+  EXPECT_GT(m.at("disk_bytes"), 0);
+  EXPECT_EQ(m.at("disk_bytes"), bytes_per_level);
+  EXPECT_EQ(m.count("disk_bytes.L0"), 1u);
   EXPECT_EQ(m.at("stall_count"), m.at("merge_stall_count") + m.at("memory_stall_count"));
   EXPECT_EQ(m.at("stall_micros"), m.at("merge_stall_micros") + m.at("memory_stall_micros"));
   EXPECT_GT(m.at("write_amplification"), 0);

@@ -9,6 +9,7 @@
 // Events: the primary index's flushes and merges (one flush per flush round,
 // so the testing phase's write cycles are the dataset's).
 #include <utility>
+#include <vector>
 
 #include "adapters/builtin_adapter.h"
 #include "adapters/builtin_shared.h"
@@ -19,6 +20,11 @@ namespace lsmbench {
 namespace {
 
 using V = std::string_view;
+
+void AddPerLevel(const std::vector<uint64_t>& tree, std::vector<uint64_t>* sum) {
+  if (sum->size() < tree.size()) sum->resize(tree.size());
+  for (size_t i = 0; i < tree.size(); i++) (*sum)[i] += tree[i];
+}
 
 // The trees' counters added up; levels position by position.
 lsm::Stats SumStats(const std::vector<lsm::Stats>& trees) {
@@ -36,12 +42,8 @@ lsm::Stats SumStats(const std::vector<lsm::Stats>& trees) {
     sum.merge_bytes_written += t.merge_bytes_written;
     sum.memory_components_immutable += t.memory_components_immutable;
     sum.disk_components += t.disk_components;
-    if (sum.disk_components_per_level.size() < t.disk_components_per_level.size()) {
-      sum.disk_components_per_level.resize(t.disk_components_per_level.size());
-    }
-    for (size_t i = 0; i < t.disk_components_per_level.size(); i++) {
-      sum.disk_components_per_level[i] += t.disk_components_per_level[i];
-    }
+    AddPerLevel(t.disk_components_per_level, &sum.disk_components_per_level);
+    AddPerLevel(t.disk_bytes_per_level, &sum.disk_bytes_per_level);
     sum.disk_bytes += t.disk_bytes;
     sum.max_components += t.max_components;
     sum.constrained_components += t.constrained_components;

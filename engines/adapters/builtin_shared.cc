@@ -9,6 +9,9 @@ void AddStatsMetrics(const lsm::Stats& st, const std::string& prefix, Metrics* m
   for (size_t i = 0; i < st.disk_components_per_level.size(); ++i) {
     (*m)[prefix + "disk_components.L" + std::to_string(i)] = d(st.disk_components_per_level[i]);
   }
+  for (size_t i = 0; i < st.disk_bytes_per_level.size(); ++i) {
+    (*m)[prefix + "disk_bytes.L" + std::to_string(i)] = d(st.disk_bytes_per_level[i]);
+  }
   (*m)[prefix + "stall_count"] = d(st.merge_stalls + st.memory_stalls);
   (*m)[prefix + "stall_micros"] = d(st.merge_stall_micros + st.memory_stall_micros);
   (*m)[prefix + "merge_stall_count"] = d(st.merge_stalls);

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 #include <utility>
 
@@ -106,6 +107,27 @@ struct LevelDbStatsTable {
   double size_mib = 0, seconds = 0, read_mib = 0, write_mib = 0;
 };
 
+// File bytes per level from "leveldb.sstables" (a "--- level N ---" line,
+// then " number:size[smallest .. largest]" per file, keys escaped): exact,
+// where leveldb.stats rounds each level to whole megabytes.
+std::map<int, uint64_t> ParseSstableBytes(const std::string& text) {
+  std::map<int, uint64_t> bytes;
+  std::istringstream in(text);
+  std::string line;
+  int level = -1;
+  while (std::getline(in, line)) {
+    int n = 0;
+    unsigned long long number = 0, size = 0;
+    if (std::sscanf(line.c_str(), "--- level %d ---", &n) == 1) {
+      level = n;
+      bytes[level] += 0;
+    } else if (level >= 0 && std::sscanf(line.c_str(), " %llu:%llu[", &number, &size) == 2) {
+      bytes[level] += size;
+    }
+  }
+  return bytes;
+}
+
 LevelDbStatsTable ParseStats(const std::string& text) {
   LevelDbStatsTable t;
   std::istringstream in(text);
@@ -187,9 +209,18 @@ class LevelDbAdapter final : public KvAdapter {
       const LevelDbStatsTable t = ParseStats(stats);
       m["bytes_merge_read"] = t.read_mib * kMiB;
       m["bytes_written"] = t.write_mib * kMiB;
-      m["disk_bytes"] = t.size_mib * kMiB;
       m["merge_seconds"] = t.seconds;
       m["write_amplification"] = user == 0 ? 0.0 : t.write_mib * kMiB / static_cast<double>(user);
+    }
+
+    std::string sstables;
+    if (db_->GetProperty("leveldb.sstables", &sstables)) {
+      double total_bytes = 0;
+      for (const auto& [level, bytes] : ParseSstableBytes(sstables)) {
+        m["disk_bytes.L" + std::to_string(level)] = static_cast<double>(bytes);
+        total_bytes += static_cast<double>(bytes);
+      }
+      m["disk_bytes"] = total_bytes;
     }
 
     std::string memory;

@@ -150,6 +150,11 @@ class RocksDbAdapter final : public KvAdapter {
     int_property(rocksdb::DB::Properties::kEstimatePendingCompactionBytes, "pending_merge_bytes");
     int_property(rocksdb::DB::Properties::kNumImmutableMemTable, "memory_components_immutable");
     int_property(rocksdb::DB::Properties::kLiveSstFilesSize, "disk_bytes");
+    rocksdb::ColumnFamilyMetaData meta;
+    db_->GetColumnFamilyMetaData(&meta);
+    for (const rocksdb::LevelMetaData& level : meta.levels) {
+      m["disk_bytes.L" + std::to_string(level.level)] = d(level.size);
+    }
 
     // rocksdb.cfstats (map): io_stalls.total_stop / total_slowdown count how
     // often RocksDB found the column family in a stop / slowdown condition

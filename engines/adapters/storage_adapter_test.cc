@@ -112,6 +112,15 @@ TEST_P(StorageAdapterTest, FlushesShowInMetrics) {
     if (name.rfind("disk_components.L", 0) == 0) per_level += v;
   }
   EXPECT_EQ(m.at("disk_components"), per_level);
+  // Bytes per level: the levels' files add up to the engine's total (not
+  // exactly for every engine: a merge may end between the two readings).
+  double bytes_per_level = 0;
+  for (const auto& [name, v] : m) {
+    if (name.rfind("disk_bytes.L", 0) == 0) bytes_per_level += v;
+  }
+  ASSERT_TRUE(m.count("disk_bytes"));
+  EXPECT_GT(bytes_per_level, 0.5 * m.at("disk_bytes"));
+  EXPECT_LT(bytes_per_level, 2.0 * m.at("disk_bytes"));
   ASSERT_TRUE(m.count("user_bytes"));
   EXPECT_EQ(static_cast<double>(n) * (TestKey(0).size() + value.size()), m.at("user_bytes"));
   ASSERT_TRUE(m.count("write_amplification"));

@@ -222,8 +222,19 @@ TEST_F(CliTest, OpenLoopRunWritesAllOutputs) {
 
   const auto lines = ReadLines(Path("out/timeseries.jsonl"));
   ASSERT_EQ(lines.size(), 4u);
+  double window_cpu_s = 0;  // the measured intervals' CPU time
   for (size_t i = 0; i < lines.size(); i++) {
     const Json& l = lines[i];
+    // The process's usage in the interval: consecutive intervals share a
+    // snapshot, so the measured ones add up to the summary's window.
+    const Json& p = l["process"];
+    const double cpu_s = p["cpu_user_s"].get<double>() + p["cpu_system_s"].get<double>();
+    EXPECT_GE(cpu_s, 0);
+    EXPECT_NEAR(p["cpu_cores"].get<double>(),
+                cpu_s / (l["t_end_s"].get<double>() - l["t_start_s"].get<double>()), 1e-9);
+    EXPECT_NEAR(p["cpu_utilization"].get<double>(),
+                p["cpu_cores"].get<double>() / p["usable_cpus"].get<double>(), 1e-9);
+    if (l["measured"] == true) window_cpu_s += cpu_s;
     EXPECT_EQ(l["interval"], i);
     EXPECT_EQ(l["measured"], i >= 1);  // the warm-up is the first interval
     EXPECT_NEAR(l["t_end_s"].get<double>() - l["t_start_s"].get<double>(), 0.5, 0.05);
@@ -258,6 +269,11 @@ TEST_F(CliTest, OpenLoopRunWritesAllOutputs) {
   EXPECT_TRUE(s["queries"]["scan"]["latency_us"]["p99"].is_number());
   EXPECT_TRUE(s.contains("stalls"));
   EXPECT_FALSE(s.contains("max_write_throughput"));  // testing phase only
+  // The closed-loop query thread alone keeps a CPU busy for the window.
+  const double summary_cpu_s =
+      s["process"]["cpu_user_s"].get<double>() + s["process"]["cpu_system_s"].get<double>();
+  EXPECT_GT(summary_cpu_s, 0);
+  EXPECT_NEAR(summary_cpu_s, window_cpu_s, 1e-6);
 
   const Json h = ReadJson(Path("out/histograms.json"));
   EXPECT_EQ(h["unit"], "ns");

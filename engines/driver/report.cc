@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -35,6 +36,33 @@ Json MetricsJson(const Metrics& m) {
 }
 
 double Rate(uint64_t ops, double secs) { return secs > 0 ? static_cast<double>(ops) / secs : 0.0; }
+
+// The process's usage between two snapshots `secs` apart: disk bytes (when
+// the kernel counts them at both), CPU seconds, and the busy CPUs as a count
+// and as a share of the CPUs it may use.
+Json ProcessJson(const ProcessUsage& start, const ProcessUsage& end, double secs, int cpus) {
+  Json j = Json::object();
+  if (start.disk_known && end.disk_known) {
+    // Counters only grow; a difference below 0 would be a snapshot taken
+    // out of order, reported as nothing rather than as 2^64.
+    auto delta = [](uint64_t a, uint64_t b) { return b >= a ? b - a : uint64_t{0}; };
+    const uint64_t read = delta(start.disk_read_bytes, end.disk_read_bytes);
+    const uint64_t write = delta(start.disk_write_bytes, end.disk_write_bytes);
+    j["disk_read_bytes"] = read;
+    j["disk_write_bytes"] = write;
+    j["disk_read_bytes_per_s"] = Rate(read, secs);
+    j["disk_write_bytes_per_s"] = Rate(write, secs);
+  }
+  const double user = std::max(end.cpu_user_s - start.cpu_user_s, 0.0);
+  const double system = std::max(end.cpu_system_s - start.cpu_system_s, 0.0);
+  j["cpu_user_s"] = user;
+  j["cpu_system_s"] = system;
+  const double cores = secs > 0 ? (user + system) / secs : 0.0;
+  j["cpu_cores"] = cores;
+  j["cpu_utilization"] = cores / static_cast<double>(std::max(cpus, 1));
+  j["usable_cpus"] = cpus;
+  return j;
+}
 
 Json MeanAndCv(const std::vector<double>& xs) {
   if (xs.empty()) {
@@ -186,6 +214,7 @@ Json IntervalJson(const RunConfig& config, const IntervalStats& s) {
   }
   j["errors"] = s.errors;
   j["engine"] = MetricsJson(s.engine);
+  j["process"] = ProcessJson(s.process_start, s.process_end, secs, s.usable_cpus);
   return j;
 }
 
@@ -305,6 +334,8 @@ Json SummaryJson(const RunConfig& config, const RunResult& r, const RunInfo& inf
                   MetricDelta(r.metrics_window_start, r.metrics_end, "stall_count")},
                  {"engine_stall_micros",
                   MetricDelta(r.metrics_window_start, r.metrics_end, "stall_micros")}};
+  j["process"] = ProcessJson(r.process_window_start, r.process_window_end, window_s,
+                             r.usable_cpus);
   j["engine_metrics"] = {{"window_start", MetricsJson(r.metrics_window_start)},
                          {"end", MetricsJson(r.metrics_end)}};
   j["next_insert_id"] = r.next_insert_id;

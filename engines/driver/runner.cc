@@ -108,6 +108,8 @@ class PhaseRun {
   std::vector<std::unique_ptr<WriterStats>> writers_;
   std::vector<std::unique_ptr<QueryStats>> queries_;
   std::vector<Tracked> tracked_;
+  ProcessUsage last_process_;  // at the previous snapshot
+  int usable_cpus_ = 1;
   std::vector<EngineEvent> pending_events_;  // told by the engine, not yet in an interval
 
   std::mutex error_mu_;
@@ -341,6 +343,10 @@ void PhaseRun::TakeSnapshot(int64_t now, int64_t interval_start, bool measured,
   out->measured = measured;
   out->open_loop = open_loop_;
   out->engine = adapter_->GetMetrics();
+  out->process_start = last_process_;
+  out->process_end = ReadProcessUsage();
+  out->usable_cpus = usable_cpus_;
+  last_process_ = out->process_end;
   // An event that completed after `now` (while this snapshot was taken)
   // belongs to the next interval.
   std::vector<EngineEvent> arrived = adapter_->TakeEvents();
@@ -437,6 +443,11 @@ void PhaseRun::Run() {
 
   result_->open_loop = open_loop_;
   result_->metrics_window_start = adapter_->GetMetrics();
+  usable_cpus_ = UsableCpus();
+  last_process_ = ReadProcessUsage();
+  result_->usable_cpus = usable_cpus_;
+  // The window's usage: from its first interval's start to its last one's end.
+  result_->process_window_start = result_->process_window_end = last_process_;
 
   std::vector<std::thread> threads;
   for (int i = 0; i < nw; i++) {
@@ -563,8 +574,10 @@ void PhaseRun::Run() {
       if (!window_started) {
         window_started = true;
         result_->window_start_s = interval->t_start_s;
+        result_->process_window_start = interval->process_start;
       }
       result_->window_end_s = interval->t_end_s;
+      result_->process_window_end = interval->process_end;
       result_->window_intervals++;
       for (int t = 0; t < kNumOpTypes; t++) result_->window_ops[t] += interval->Ops(t);
       for (int q = 0; q < kNumQueryTypes; q++) {

@@ -17,6 +17,7 @@
 
 #include "adapters/adapter.h"
 #include "driver/histogram.h"
+#include "driver/process_usage.h"
 #include "driver/run_config.h"
 #include "driver/workload.h"
 
@@ -49,6 +50,10 @@ struct IntervalStats {
   uint64_t queue_max = 0;     // open loop: max over the 10 ms samples
   uint64_t errors = 0;
   Metrics engine;             // adapter metrics at the end of the interval
+  // The process's usage at the interval's start and end snapshots, and the
+  // CPUs it may run on.
+  ProcessUsage process_start, process_end;
+  int usable_cpus = 1;
   // Flushes and merges completed in the interval; times are relative to the
   // start, like t_start_s (ns).
   std::vector<EngineEvent> events;
@@ -101,6 +106,10 @@ struct RunResult {
   double oldest_queued_age_s = 0;   // age of the oldest unclaimed arrival then
   // Engine metrics at the start of the window and at the end.
   Metrics metrics_window_start, metrics_end;
+  // The process's usage at the window's first and last snapshots (not the
+  // final one, which comes after it).
+  ProcessUsage process_window_start, process_window_end;
+  int usable_cpus = 1;
   uint64_t next_insert_id = 0;
 };
 

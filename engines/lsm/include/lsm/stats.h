@@ -27,6 +27,7 @@ struct Stats {
   uint64_t disk_components = 0;
   std::vector<uint64_t> disk_components_per_level;  // index = level
   uint64_t disk_bytes = 0;                           // sum of component file sizes
+  std::vector<uint64_t> disk_bytes_per_level;        // the same per level
   // The constraint in force now: the global bound on all components, or
   // with constraint = local the bound on each level.
   uint64_t max_components = 0;

@@ -637,13 +637,16 @@ void DBImpl::UpdateComponentStats() {
   const auto& stack = version_->stack;
   st.disk_components = stack.size();
   st.disk_components_per_level.assign(1, 0);
+  st.disk_bytes_per_level.assign(1, 0);
   st.disk_bytes = 0;
   for (const ComponentPtr& c : stack) {
     size_t level = static_cast<size_t>(c->meta().level);
     if (st.disk_components_per_level.size() <= level) {
       st.disk_components_per_level.resize(level + 1, 0);
+      st.disk_bytes_per_level.resize(level + 1, 0);
     }
     st.disk_components_per_level[level]++;
+    st.disk_bytes_per_level[level] += c->meta().file_size;
     st.disk_bytes += c->meta().file_size;
   }
   st.max_components = merge_control_->max_components();

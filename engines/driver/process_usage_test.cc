@@ -1,0 +1,97 @@
+#include "driver/process_usage.h"
+
+#include <fcntl.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace lsmbench {
+namespace driver {
+namespace {
+
+constexpr long kTmpfsMagic = 0x01021994;
+
+TEST(ProcessUsageTest, ParsesProcIo) {
+  uint64_t r = 1, w = 1;
+  EXPECT_TRUE(ParseProcIo(
+      "rchar: 6976\nwchar: 12\nsyscr: 10\nsyscw: 0\nread_bytes: 4096\n"
+      "write_bytes: 8192\ncancelled_write_bytes: 0\n",
+      &r, &w));
+  EXPECT_EQ(r, 4096u);
+  EXPECT_EQ(w, 8192u);
+  // rchar/wchar (every read and write call, cache hits included) are not the disk's.
+  EXPECT_TRUE(ParseProcIo("read_bytes: 0\nrchar: 99\nwrite_bytes: 18446744073709551615\n",
+                          &r, &w));
+  EXPECT_EQ(r, 0u);
+  EXPECT_EQ(w, 18446744073709551615u);
+  EXPECT_FALSE(ParseProcIo("rchar: 1\nwchar: 2\n", &r, &w));
+  EXPECT_FALSE(ParseProcIo("read_bytes: 1\n", &r, &w));
+  EXPECT_FALSE(ParseProcIo("read_bytes: x\nwrite_bytes: 2\n", &r, &w));
+  EXPECT_FALSE(ParseProcIo("", &r, &w));
+}
+
+TEST(ProcessUsageTest, CpuTimeGrowsWithWork) {
+  const ProcessUsage before = ReadProcessUsage();
+  // getrusage counts in scheduler ticks on some kernels: work until it moves
+  // (bounded: far more than any tick).
+  volatile uint64_t sink = 0;
+  ProcessUsage after = before;
+  for (int round = 0; round < 2000; ++round) {
+    for (uint64_t i = 0; i < 1000000; ++i) sink = sink + i * i;
+    after = ReadProcessUsage();
+    if (after.cpu_user_s + after.cpu_system_s > before.cpu_user_s + before.cpu_system_s) break;
+  }
+  EXPECT_GT(after.cpu_user_s + after.cpu_system_s, before.cpu_user_s + before.cpu_system_s);
+  EXPECT_GE(after.cpu_user_s, before.cpu_user_s);
+  EXPECT_GE(after.cpu_system_s, before.cpu_system_s);
+}
+
+TEST(ProcessUsageTest, DiskBytesCountWritesAndUncachedReads) {
+  const std::string dir = ::testing::TempDir();
+  struct statfs fs;
+  ASSERT_EQ(statfs(dir.c_str(), &fs), 0) << dir;
+  if (static_cast<long>(fs.f_type) == kTmpfsMagic) GTEST_SKIP() << dir << " is tmpfs: no disk";
+  if (!ReadProcessUsage().disk_known) GTEST_SKIP() << "no I/O accounting in this kernel";
+
+  const std::string path = dir + "/process_usage_test.bin";
+  constexpr size_t kBytes = 8 << 20;
+  const std::vector<char> block(1 << 20, 'x');
+  const ProcessUsage start = ReadProcessUsage();
+  int fd = open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+  ASSERT_GE(fd, 0) << path;
+  for (size_t done = 0; done < kBytes; done += block.size()) {
+    ASSERT_EQ(write(fd, block.data(), block.size()), static_cast<ssize_t>(block.size()));
+  }
+  ASSERT_EQ(fsync(fd), 0);
+  ASSERT_EQ(close(fd), 0);
+  const ProcessUsage written = ReadProcessUsage();
+  EXPECT_GE(written.disk_write_bytes - start.disk_write_bytes, kBytes);
+
+  // Out of the page cache, then read back: the reads reach the disk.
+  fd = open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+  std::vector<char> buf(block.size());
+  size_t got = 0;
+  for (ssize_t n; (n = read(fd, buf.data(), buf.size())) > 0;) got += static_cast<size_t>(n);
+  close(fd);
+  std::remove(path.c_str());
+  EXPECT_EQ(got, kBytes);
+  const ProcessUsage read_back = ReadProcessUsage();
+  EXPECT_GE(read_back.disk_read_bytes - written.disk_read_bytes, kBytes / 2)
+      << "the kernel kept the pages despite POSIX_FADV_DONTNEED";
+}
+
+TEST(ProcessUsageTest, UsableCpusIsAtLeastOne) {
+  EXPECT_GE(UsableCpus(), 1);
+  EXPECT_LE(UsableCpus(), static_cast<int>(sysconf(_SC_NPROCESSORS_CONF)));
+}
+
+}  // namespace
+}  // namespace driver
+}  // namespace lsmbench
