@@ -669,8 +669,16 @@ def search_figure(points: Sequence[StoredPoint]) -> Figure | None:
 
 def all_figures(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_S) -> list[Figure]:
     """Every figure the data supports, in the report's order."""
-    from .datasets import dataset_figure, is_dataset, with_paper_references
-    from .merges import merges_figure  # merges.py and datasets.py build on this module
+    # merges.py, datasets.py and papers.py build on this module
+    from .datasets import PAPER_FIGURES, dataset_figure, is_dataset, with_paper_references
+    from .merges import merges_figure
+    from .papers import (
+        activity_figure,
+        merge_cost_figure,
+        parameter_figures,
+        tradeoff_figure,
+        with_generic_references,
+    )
 
     out = [
         throughput_figure(points, window_s),
@@ -682,7 +690,14 @@ def all_figures(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_
         search_figure(points),
         merges_figure(points),
         dataset_figure(points),
+        *parameter_figures(points),
+        tradeoff_figure(points),
+        merge_cost_figure(points),
+        activity_figure(points),
     ]
     figures = [f for f in out if f is not None]
-    return with_paper_references(figures) if is_dataset(points) else figures
+    if is_dataset(points):
+        return with_generic_references(with_paper_references(figures), points,
+                                       skip=set(PAPER_FIGURES))
+    return with_generic_references(figures, points, skip=set())
 
