@@ -74,9 +74,21 @@ std::string Usage() {
          "                         (--policy is merge_policy, --k sstable_bound,\n"
          "                         --scheduler merge_scheduler)\n"
          "  --decisions PATH       write every merge as JSONL\n"
+         "  --load-flushes L       first build the tree with L flushes of --flush-bytes,\n"
+         "                         merges done (instant); the run and its counters start\n"
+         "                         from that tree (the loaded store of a testing phase)\n"
          "Timed model (default: merges are instant):\n"
-         "  --bandwidth B          merge bandwidth in bytes/s (a merge takes input/B s)\n"
+         "  --bandwidth B          flush and merge bandwidth in bytes/s (a merge takes\n"
+         "                         input/B s; a flush size/B s, before any merge)\n"
          "  --arrival-rate B       bytes/s into the memtable (a flush every size/B s)\n"
+         "  --write-rate B         the writer's bytes/s while it has a backlog (>= the\n"
+         "                         arrival rate; default: the arrival rate, no catch-up)\n"
+         "  --flush-priority strict|shared  a flush takes all the bandwidth while\n"
+         "                         merges wait (default), or shares it evenly with them\n"
+         "  --flush-time on|none   none: flushes take no time and no memtable waits\n"
+         "                         (the first model; default on, as in the engine)\n"
+         "  --memory_components N  memtables in all (engine option, default 2): the\n"
+         "                         writer waits when all are full (a memory stall)\n"
          "  --merge_scheduler, --greedy_k, --max_components   the scheduler (single, fair,\n"
          "                         greedy, greedy_k) and the constraint of the engine\n"
          "CSV columns: policy,k,flushes,write_amp,avg_sstables,sstables\n"
@@ -167,10 +179,27 @@ Status ParseArgs(const std::vector<std::string>& args, CliOptions* o, bool* help
       }
     } else if (flag == "--decisions") {
       o->decisions_path = value;
-    } else if (flag == "--bandwidth" || flag == "--arrival-rate") {
+    } else if (flag == "--load-flushes") {
+      s = ParseUint(flag, value, 0, 1ull << 40, &o->load_flushes);
+    } else if (flag == "--flush-priority") {
+      if (value == "strict") {
+        t.flush_priority = FlushPriority::kStrict;
+      } else if (value == "shared") {
+        t.flush_priority = FlushPriority::kShared;
+      } else if (value == "alternate") {
+        t.flush_priority = FlushPriority::kAlternate;
+      } else {
+        s = Bad(flag, value, "strict, alternate or shared");
+      }
+    } else if (flag == "--flush-time") {
+      if (value != "on" && value != "none") s = Bad(flag, value, "on or none");
+      t.flush_time = value == "on";
+    } else if (flag == "--bandwidth" || flag == "--arrival-rate" || flag == "--write-rate") {
       uint64_t v = 0;
       s = ParseBytes(flag, value, &v);
-      (flag == "--bandwidth" ? t.bandwidth : t.arrival_rate) = static_cast<double>(v);
+      (flag == "--bandwidth" ? t.bandwidth : flag == "--arrival-rate" ? t.arrival_rate
+                                                                     : t.write_rate) =
+          static_cast<double>(v);
     } else {
       return Bad("flag", flag, "one of the flags in --help");
     }
@@ -187,6 +216,9 @@ Status ParseArgs(const std::vector<std::string>& args, CliOptions* o, bool* help
   }
   if ((o->sim.time.bandwidth > 0) != (o->sim.time.arrival_rate > 0)) {
     return Status::InvalidArgument("--bandwidth and --arrival-rate go together (timed model)");
+  }
+  if (o->sim.time.write_rate > 0 && o->sim.time.write_rate < o->sim.time.arrival_rate) {
+    return Status::InvalidArgument("--write-rate must be >= --arrival-rate");
   }
   Status s = CheckOptions(o->sim.engine);
   return s.ok() ? s : Status::InvalidArgument("engine options: " + ErrorMessage(s));
@@ -230,10 +262,13 @@ std::string FormatRow(const CliOptions& o, const Checkpoint& c, bool timed) {
           ",\"sstables\":" + std::to_string(c.sstables) +
           ",\"bytes_flushed\":" + std::to_string(c.bytes_flushed) +
           ",\"bytes_written\":" + std::to_string(c.bytes_flushed + c.bytes_merged) +
-          ",\"merges\":" + std::to_string(c.merges);
+          ",\"merges\":" + std::to_string(c.merges) + ",\"moves\":" + std::to_string(c.moves);
     if (timed) {
       row += ",\"time_s\":" + Fixed(c.time_s) + ",\"stall_s\":" + Fixed(c.stall_s) +
-             ",\"max_sstables\":" + std::to_string(c.max_sstables);
+             ",\"memory_stall_s\":" + Fixed(c.memory_stall_s) +
+             ",\"max_sstables\":" + std::to_string(c.max_sstables) +
+             ",\"flushes_pending\":" + std::to_string(c.flushes_pending) +
+             ",\"backlog_s\":" + Fixed(c.backlog_s) + ",\"max_backlog_s\":" + Fixed(c.max_backlog_s);
     }
     row += "}";
   }
@@ -287,6 +322,7 @@ int RunSimulation(const CliOptions& o, std::ostream& out, std::ostream& err) {
   // Rows are kept until the run succeeds: a failed run prints no table.
   std::string rows = o.format == "csv" ? CsvHeader(timed) : "";
   size_t next_checkpoint = 0;
+  for (uint64_t t = 1; t <= o.load_flushes && s.ok(); ++t) s = sim->Load(o.flush_bytes);
   for (uint64_t t = 1; t <= n && s.ok(); ++t) {
     uint64_t bytes = o.flush_bytes;
     if (!sizes.empty()) {

@@ -28,6 +28,7 @@ struct CliOptions {
   std::vector<uint64_t> checkpoints;  // ascending, each <= N
   std::string format = "csv";        // csv | jsonl
   std::string decisions_path;        // every merge as JSONL; "" = none
+  uint64_t load_flushes = 0;         // flushes of --flush-bytes building the tree first
 };
 
 std::string Usage();

@@ -49,7 +49,7 @@ TEST(SimCli, JsonlCarriesTheBytes) {
   EXPECT_EQ(RunCli(o),
             "{\"policy\":\"constant\",\"k\":2,\"flushes\":3,\"write_amp\":2.0000,"
             "\"avg_sstables\":1.3333,\"sstables\":1,\"bytes_flushed\":3072,"
-            "\"bytes_written\":6144,\"merges\":1}\n");
+            "\"bytes_written\":6144,\"merges\":1,\"moves\":0}\n");
 }
 
 TEST(SimCli, TimedModelAddsColumns) {

@@ -33,6 +33,10 @@ Status Simulator::Create(const SimOptions& options, std::unique_ptr<Simulator>* 
   if (t.bandwidth == 0 && t.arrival_rate != 0) {
     return Status::InvalidArgument("arrival rate needs a bandwidth (the timed model)");
   }
+  if (!(std::isfinite(t.write_rate) && t.write_rate >= 0) ||
+      (t.write_rate > 0 && t.write_rate < t.arrival_rate)) {
+    return Status::InvalidArgument("write rate must be >= the arrival rate (0: the same)");
+  }
   std::unique_ptr<policy::MergePolicy> policy;
   Status s = policy::NewMergePolicy(options.engine, &policy);
   if (!s.ok()) return s;
@@ -54,6 +58,20 @@ Simulator::Simulator(const SimOptions& options, std::unique_ptr<policy::MergePol
     : options_(options), policy_(std::move(policy)), scheduler_(std::move(scheduler)) {}
 
 Simulator::~Simulator() = default;
+
+Status Simulator::Load(uint64_t bytes) {
+  if (bytes == 0) return Status::InvalidArgument("flush size must be >= 1 byte");
+  if (snap_.flushes != load_flushes_ || now_ > 0) {
+    return Status::InvalidArgument("the load's flushes come before any other");
+  }
+  Status s = FlushInstant(bytes);
+  load_flushes_ = snap_.flushes;
+  // The run is measured from the loaded tree on.
+  bytes_flushed_ = bytes_merged_ = merges_ = moves_ = sstables_sum_ = 0;
+  sstables_ = snap_.stack.size();
+  max_sstables_ = sstables_;
+  return s;
+}
 
 Status Simulator::Flush(uint64_t bytes) {
   if (bytes == 0) return Status::InvalidArgument("flush size must be >= 1 byte");
@@ -107,6 +125,13 @@ Status Simulator::Apply(const policy::MergeOp& op, uint64_t output_id) {
     out = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(bytes * keep)));
     entries = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(entries * keep)));
   }
+  // One input is a move, as in the engine (LevelDB's trivial move): the
+  // component only changes level; nothing is written.
+  const bool moved = n == 1;
+  if (moved) {
+    out = bytes;
+    entries = stack[start].entries;
+  }
   policy::Component& c = stack[start];
   c.id = output_id;
   c.level = op.output_level;
@@ -115,10 +140,12 @@ Status Simulator::Apply(const policy::MergeOp& op, uint64_t output_id) {
   c.being_merged = false;
   stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(start + 1),
               stack.begin() + static_cast<std::ptrdiff_t>(start + n));
-  bytes_merged_ += out;
+  const uint64_t written = moved ? 0 : out;
+  bytes_merged_ += written;
   merges_++;
+  if (moved) moves_++;
   if (observer_) {
-    observer_(Decision{snap_.flushes, scheduler_ ? now_ : 0, start, n, bytes, out});
+    observer_(Decision{snap_.flushes, scheduler_ ? now_ : 0, start, n, bytes, written});
   }
   return Status::OK();
 }
@@ -148,6 +175,22 @@ uint64_t Simulator::Limit() const {
 }
 
 Status Simulator::PickTimed() {
+  for (int round = 0;; ++round) {
+    if (round == kMaxRounds) {
+      return Status::Corruption(std::string("policy ") + policy_->Name() + " never stops moving");
+    }
+    bool moved = false;
+    Status s = PickRound(&moved);
+    if (!s.ok()) return s;
+    // A move is done at once (no bytes to write) and may enable another
+    // decision, as the engine asks the policy again after every merge.
+    if (!moved) break;
+  }
+  Schedule();
+  return Status::OK();
+}
+
+Status Simulator::PickRound(bool* moved) {
   for (const policy::MergeOp& op : policy_->PickMerges(snap_)) {
     uint64_t total = 0;
     size_t found = 0;
@@ -165,10 +208,15 @@ Status Simulator::PickTimed() {
       return Status::Corruption(std::string("policy ") + policy_->Name() +
                                 " proposed a merge of unknown components");
     }
+    if (op.inputs.size() == 1) {
+      Status s = Apply(op, next_id_++);
+      if (!s.ok()) return s;
+      *moved = true;
+      continue;
+    }
     inflight_.push_back(
         Inflight{op, next_merge_id_++, next_id_++, total, static_cast<double>(total)});
   }
-  Schedule();
   return Status::OK();
 }
 
@@ -184,10 +232,49 @@ void Simulator::Schedule() {
   running_ = scheduler_->SelectRunning(states, context);
 }
 
+double Simulator::FlushRate() const {
+  if (pending_flushes_.empty()) return 0;
+  const double b = options_.time.bandwidth;
+  if (running_.empty()) return b;
+  switch (options_.time.flush_priority) {
+    case FlushPriority::kStrict:
+      return b;
+    case FlushPriority::kAlternate:
+      return b / 2;
+    case FlushPriority::kShared:
+      break;
+  }
+  return b / static_cast<double>(running_.size() + 1);
+}
+
+double Simulator::MergeRate() const {
+  if (running_.empty()) return 0;
+  const double b = options_.time.bandwidth;
+  const double n = static_cast<double>(running_.size());
+  if (pending_flushes_.empty()) return b / n;
+  switch (options_.time.flush_priority) {
+    case FlushPriority::kStrict:
+      return 0;
+    case FlushPriority::kAlternate:
+      return b / 2 / n;
+    case FlushPriority::kShared:
+      break;
+  }
+  return b / (n + 1);
+}
+
+double Simulator::NextEvent() const {
+  double best = NextCompletion();
+  if (!pending_flushes_.empty()) {
+    best = std::min(best, std::max(0.0, pending_flushes_.front().remaining_bytes) / FlushRate());
+  }
+  return best;
+}
+
 double Simulator::NextCompletion() const {
   double best = std::numeric_limits<double>::infinity();
-  if (running_.empty()) return best;
-  const double rate = options_.time.bandwidth / static_cast<double>(running_.size());
+  const double rate = MergeRate();
+  if (rate <= 0) return best;
   for (const Inflight& m : inflight_) {
     if (std::find(running_.begin(), running_.end(), m.id) != running_.end()) {
       best = std::min(best, std::max(0.0, m.remaining_bytes) / rate);
@@ -198,11 +285,23 @@ double Simulator::NextCompletion() const {
 
 Status Simulator::Advance(double dt) {
   now_ += dt;
-  if (running_.empty()) return Status::OK();
-  const double rate = options_.time.bandwidth / static_cast<double>(running_.size());
-  for (Inflight& m : inflight_) {
-    if (std::find(running_.begin(), running_.end(), m.id) != running_.end()) {
-      m.remaining_bytes -= rate * dt;
+  // Rates as they were during dt (completions below change them).
+  const double flush_rate = FlushRate(), merge_rate = MergeRate();
+  if (merge_rate > 0) {
+    for (Inflight& m : inflight_) {
+      if (std::find(running_.begin(), running_.end(), m.id) != running_.end()) {
+        m.remaining_bytes -= merge_rate * dt;
+      }
+    }
+  }
+  if (flush_rate > 0) {
+    PendingFlush& head = pending_flushes_.front();
+    head.remaining_bytes -= flush_rate * dt;
+    if (head.remaining_bytes <= kDoneBytes) {
+      const uint64_t bytes = head.bytes;
+      pending_flushes_.pop_front();
+      Status s = CompleteFlush(bytes);
+      if (!s.ok()) return s;
     }
   }
   // Complete what is done, oldest first; each completion asks the policy
@@ -223,26 +322,7 @@ Status Simulator::Advance(double dt) {
   return Status::OK();
 }
 
-Status Simulator::FlushTimed(uint64_t bytes) {
-  double need = static_cast<double>(bytes) / options_.time.arrival_rate;
-  while (need > 0) {
-    const double next = NextCompletion();
-    if (snap_.stack.size() > Limit()) {
-      // Writes stop until a merge brings the count back under the constraint.
-      if (!std::isfinite(next)) {
-        return Status::Corruption(std::string("policy ") + policy_->Name() +
-                                  " left the stack over the constraint with no merge running");
-      }
-      stall_ += next;
-      Status s = Advance(next);
-      if (!s.ok()) return s;
-      continue;
-    }
-    const double dt = std::min(need, next);
-    need -= dt;
-    Status s = Advance(dt);
-    if (!s.ok()) return s;
-  }
+Status Simulator::CompleteFlush(uint64_t bytes) {
   PushFlush(bytes);
   Status s = PickTimed();
   if (!s.ok()) return s;
@@ -254,9 +334,71 @@ Status Simulator::FlushTimed(uint64_t bytes) {
   return Status::OK();
 }
 
+Status Simulator::FlushTimed(uint64_t bytes) {
+  // Writes arrive at R from time 0; the writer writes them into the memtable
+  // at R, or at W > R while it has a backlog (arrivals it could not write
+  // during a stall), as the engine's open loop catches up after a stall.
+  const double arrival = options_.time.arrival_rate;
+  const double write = std::max(options_.time.write_rate, arrival);
+  double need = static_cast<double>(bytes);
+  while (need > 0) {
+    const double next = NextEvent();
+    if (snap_.stack.size() > Limit()) {
+      // Writes stop until a merge brings the count back under the constraint.
+      if (!std::isfinite(next)) {
+        return Status::Corruption(std::string("policy ") + policy_->Name() +
+                                  " left the stack over the constraint with no merge running");
+      }
+      stall_ += next;
+      Status s = Advance(next);
+      if (!s.ok()) return s;
+      continue;
+    }
+    const double backlog = arrival * now_ - written_;
+    const bool catching_up = write > arrival && backlog > 0;
+    const double rate = catching_up ? write : arrival;
+    // Until the memtable is full, the backlog is written, or a flush or merge ends.
+    const double full = need / rate;
+    const double caught_up = catching_up ? backlog / (write - arrival)
+                                         : std::numeric_limits<double>::infinity();
+    const double dt = std::min({full, caught_up, next});
+    if (dt == full) {
+      written_ += need;
+      need = 0;
+    } else {
+      written_ += rate * dt;
+      need -= rate * dt;
+    }
+    Status s = Advance(dt);
+    if (!s.ok()) return s;
+  }
+  if (!options_.time.flush_time) {
+    max_backlog_s_ = std::max(max_backlog_s_, BacklogSeconds());
+    return CompleteFlush(bytes);
+  }
+  // The full memtable is sealed once a memory component is free: one is the
+  // active memtable, the others hold the memtables waiting for or in flush.
+  const size_t immutable = static_cast<size_t>(std::max(options_.engine.memory_components, 2)) - 1;
+  while (pending_flushes_.size() >= immutable) {
+    const double next = NextEvent();
+    stall_ += next;
+    memory_stall_ += next;
+    Status s = Advance(next);
+    if (!s.ok()) return s;
+  }
+  pending_flushes_.push_back(PendingFlush{bytes, static_cast<double>(bytes)});
+  max_backlog_s_ = std::max(max_backlog_s_, BacklogSeconds());
+  return Status::OK();
+}
+
+double Simulator::BacklogSeconds() const {
+  const double arrival = options_.time.arrival_rate;
+  return arrival > 0 ? std::max(0.0, arrival * now_ - written_) / arrival : 0.0;
+}
+
 Status Simulator::Drain() {
-  while (!inflight_.empty()) {
-    const double next = NextCompletion();
+  while (!inflight_.empty() || !pending_flushes_.empty()) {
+    const double next = NextEvent();
     if (!std::isfinite(next)) {
       return Status::Corruption("the scheduler runs none of the merges in flight");
     }
@@ -268,20 +410,26 @@ Status Simulator::Drain() {
 
 Checkpoint Simulator::Now() const {
   Checkpoint c;
-  c.flushes = snap_.flushes;
+  const uint64_t completed = snap_.flushes - load_flushes_;
+  c.flushes = completed + pending_flushes_.size();
   c.bytes_flushed = bytes_flushed_;
   c.bytes_merged = bytes_merged_;
   c.merges = merges_;
+  c.moves = moves_;
   c.sstables = sstables_;
   if (bytes_flushed_ > 0) {
     c.write_amp = static_cast<double>(bytes_flushed_ + bytes_merged_) /
                   static_cast<double>(bytes_flushed_);
   }
-  if (c.flushes > 0) {
-    c.avg_sstables = static_cast<double>(sstables_sum_) / static_cast<double>(c.flushes);
+  if (completed > 0) {
+    c.avg_sstables = static_cast<double>(sstables_sum_) / static_cast<double>(completed);
   }
   c.time_s = now_;
   c.stall_s = stall_;
+  c.memory_stall_s = memory_stall_;
+  c.backlog_s = BacklogSeconds();
+  c.max_backlog_s = max_backlog_s_;
+  c.flushes_pending = pending_flushes_.size();
   c.max_sstables = max_sstables_;
   return c;
 }

@@ -10,16 +10,23 @@
 //   nothing.
 // - timed: the memtable fills at arrival_rate bytes/s, a merge needs its
 //   input bytes / bandwidth seconds, merges share the bandwidth as the chosen
-//   scheduler (engines/lsm/sched, the engine's own) decides, flushes take no
-//   time, the policy is asked after every flush and every completed merge (as
-//   the engine does), and writes stall while more components exist than the
-//   constraint allows (the policy's DefaultMaxComponents unless given).
+//   scheduler (engines/lsm/sched, the engine's own) decides, the policy is
+//   asked after every flush and every completed merge (as the engine does),
+//   and writes stall while more components exist than the constraint allows
+//   (the policy's DefaultMaxComponents unless given). As in the engine, a
+//   full memtable is flushed by one flush thread, its bytes written through
+//   the bandwidth before any merge's (the engine's I/O budget serves flushes
+//   first), the new component joins the stack when its flush ends, and the
+//   writer fills the next memtable meanwhile unless all
+//   engine.memory_components are full (a memory stall). With flush_time off,
+//   flushes take no time (the first version of the model).
 //
 // Not thread-safe; one Simulator per thread.
 #ifndef LSM_SIM_SIMULATOR_H_
 #define LSM_SIM_SIMULATOR_H_
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -34,9 +41,26 @@ namespace lsm::sim {
 // The timed model: merges take time and share a bandwidth as the engine's
 // scheduler (engine.merge_scheduler, greedy_k) decides; writes stall above
 // engine.max_components (0: the policy's default).
+// How a flush shares the bandwidth with the merges running beside it.
+enum class FlushPriority {
+  kStrict,  // the flush takes all of it; merges wait (the I/O budget's queue order)
+  kShared,  // the flush is one more writer, sharing evenly with the running merges
+  // The flush and the merges take turns: half each while both write (the
+  // merges share their half evenly).
+  kAlternate,
+};
+
 struct TimeModel {
-  double bandwidth = 0;     // merge bytes/s; 0: the instant model
+  double bandwidth = 0;     // flush and merge bytes/s; 0: the instant model
   double arrival_rate = 0;  // bytes/s into the memtable; > 0 when bandwidth is
+  bool flush_time = true;   // flushes take their bytes' share of the bandwidth
+  FlushPriority flush_priority = FlushPriority::kStrict;
+  // The writer's rate while it has a backlog (bytes/s, >= arrival_rate):
+  // writes keep arriving during a stall and are written at this rate after
+  // it, as the engine's open loop catches up. 0: arrival_rate (no catch-up:
+  // a stall delays the arrivals, which is also the closed loop's model with
+  // arrival_rate = the writer's rate).
+  double write_rate = 0;
 };
 
 struct SimOptions {
@@ -57,7 +81,10 @@ struct Decision {
   uint64_t output_bytes = 0;
 };
 
-// The state after some flushes.
+// The state after some flushes. In the timed model with flush time,
+// `flushes` counts the memtables sealed, of which `flushes_pending` are not
+// flushed yet; the byte counts, write_amp and avg_sstables cover the
+// completed flushes.
 struct Checkpoint {
   uint64_t flushes = 0;
   double write_amp = 0;       // (bytes_flushed + bytes_merged) / bytes_flushed
@@ -66,10 +93,18 @@ struct Checkpoint {
   uint64_t bytes_flushed = 0;
   uint64_t bytes_merged = 0;  // merge output bytes
   uint64_t merges = 0;
+  uint64_t moves = 0;         // ... of which moved one component down (nothing written)
   // Timed model only.
-  double time_s = 0;          // time of the last flush
-  double stall_s = 0;         // time writes were stopped by the constraint
+  double time_s = 0;          // now: right after Flush(), when its memtable was sealed
+  double stall_s = 0;         // time writes were stopped: constraint + memory
+  double memory_stall_s = 0;  // ... of which waiting for a free memtable
   uint64_t max_sstables = 0;  // most components that ever existed at once
+  uint64_t flushes_pending = 0;  // sealed memtables not yet flushed
+  // Arrived writes not yet written, in seconds of arrivals: now and the most
+  // at any memtable's sealing. Grows without bound when the rate is not
+  // sustainable.
+  double backlog_s = 0;
+  double max_backlog_s = 0;
 };
 
 class Simulator {
@@ -78,13 +113,23 @@ class Simulator {
   static Status Create(const SimOptions& options, std::unique_ptr<Simulator>* sim);
   ~Simulator();
 
-  // One flush of `bytes` (>= 1). Fails only on a policy that breaks its
-  // contract or, in the timed model, a stack stuck over the constraint.
+  // One flush of `bytes` (>= 1); in the timed model, the memtable of
+  // `bytes` fills and is sealed (its flush may still be pending or running:
+  // Checkpoint::flushes counts completed flushes). Fails only on a policy
+  // that breaks its contract or, in the timed model, a stack stuck over the
+  // constraint.
   Status Flush(uint64_t bytes);
 
-  // Timed model: completes every merge in flight (time passes, writes do
-  // not stall). Checkpoints count completed merges only, so this makes a
-  // timed run comparable with an instant one. A no-op in the instant model.
+  // A flush of the load that builds the starting tree: in the instant model
+  // whatever the time model (the load's merges are done when the run starts,
+  // as after a load phase that waited for them). Only before any Flush; the
+  // counters (and Checkpoint::flushes) start after the last one.
+  Status Load(uint64_t bytes);
+
+  // Timed model: completes every pending flush and every merge in flight
+  // (time passes, writes do not stall). Checkpoints count completed merges
+  // only, so this makes a timed run comparable with an instant one. A no-op
+  // in the instant model.
   Status Drain();
 
   Checkpoint Now() const;
@@ -98,6 +143,11 @@ class Simulator {
   const policy::MergePolicy& merge_policy() const { return *policy_; }
 
  private:
+  struct PendingFlush {
+    uint64_t bytes;
+    double remaining_bytes;
+  };
+
   struct Inflight {
     policy::MergeOp op;
     uint64_t id;             // scheduler id, creation order
@@ -116,9 +166,17 @@ class Simulator {
   Status FlushInstant(uint64_t bytes);
   Status FlushTimed(uint64_t bytes);
   Status PickTimed();
+  Status PickRound(bool* moved);  // one PickMerges; moves are applied at once
   void Schedule();
   double NextCompletion() const;  // seconds until the first running merge ends
-  Status Advance(double dt);      // progress running merges, complete finished ones
+  // Seconds until the next flush or merge ends: the flush being written runs
+  // alone (flushes before merges).
+  double NextEvent() const;
+  double FlushRate() const;  // bytes/s of the flush being written now (0: none)
+  double MergeRate() const;  // bytes/s of each running merge now (0: none run)
+  Status Advance(double dt);      // progress the flush or the merges, complete what ends
+  Status CompleteFlush(uint64_t bytes);  // its component joins the stack
+  double BacklogSeconds() const;
   uint64_t Limit() const;
   void RecordFlush(uint64_t settled);
 
@@ -131,10 +189,16 @@ class Simulator {
   uint64_t bytes_flushed_ = 0;
   uint64_t bytes_merged_ = 0;
   uint64_t merges_ = 0;
+  uint64_t moves_ = 0;
+  uint64_t load_flushes_ = 0;
   uint64_t sstables_ = 0;
   uint64_t sstables_sum_ = 0;
   double now_ = 0;
   double stall_ = 0;
+  double memory_stall_ = 0;
+  double written_ = 0;  // bytes the writer put into memtables
+  double max_backlog_s_ = 0;
+  std::deque<PendingFlush> pending_flushes_;  // sealed memtables, oldest (being written) first
   uint64_t max_sstables_ = 0;
   std::vector<Inflight> inflight_;
   std::vector<uint64_t> running_;  // scheduler ids of the running merges

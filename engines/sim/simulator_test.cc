@@ -6,16 +6,21 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace lsm::sim {
 namespace {
 
 std::unique_ptr<Simulator> Make(const std::string& policy, int k, double bandwidth = 0,
-                                double arrival = 0, const std::string& scheduler = "single") {
+                                double arrival = 0, const std::string& scheduler = "single",
+                                bool flush_time = false, int memory_components = 2) {
   SimOptions o;
   o.engine.merge_policy = lsm::test::Named<lsm::PolicyKind>(policy);
   o.engine.sstable_bound = k;
+  o.engine.memory_components = memory_components;
   o.time.bandwidth = bandwidth;
   o.time.arrival_rate = arrival;
+  o.time.flush_time = flush_time;
   o.engine.merge_scheduler = lsm::test::Named<lsm::SchedulerKind>(scheduler);
   std::unique_ptr<Simulator> sim;
   Status s = Simulator::Create(o, &sim);
@@ -67,6 +72,32 @@ TEST(Simulator, DecisionsAreObserved) {
   EXPECT_EQ(seen[2].output_bytes, 6u);
 }
 
+TEST(Simulator, AMergeOfOneComponentIsAMoveThatWritesNothing) {
+  // Leveling: the first flush moves down into the empty level 1 (the
+  // engine's trivial move), the next two merge into it: 200 + 300 bytes.
+  for (const bool timed : {false, true}) {
+    SCOPED_TRACE(timed ? "timed" : "instant");
+    SimOptions o;
+    o.engine.merge_policy = lsm::PolicyKind::kLeveling;
+    o.engine.size_ratio = 4;
+    if (timed) {
+      o.time.bandwidth = 1e9;
+      o.time.arrival_rate = 1e3;
+    }
+    std::unique_ptr<Simulator> sim;
+    ASSERT_TRUE(Simulator::Create(o, &sim).ok());
+    std::vector<Decision> decisions;
+    sim->set_decision_observer([&](const Decision& d) { decisions.push_back(d); });
+    for (int t = 0; t < 3; ++t) ASSERT_TRUE(sim->Flush(100).ok());
+    ASSERT_TRUE(sim->Drain().ok());
+    ASSERT_EQ(decisions.size(), 3u);
+    EXPECT_EQ(decisions[0].inputs, 1u);
+    EXPECT_EQ(decisions[0].output_bytes, 0u);
+    EXPECT_EQ(sim->Now().bytes_merged, 500u);
+    EXPECT_EQ(sim->Now().merges, 3u) << "a move counts as a merge, as the engine counts it";
+  }
+}
+
 TEST(Simulator, RejectsBadParameters) {
   std::unique_ptr<Simulator> sim;
   SimOptions o;
@@ -89,9 +120,11 @@ TEST(Simulator, RejectsBadParameters) {
 TEST(SimulatorTimed, FastMergesMatchTheInstantModel) {
   // Merges 10^6 times faster than arrivals: every merge completes before
   // the next flush, so the timed run decides exactly as the instant one.
+  for (const bool flush_time : {false, true})
   for (const char* policy : {"bigtable", "exploring", "binomial"}) {
+    SCOPED_TRACE(flush_time ? "flush time" : "instant flushes");
     auto instant = Make(policy, 4);
-    auto timed = Make(policy, 4, 1e9, 1e3, "fair");
+    auto timed = Make(policy, 4, 1e9, 1e3, "fair", flush_time);
     for (int t = 0; t < 500; ++t) {
       const uint64_t bytes = 1000 + (t * 7919) % 500;
       ASSERT_TRUE(instant->Flush(bytes).ok());
@@ -142,6 +175,7 @@ TEST(SimulatorTimed, SchedulersShareTheBandwidth) {
     o.engine.max_merge_components = 2;
     o.time.bandwidth = 100;
     o.time.arrival_rate = 1e9;
+    o.time.flush_time = false;  // the 3e9-byte flushes below only let time pass
     o.engine.merge_scheduler = lsm::test::Named<lsm::SchedulerKind>(scheduler);
     o.engine.max_components = 1000;
     std::unique_ptr<Simulator> sim;
@@ -154,6 +188,122 @@ TEST(SimulatorTimed, SchedulersShareTheBandwidth) {
     EXPECT_NEAR(sim->Now().time_s, 5, 1e-6);
     EXPECT_EQ(sim->Now().merges, 2u);
   }
+}
+
+TEST(SimulatorTimed, FlushesTakeTimeAndFullMemtablesWait) {
+  // constant k = 10 (no merge in 3 flushes); memtables of 100 bytes fill in
+  // 1 s (100 bytes/s) and flush in 2 s (50 bytes/s).
+  auto two = Make("constant", 10, 50, 100, "fair", true, 2);
+  ASSERT_TRUE(two->Flush(100).ok());  // full at 1, sealed; flushed 1..3
+  EXPECT_DOUBLE_EQ(two->Now().time_s, 1);
+  EXPECT_EQ(two->Now().flushes, 1u);
+  EXPECT_EQ(two->Now().flushes_pending, 1u);
+  EXPECT_EQ(two->Now().bytes_flushed, 0u) << "its component joins the stack when its flush ends";
+  ASSERT_TRUE(two->Flush(100).ok());  // full at 2; both memtables full until 3
+  Checkpoint c = two->Now();
+  EXPECT_DOUBLE_EQ(c.time_s, 3);
+  EXPECT_DOUBLE_EQ(c.stall_s, 1);
+  EXPECT_DOUBLE_EQ(c.memory_stall_s, 1);
+  EXPECT_EQ(c.bytes_flushed, 100u);
+  ASSERT_TRUE(two->Flush(100).ok());  // full at 4; waits for the flush that ends at 5
+  EXPECT_DOUBLE_EQ(two->Now().time_s, 5);
+  EXPECT_DOUBLE_EQ(two->Now().memory_stall_s, 2);
+  ASSERT_TRUE(two->Drain().ok());
+  c = two->Now();
+  EXPECT_DOUBLE_EQ(c.time_s, 7);
+  EXPECT_EQ(c.flushes, 3u);
+  EXPECT_EQ(c.flushes_pending, 0u);
+  EXPECT_EQ(c.bytes_flushed, 300u);
+
+  // Three memtables: the second is sealed at once, the third when the first
+  // flush ends (3); no stall.
+  auto three = Make("constant", 10, 50, 100, "fair", true, 3);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(three->Flush(100).ok());
+  EXPECT_DOUBLE_EQ(three->Now().time_s, 3);
+  EXPECT_DOUBLE_EQ(three->Now().stall_s, 0);
+  EXPECT_EQ(three->Now().flushes_pending, 2u);
+
+  // Without flush time: a flush is done when its memtable is full.
+  auto none = Make("constant", 10, 50, 100, "fair", false, 2);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(none->Flush(100).ok());
+  EXPECT_DOUBLE_EQ(none->Now().time_s, 3);
+  EXPECT_EQ(none->Now().bytes_flushed, 300u);
+}
+
+TEST(SimulatorTimed, AWriterWithABacklogCatchesUp) {
+  // Arrivals at 100 bytes/s, flushes at 200 bytes/s, two memtables (constant
+  // k = 10: no merges). A 300-byte memtable is full at 3 and flushed 3..4.5;
+  // the next (100 bytes) is full at 4 and waits until 4.5, while 50 bytes
+  // more arrive. Then the third: at 300 bytes/s the writer works off the
+  // backlog by 4.75 and fills the rest at the arrival rate: full at 5, no
+  // backlog left. Without catch-up it is full at 5.5, 0.5 s behind.
+  for (const double write_rate : {300.0, 0.0}) {
+    SCOPED_TRACE(write_rate);
+    SimOptions o;
+    o.engine.merge_policy = lsm::PolicyKind::kConstant;
+    o.engine.sstable_bound = 10;
+    o.time.bandwidth = 200;
+    o.time.arrival_rate = 100;
+    o.time.write_rate = write_rate;
+    std::unique_ptr<Simulator> sim;
+    ASSERT_TRUE(Simulator::Create(o, &sim).ok());
+    ASSERT_TRUE(sim->Flush(300).ok());
+    ASSERT_TRUE(sim->Flush(100).ok());
+    EXPECT_NEAR(sim->Now().time_s, 4.5, 1e-9);
+    EXPECT_NEAR(sim->Now().stall_s, 0.5, 1e-9);
+    EXPECT_NEAR(sim->Now().backlog_s, 0.5, 1e-9);
+    ASSERT_TRUE(sim->Flush(100).ok());
+    const Checkpoint c = sim->Now();
+    EXPECT_NEAR(c.time_s, write_rate > 0 ? 5.0 : 5.5, 1e-9);
+    EXPECT_NEAR(c.backlog_s, write_rate > 0 ? 0.0 : 0.5, 1e-9);
+    EXPECT_NEAR(c.max_backlog_s, 0.5, 1e-9);
+    EXPECT_NEAR(c.stall_s, 0.5, 1e-9);
+  }
+  SimOptions slower;
+  slower.engine.merge_policy = lsm::PolicyKind::kConstant;
+  slower.time.bandwidth = 200;
+  slower.time.arrival_rate = 100;
+  slower.time.write_rate = 50;
+  std::unique_ptr<Simulator> sim;
+  EXPECT_TRUE(Simulator::Create(slower, &sim).IsInvalidArgument()) << "a writer slower than arrivals";
+}
+
+TEST(SimulatorTimed, TheLoadBuildsTheStartingTreeAndIsNotCounted) {
+  // Leveling: three load flushes end as one level-1 component of 300 bytes
+  // (a move, then two merges, all done); the run starts from it at time 0.
+  auto sim = Make("leveling", 6, 100, 100, "greedy", true);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(sim->Load(100).ok());
+  Checkpoint c = sim->Now();
+  EXPECT_EQ(c.flushes, 0u);
+  EXPECT_EQ(c.bytes_flushed, 0u);
+  EXPECT_EQ(c.bytes_merged, 0u);
+  EXPECT_DOUBLE_EQ(c.time_s, 0);
+  ASSERT_EQ(sim->snapshot().stack.size(), 1u);
+  EXPECT_EQ(sim->snapshot().stack[0].bytes, 300u);
+  ASSERT_TRUE(sim->Flush(100).ok());  // full at 1, flushed 1..2
+  ASSERT_TRUE(sim->Drain().ok());     // then merged with level 1: 400 bytes at 100/s
+  c = sim->Now();
+  EXPECT_EQ(c.flushes, 1u);
+  EXPECT_EQ(c.bytes_flushed, 100u);
+  EXPECT_EQ(c.bytes_merged, 400u);
+  EXPECT_DOUBLE_EQ(c.time_s, 6);
+  EXPECT_TRUE(sim->Load(100).IsInvalidArgument()) << "a load after the run began";
+}
+
+TEST(SimulatorTimed, FlushesGoBeforeMerges) {
+  // constant k = 1, 100-byte memtables filling in 1 s and flushing in 1 s
+  // (100 bytes/s). The second flush ends at 3 and starts a merge of 200
+  // bytes; the third memtable, sealed at 3, is flushed 3..4 with the whole
+  // bandwidth while the merge waits (shared evenly, it would end at 5).
+  auto sim = Make("constant", 1, 100, 100, "fair", true, 2);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(sim->Flush(100).ok());
+  const Checkpoint c = sim->Now();
+  EXPECT_DOUBLE_EQ(c.time_s, 4);
+  EXPECT_EQ(c.flushes, 4u);
+  EXPECT_EQ(c.flushes_pending, 1u);
+  EXPECT_EQ(c.bytes_flushed, 300u);
+  EXPECT_EQ(c.merges, 0u) << "the merge made no progress while the flush ran";
+  EXPECT_DOUBLE_EQ(c.stall_s, 0);
 }
 
 }  // namespace

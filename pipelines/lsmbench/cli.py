@@ -189,6 +189,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if loaded.spec.tune is None:  # a study's points are not known before it runs
         _check_cycles(plan, Path(args.results))
     _check_data_size(plan, Path(args.results))
+    predictions = _predict(plan) if args.predict and loaded.spec.tune is None else None
     if args.json:
         _print_json(plan.to_json())
         return EXIT_OK
@@ -210,7 +211,42 @@ def cmd_plan(args: argparse.Namespace) -> int:
     console.print(table)
     if len(plan.points) > limit:
         console.print(f"... and {len(plan.points) - limit} more (--limit N to show more)")
+    if predictions is not None:
+        _print_predictions(console, predictions[:limit])
     return EXIT_OK
+
+
+def _predict(plan: Any) -> Any:
+    from .paths import find_sim
+    from .predict import add_predictions
+
+    return add_predictions(plan, find_sim())
+
+
+def _print_predictions(console: Any, predictions: Any) -> None:
+    from rich.table import Table
+
+    from .predict import ASSUMPTIONS, UTILIZATION
+
+    table = Table(show_header=True, header_style="bold", box=None,
+                  title="lsm-sim's prediction (engines/sim/README.md: how far to trust it)")
+    table.add_column("point", overflow="fold")
+    table.add_column("testing max (writes/s)", justify="right")
+    table.add_column(f"{UTILIZATION:.0%} sustainable?")
+    table.add_column("longest wait (s)", justify="right")
+    for p in predictions:
+        if p.max_writes_per_s is None:
+            table.add_row(p.point, "-", "-", "-")
+            continue
+        verdict = ("-" if p.sustainable is None else "yes" if p.sustainable else "no")
+        table.add_row(p.point, f"{p.max_writes_per_s:,.0f}", verdict,
+                      f"{p.max_wait_s:.2f}" if p.max_wait_s is not None else "-")
+    console.print(table)
+    console.print(ASSUMPTIONS, highlight=False, markup=False, soft_wrap=True)
+    for why in dict.fromkeys(p.basis for p in predictions if p.basis):
+        points = [p.point for p in predictions if p.basis == why]
+        console.print(f"no prediction for {len(points)} point(s) ({points[0]}, ...): {why}",
+                      highlight=False, markup=False, soft_wrap=True)
 
 
 def _reporter(args: argparse.Namespace) -> Any:
@@ -261,6 +297,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not plan.points:
         print(f"{args.spec}: the exclude rules leave no point to run", file=sys.stderr)
         return EXIT_USAGE
+    _predict(plan)  # kept in campaign.json: the report shows it beside what was measured
     reporter = _reporter(args)
     try:
         summary = run_campaign(plan, Store(results), reporter,
@@ -578,6 +615,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="dry run: matrix points, phases, testbed, estimated duration")
     s.add_argument("spec")
     s.add_argument("--limit", type=int, default=50, help="points to list (default 50)")
+    s.add_argument("--predict", action="store_true",
+                   help="lsm-sim's testing maximum per point and whether 95 %% of it is "
+                        "sustainable (builtin engine with an I/O budget)")
     s.set_defaults(func=cmd_plan)
 
     s = sub.add_parser("run", parents=[common, setting], help="run a campaign")

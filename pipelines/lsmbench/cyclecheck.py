@@ -176,12 +176,12 @@ def _record_bytes(workload: dict[str, Any]) -> float:
     return float(workload.get("key_size", DEFAULT_KEY_SIZE)) + float(value)
 
 
-def sim_inputs(resolved: ResolvedPoint) -> SimInputs:
-    """The flushes of a point as lsm-sim takes them; CycleUnknown says why not."""
+def sim_inputs(resolved: ResolvedPoint, phase: str = "running") -> SimInputs:
+    """The flushes of a point's phase as lsm-sim takes them; CycleUnknown says why not."""
     if resolved.spec.engine.name != "builtin":
         raise CycleUnknown(f"lsm-sim runs the builtin engine's policies, not "
                            f"{resolved.spec.engine.name}'s")
-    options = resolved.phase_options("running")
+    options = resolved.phase_options(phase)
     try:
         record = _record_bytes(resolved.workload)
         records = records_per_flush(memtable_bytes(options), record)

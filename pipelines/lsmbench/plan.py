@@ -57,6 +57,8 @@ class Plan:
     resolved: dict[str, ResolvedPoint] = field(default_factory=dict)
     # Per point id, its estimated peak data on the data disk (datasize.check_data_size).
     data_bytes: dict[str, int] = field(default_factory=dict)
+    # Per point id, lsm-sim's predicted testing maximum and verdict (predict.predict_plan).
+    predictions: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def spec(self) -> CampaignSpec:
@@ -121,6 +123,7 @@ class Plan:
             "warnings": self.warnings,
             "cycles": self.cycles,
             "data_bytes": self.data_bytes,
+            "predictions": self.predictions,
         }
 
 

@@ -28,6 +28,7 @@ from ..stats import Estimate
 from .compare import COMPARED, Comparison
 from .figures import DEFAULT_WINDOW_S, Figure, all_figures
 from .load import Campaign, Row, group_rows, point_row, search_rows
+from .predicted import predicted_rows
 
 HTML_TEMPLATE = "report.html.j2"
 MD_TEMPLATE = "summary.md.j2"
@@ -177,6 +178,7 @@ def context(campaign: Campaign, figures: list[Figure], comparison: Comparison | 
         "repeated": any(len(g.rows) > 1 for g in groups),
         "columns": [c for c in COLUMNS if c.key != "max_sustainable_rate" or searched],
         "searches": search_rows(rows),
+        "predicted": predicted_rows(rows, plan),
         "param_keys": sorted({k for r in rows for k in r.params}),
         "failed": [r for r in rows if r.state != "complete"],
         "complete": sum(1 for r in rows if r.state == "complete"),

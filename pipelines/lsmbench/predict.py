@@ -1,0 +1,192 @@
+"""``lsmbench plan --predict``: lsm-sim's testing maximum for each point, and whether a running
+phase at 95 % of it would be sustainable, before anything runs.
+
+The simulator runs the point's merge policy and scheduler (the engine's own code) in its time
+model (engines/sim/README.md): the load's flushes build the starting tree, then the testing
+phase's closed loop writes memtables as fast as the I/O budget lets flushes and merges keep
+up; the maximum is the flushes per second times the records a memtable holds. The running
+phase is then simulated at 95 % of that rate with arrivals that keep coming during stalls: it
+is predicted sustainable when the writes' longest wait stays under the verdict's p99 bound and
+the final backlog under its backlog bound (the longest wait bounds the p99 from above).
+
+What it needs and assumes: the builtin engine, and a bandwidth: the engine's I/O budget
+(``io_budget_bytes_per_sec``), else the throttle's absolute ``write_bps`` (which also carries
+the write-ahead log: the maximum is scaled by WA / (WA + 1)); the simulator knows bandwidth, not
+CPU. The writer is taken to be
+WRITER_FACTOR times faster than the budget (the engine's in-memory write rate, unknown before
+a run; the closed loop's maximum barely depends on it, the catch-up after a stall does). How
+far to trust the numbers: engines/sim/README.md, "Validation of the time model".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from .cyclecheck import CycleUnknown, sim_inputs
+from .plan import Plan
+from .points import ResolvedPoint
+from .throttle.rates import resolve_relative
+from .units import parse_size
+
+UTILIZATION = 0.95  # the issue's question: is 95 % of the predicted maximum sustainable?
+WRITER_FACTOR = 20.0
+MIN_FLUSHES = 20
+MAX_FLUSHES = 200_000  # a plan stays quick: each simulated flush costs microseconds
+SIM_TIMEOUT_S = 60.0
+
+
+class Prediction(BaseModel):
+    """One point's prediction, or why there is none (``basis``)."""
+
+    point: str
+    max_writes_per_s: float | None = None
+    utilization: float = UTILIZATION
+    sustainable: bool | None = None
+    max_wait_s: float | None = None  # the longest a write waits at that rate
+    final_backlog_s: float | None = None
+    stalled_share: float | None = None  # of the simulated testing phase
+    bandwidth: int | None = None  # the I/O budget simulated (bytes/s)
+    basis: str = ""  # why there is no prediction
+
+
+class PredictError(Exception):
+    """Why a point has no prediction (said in the plan, never raised to a user)."""
+
+
+def _run(sim: Path, options: dict[str, str], args: list[str]) -> dict[str, Any]:
+    cmd = [str(sim), *args, "--format", "jsonl"]
+    for k, v in sorted(options.items()):
+        cmd += [f"--{k}", v]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=SIM_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise PredictError(f"lsm-sim did not run: {e}") from e
+    if r.returncode != 0:
+        last = (r.stderr.strip().splitlines() or ["(no message)"])[0]
+        raise PredictError(f"lsm-sim exited {r.returncode}: {last}")
+    lines = r.stdout.strip().splitlines()
+    if not lines:
+        raise PredictError("lsm-sim printed nothing")
+    row = json.loads(lines[-1])
+    if not isinstance(row, dict):
+        raise PredictError("lsm-sim printed no row")
+    return row
+
+
+def _flushes(seconds: float, flushes_per_s: float) -> int:
+    return min(max(MIN_FLUSHES, math.ceil(seconds * flushes_per_s) + 1), MAX_FLUSHES)
+
+
+def _bandwidth(resolved: ResolvedPoint, options: dict[str, str]) -> tuple[int, bool]:
+    """The bandwidth flushes and merges share in the testing phase: the engine's I/O budget,
+    else the throttle's absolute write rate (True: the throttle's)."""
+    budget = parse_size(options.get("io_budget_bytes_per_sec", "0"))
+    if budget > 0:
+        return budget, False
+    throttle = resolved.spec.throttle
+    if throttle.enabled and throttle.write_bps is not None and "testing" in throttle.phases:
+        try:
+            return resolve_relative(throttle.write_bps), True
+        except ValueError as e:
+            raise PredictError(f"throttle.write_bps {throttle.write_bps!r} is relative to the "
+                               "calibrated disk; lsm-sim needs an absolute rate") from e
+    raise PredictError("no I/O budget (engine option io_budget_bytes_per_sec) and no absolute "
+                       "throttle.write_bps: lsm-sim models bandwidth, not CPU")
+
+
+def predict_point(resolved: ResolvedPoint, sim: Path) -> Prediction:
+    """The point's prediction (never raises: a point without one says why in ``basis``)."""
+    pred = Prediction(point=resolved.point.id)
+    try:
+        return _predict(resolved, sim, pred)
+    except (CycleUnknown, PredictError) as e:
+        pred.basis = str(e)
+        return pred
+
+
+# The simulator's flags that are not engine options it would pass to the policy.
+_NOT_SIMULATED = ("io_budget_bytes_per_sec", "io_budget_charge_reads", "wal", "force_bytes",
+                  "verify_checksums", "create_if_missing", "error_if_exists", "block_bytes",
+                  "bloom_bits_per_key", "secondary_maintenance")
+
+
+def _predict(resolved: ResolvedPoint, sim: Path, pred: Prediction) -> Prediction:
+    spec = resolved.spec
+    testing = sim_inputs(resolved, "testing")
+    budget, through_throttle = _bandwidth(resolved, testing.options)
+    options = {k: v for k, v in testing.options.items() if k not in _NOT_SIMULATED}
+    flush = testing.flush_bytes
+    writer = WRITER_FACTOR * budget
+    common = ["--flush-bytes", str(flush), "--load-flushes", str(testing.start_flushes),
+              "--bandwidth", str(budget)]
+    # The testing phase: as many flushes as the budget could write in its duration (fewer
+    # happen: merges share it), memtables filling at the writer's rate.
+    test = _run(sim, options, [*common, "--arrival-rate", f"{writer:.0f}",
+                               "--flushes", str(_flushes(spec.phases.testing.duration,
+                                                         budget / flush))])
+    seconds = float(test["time_s"]) - flush / writer  # from the first memtable's start
+    flushes_per_s = int(test["flushes"]) / max(seconds, 1e-9)
+    if through_throttle and testing.options.get("wal", "async") != "off":
+        # The throttle also carries the log, which lsm-sim does not write: about one byte
+        # per byte flushed, so the disk writes WA + 1 bytes per flushed byte, not WA.
+        wa = float(test.get("write_amp") or 0.0)
+        if wa > 0:
+            flushes_per_s *= wa / (wa + 1.0)
+    pred.max_writes_per_s = flushes_per_s * testing.records_per_flush
+    pred.stalled_share = float(test["stall_s"]) / max(float(test["time_s"]), 1e-9)
+    pred.bandwidth = budget
+    if not spec.phases.running.enabled:
+        return pred
+    running = sim_inputs(resolved, "running")
+    run_options = {k: v for k, v in running.options.items() if k not in _NOT_SIMULATED}
+    rate = UTILIZATION * flushes_per_s * running.flush_bytes  # bytes/s of arrivals
+    run = _run(sim, run_options, [
+        "--flush-bytes", str(running.flush_bytes), "--load-flushes", str(running.start_flushes),
+        "--bandwidth", str(budget), "--arrival-rate", f"{rate:.0f}",
+        "--write-rate", f"{max(writer, rate):.0f}",
+        "--flushes", str(_flushes(spec.phases.running.duration, UTILIZATION * flushes_per_s))])
+    pred.max_wait_s = float(run["max_backlog_s"])
+    pred.final_backlog_s = float(run["backlog_s"])
+    verdict = spec.verdict
+    pred.sustainable = (pred.max_wait_s <= verdict.p99_write_latency
+                        and pred.final_backlog_s <= verdict.max_backlog)
+    return pred
+
+
+ASSUMPTIONS = (f"lsm-sim runs each point's policy and scheduler under its I/O budget, the "
+               f"writer assumed {WRITER_FACTOR:g}x faster than the budget; {UTILIZATION:.0%} "
+               "is sustainable when the longest wait stays under verdict.p99_write_latency "
+               "and the final backlog under verdict.max_backlog. How far to trust it: "
+               "engines/sim/README.md, \"Validation of the time model\"")
+
+
+def predict_plan(plan: Plan, sim: Path | None) -> list[Prediction]:
+    """A prediction per point of the plan; the repetitions of a configuration share one."""
+    if sim is None:
+        return [Prediction(point=p.id, basis="lsm-sim is not built (make build)")
+                for p in plan.points]
+    out: list[Prediction] = []
+    done: dict[str, Prediction] = {}
+    for p in plan.points:
+        resolved = plan.point(p)
+        key = json.dumps([resolved.engine_options, resolved.workload,
+                          resolved.spec.phases.model_dump(mode="json"),
+                          resolved.spec.verdict.model_dump(mode="json")], sort_keys=True,
+                         default=str)
+        if key not in done:
+            done[key] = predict_point(resolved, sim)
+        out.append(done[key].model_copy(update={"point": p.id}))
+    return out
+
+
+def add_predictions(plan: Plan, sim: Path | None) -> list[Prediction]:
+    """Predicts every point and keeps it in the plan (campaign.json, the report)."""
+    preds = predict_plan(plan, sim)
+    plan.predictions = {p.point: p.model_dump(exclude={"point"}) for p in preds}
+    return preds
