@@ -200,21 +200,28 @@ def _simulate(sim: str, options: tuple[tuple[str, str], ...], flush_bytes: int,
         after *= 4
 
 
+def run_lsm_sim(sim: str | Path, args: list[str], options: Iterable[tuple[str, str]]) -> str:
+    """lsm-sim's standard output for these flags and engine options (``--NAME VALUE``);
+    SimError when it does not run or fails (its first line of error)."""
+    cmd = [str(sim), *args]
+    for k, v in options:
+        cmd += [f"--{k}", v]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=SIM_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise SimError(f"lsm-sim did not run: {e}") from e
+    if r.returncode != 0:
+        last = (r.stderr.strip().splitlines() or ["(no message)"])[0]
+        raise SimError(f"lsm-sim exited {r.returncode}: {last}")
+    return r.stdout
+
+
 def _run(sim: str, options: tuple[tuple[str, str], ...], flush_bytes: int,
          flushes: int) -> list[tuple[int, int, int]]:
     with tempfile.TemporaryDirectory(prefix="lsmbench-sim-") as d:
         out = Path(d) / "decisions.jsonl"
-        cmd = [sim, "--flushes", str(flushes), "--flush-bytes", str(flush_bytes),
-               "--decisions", str(out)]
-        for k, v in options:
-            cmd += [f"--{k}", v]
-        try:
-            r = subprocess.run(cmd, capture_output=True, text=True, timeout=SIM_TIMEOUT_S)
-        except (OSError, subprocess.TimeoutExpired) as e:
-            raise SimError(f"lsm-sim did not run: {e}") from e
-        if r.returncode != 0:
-            last = (r.stderr.strip().splitlines() or ["(no message)"])[0]
-            raise SimError(f"lsm-sim exited {r.returncode}: {last}")
+        run_lsm_sim(sim, ["--flushes", str(flushes), "--flush-bytes", str(flush_bytes),
+                          "--decisions", str(out)], options)
         try:
             return parse_decisions(out.read_bytes())
         except OSError as e:

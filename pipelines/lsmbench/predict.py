@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from .cyclecheck import CycleUnknown, sim_inputs
+from .mergesim import SimError, run_lsm_sim
 from .plan import Plan
 from .points import ResolvedPoint
 from .throttle.rates import resolve_relative
@@ -38,7 +38,6 @@ UTILIZATION = 0.95  # the issue's question: is 95 % of the predicted maximum sus
 WRITER_FACTOR = 20.0
 MIN_FLUSHES = 20
 MAX_FLUSHES = 200_000  # a plan stays quick: each simulated flush costs microseconds
-SIM_TIMEOUT_S = 60.0
 
 
 class Prediction(BaseModel):
@@ -60,20 +59,12 @@ class PredictError(Exception):
 
 
 def _run(sim: Path, options: dict[str, str], args: list[str]) -> dict[str, Any]:
-    cmd = [str(sim), *args, "--format", "jsonl"]
-    for k, v in sorted(options.items()):
-        cmd += [f"--{k}", v]
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=SIM_TIMEOUT_S)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise PredictError(f"lsm-sim did not run: {e}") from e
-    if r.returncode != 0:
-        last = (r.stderr.strip().splitlines() or ["(no message)"])[0]
-        raise PredictError(f"lsm-sim exited {r.returncode}: {last}")
-    lines = r.stdout.strip().splitlines()
-    if not lines:
-        raise PredictError("lsm-sim printed nothing")
-    row = json.loads(lines[-1])
+        lines = run_lsm_sim(sim, [*args, "--format", "jsonl"], sorted(options.items()))
+    except SimError as e:
+        raise PredictError(str(e)) from e
+    rows = lines.strip().splitlines()
+    row = json.loads(rows[-1]) if rows else None
     if not isinstance(row, dict):
         raise PredictError("lsm-sim printed no row")
     return row
