@@ -313,7 +313,7 @@ int RunSimulation(const CliOptions& o, std::ostream& out, std::ostream& err) {
       decisions << "{\"flush\":" << d.flush << ",\"time_s\":" << d.time_s
                 << ",\"first\":" << d.first << ",\"inputs\":" << d.inputs
                 << ",\"input_bytes\":" << d.input_bytes << ",\"output_bytes\":" << d.output_bytes
-                << "}\n";
+                << ",\"level\":" << d.level << "}\n";
     });
   }
   const bool timed = o.sim.time.bandwidth > 0;

@@ -145,7 +145,8 @@ Status Simulator::Apply(const policy::MergeOp& op, uint64_t output_id) {
   merges_++;
   if (moved) moves_++;
   if (observer_) {
-    observer_(Decision{snap_.flushes, scheduler_ ? now_ : 0, start, n, bytes, written});
+    observer_(Decision{snap_.flushes, scheduler_ ? now_ : 0, start, n, bytes, written,
+                       op.output_level});
   }
   return Status::OK();
 }

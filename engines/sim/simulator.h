@@ -79,6 +79,7 @@ struct Decision {
   uint64_t inputs = 0;        // number of input components
   uint64_t input_bytes = 0;
   uint64_t output_bytes = 0;
+  int level = 0;              // its output level
 };
 
 // The state after some flushes. In the timed model with flush time,
