@@ -85,6 +85,8 @@ std::string Usage() {
          "                         arrival rate; default: the arrival rate, no catch-up)\n"
          "  --flush-priority strict|shared  a flush takes all the bandwidth while\n"
          "                         merges wait (default), or shares it evenly with them\n"
+         "  --flush-rate B, --merge-rate B   the most one flush / one merge writes per\n"
+         "                         second whatever the bandwidth (CPU); default no cap\n"
          "  --flush-time on|none   none: flushes take no time and no memtable waits\n"
          "                         (the first model; default on, as in the engine)\n"
          "  --memory_components N  memtables in all (engine option, default 2): the\n"
@@ -194,12 +196,16 @@ Status ParseArgs(const std::vector<std::string>& args, CliOptions* o, bool* help
     } else if (flag == "--flush-time") {
       if (value != "on" && value != "none") s = Bad(flag, value, "on or none");
       t.flush_time = value == "on";
-    } else if (flag == "--bandwidth" || flag == "--arrival-rate" || flag == "--write-rate") {
+    } else if (flag == "--bandwidth" || flag == "--arrival-rate" || flag == "--write-rate" ||
+               flag == "--flush-rate" || flag == "--merge-rate") {
       uint64_t v = 0;
       s = ParseBytes(flag, value, &v);
-      (flag == "--bandwidth" ? t.bandwidth : flag == "--arrival-rate" ? t.arrival_rate
-                                                                     : t.write_rate) =
-          static_cast<double>(v);
+      double* target = flag == "--bandwidth"      ? &t.bandwidth
+                       : flag == "--arrival-rate" ? &t.arrival_rate
+                       : flag == "--write-rate"   ? &t.write_rate
+                       : flag == "--flush-rate"   ? &t.flush_rate
+                                                  : &t.merge_rate;
+      *target = static_cast<double>(v);
     } else {
       return Bad("flag", flag, "one of the flags in --help");
     }

@@ -33,6 +33,10 @@ Status Simulator::Create(const SimOptions& options, std::unique_ptr<Simulator>* 
   if (t.bandwidth == 0 && t.arrival_rate != 0) {
     return Status::InvalidArgument("arrival rate needs a bandwidth (the timed model)");
   }
+  if (!(std::isfinite(t.flush_rate) && t.flush_rate >= 0 && std::isfinite(t.merge_rate) &&
+        t.merge_rate >= 0)) {
+    return Status::InvalidArgument("flush and merge rates must be >= 0 bytes/s (0: no cap)");
+  }
   if (!(std::isfinite(t.write_rate) && t.write_rate >= 0) ||
       (t.write_rate > 0 && t.write_rate < t.arrival_rate)) {
     return Status::InvalidArgument("write rate must be >= the arrival rate (0: the same)");
@@ -236,32 +240,30 @@ void Simulator::Schedule() {
 double Simulator::FlushRate() const {
   if (pending_flushes_.empty()) return 0;
   const double b = options_.time.bandwidth;
-  if (running_.empty()) return b;
-  switch (options_.time.flush_priority) {
-    case FlushPriority::kStrict:
-      return b;
-    case FlushPriority::kAlternate:
-      return b / 2;
-    case FlushPriority::kShared:
-      break;
+  double share = b;
+  if (!running_.empty()) {
+    switch (options_.time.flush_priority) {
+      case FlushPriority::kStrict:
+        break;
+      case FlushPriority::kAlternate:
+        share = b / 2;
+        break;
+      case FlushPriority::kShared:
+        share = b / static_cast<double>(running_.size() + 1);
+        break;
+    }
   }
-  return b / static_cast<double>(running_.size() + 1);
+  const double cap = options_.time.flush_rate;
+  return cap > 0 ? std::min(share, cap) : share;
 }
 
 double Simulator::MergeRate() const {
   if (running_.empty()) return 0;
-  const double b = options_.time.bandwidth;
-  const double n = static_cast<double>(running_.size());
-  if (pending_flushes_.empty()) return b / n;
-  switch (options_.time.flush_priority) {
-    case FlushPriority::kStrict:
-      return 0;
-    case FlushPriority::kAlternate:
-      return b / 2 / n;
-    case FlushPriority::kShared:
-      break;
-  }
-  return b / (n + 1);
+  // What the flush leaves, shared evenly (work-conserving: a flush slower
+  // than its share leaves the rest to the merges).
+  const double each = (options_.time.bandwidth - FlushRate()) / static_cast<double>(running_.size());
+  const double cap = options_.time.merge_rate;
+  return std::max(0.0, cap > 0 ? std::min(each, cap) : each);
 }
 
 double Simulator::NextEvent() const {

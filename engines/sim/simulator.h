@@ -61,6 +61,12 @@ struct TimeModel {
   // a stall delays the arrivals, which is also the closed loop's model with
   // arrival_rate = the writer's rate).
   double write_rate = 0;
+  // The most one flush, and one merge, can write per second whatever the
+  // bandwidth (their threads' CPU: building blocks, filters, the merge's
+  // comparisons); 0: no cap. A flush or merge under its cap leaves the
+  // rest of the bandwidth to the others.
+  double flush_rate = 0;
+  double merge_rate = 0;
 };
 
 struct SimOptions {

@@ -27,6 +27,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("LSMBENCH_BUILD_DIR", ROOT / "build"))
 WORKLOAD = ROOT / "workloads" / "insert-only-1kb.yaml"
@@ -38,11 +40,17 @@ CONFIGS: dict[str, dict[str, str]] = {
 }
 COMMON = {"memtable_bytes": "1M", "wal": "off"}
 # The simulator's time models compared on the same engine runs: name -> lsm-sim flags.
+# "{flush_rate}" and "{merge_rate}" stand for the speeds measured in the engine run compared
+# (EngineRun.flush_rate, merge_rate: what one flush or merge thread writes at its fastest).
 VARIANTS: dict[str, list[str]] = {
     "no flush time": ["--flush-time", "none"],
     "flushes first": ["--flush-priority", "strict"],
     "flushes alternate": ["--flush-priority", "alternate"],
+    "flushes first, thread speeds": ["--flush-priority", "strict",
+                                     "--flush-rate", "{flush_rate}",
+                                     "--merge-rate", "{merge_rate}"],
 }
+MERGE_RATE_PERCENTILE = 90  # merges a scheduler paused are slow: the fast ones ran alone
 
 
 @dataclass
@@ -58,6 +66,10 @@ class EngineRun:
     user_bytes: float
     flush_bytes: float
     max_writes_per_s: float  # the testing phase's maximum (writes/s over the window)
+    # The speeds of one flush and one merge thread: the median flush's bytes over its time,
+    # and the MERGE_RATE_PERCENTILE-th percentile of the merges' input bytes over theirs.
+    flush_rate: float = 0.0
+    merge_rate: float = 0.0
 
 
 @dataclass
@@ -74,6 +86,8 @@ class Comparison:
     engine_merges: int  # merges that rewrote data (moves excluded)
     sim_merges: int
     arrival_rate: float  # bytes/s given to the simulator
+    flush_rate: float = 0.0  # the engine's thread speeds measured in this run (bytes/s)
+    merge_rate: float = 0.0
 
     @property
     def throughput_diff(self) -> float:
@@ -115,11 +129,19 @@ def run_engine(options: dict[str, str], duration: float, work: Path,
         memory_stall_s=last["memory_stall_micros"] / 1e6,
         merges=len(merges), user_bytes=float(last["user_bytes"]),
         flush_bytes=float(last["bytes_flushed"]),
-        max_writes_per_s=float(summary.get("max_write_throughput") or 0.0))
+        max_writes_per_s=float(summary.get("max_write_throughput") or 0.0),
+        flush_rate=statistics.median(e["output_bytes"] / max(e["end_s"] - e["start_s"], 1e-6)
+                                     for e in flushes) if flushes else 0.0,
+        merge_rate=float(np.percentile([e["input_bytes"] / max(e["end_s"] - e["start_s"], 1e-6)
+                                        for e in merges], MERGE_RATE_PERCENTILE))
+        if merges else 0.0)
 
 
 def run_sim(options: dict[str, str], budget: int, arrival: float, sizes: list[int],
-            work: Path, extra: list[str], write_rate: float = 0.0) -> dict[str, Any]:
+            work: Path, extra: list[str], write_rate: float = 0.0,
+            rates: dict[str, str] | None = None) -> dict[str, Any]:
+    """lsm-sim over these flush sizes; `rates` fills the variants' placeholders."""
+    rates = rates or {}
     (work / "sizes.txt").write_text("".join(f"{s}\n" for s in sizes))
     args = [str(BUILD / "bin" / "lsm-sim"), "--flush-file", str(work / "sizes.txt"),
             "--bandwidth", str(budget), "--arrival-rate", f"{arrival:.0f}", "--format", "jsonl"]
@@ -128,9 +150,16 @@ def run_sim(options: dict[str, str], budget: int, arrival: float, sizes: list[in
     for k, v in options.items():
         if k not in COMMON and k != "io_budget_bytes_per_sec":
             args += [f"--{k}", v]
-    args += ["--memtable_bytes", options["memtable_bytes"], *extra]
+    args += ["--memtable_bytes", options["memtable_bytes"]]
+    args += [f.format(**rates) for f in extra]
     done = subprocess.run(args, check=True, capture_output=True, text=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _rates(eng: EngineRun) -> dict[str, str]:
+    """The testing phase's thread speeds, for the variants that use them (the running phase's
+    flushes and merges run on the same machine at the same speeds)."""
+    return {"flush_rate": f"{eng.flush_rate:.0f}", "merge_rate": f"{eng.merge_rate:.0f}"}
 
 
 def _compare(name: str, variant: str, phase: str, rep: int, eng: EngineRun,
@@ -145,7 +174,7 @@ def _compare(name: str, variant: str, phase: str, rep: int, eng: EngineRun,
         engine_stall_share=eng.stall_s / eng.duration_s,
         sim_stall_share=sim["stall_s"] / sim["time_s"] if sim["time_s"] > 0 else 0.0,
         engine_merges=eng.merges, sim_merges=int(sim["merges"]) - int(sim["moves"]),
-        arrival_rate=arrival)
+        arrival_rate=arrival, flush_rate=eng.flush_rate, merge_rate=eng.merge_rate)
 
 
 def compare(name: str, rep: int, budget: int, duration: float, share: float,
@@ -168,7 +197,8 @@ def compare(name: str, rep: int, budget: int, duration: float, share: float,
         busy = max(span * (1.0 - eng.stall_s / eng.duration_s), 1e-3)
         writer = sum(eng.flush_sizes[1:]) / busy
         for variant, flags in variants.items():
-            sim = run_sim(options, budget, writer, eng.flush_sizes, work, flags)
+            sim = run_sim(options, budget, writer, eng.flush_sizes, work, flags,
+                          rates=_rates(eng))
             out.append(_compare(name, variant, "testing", rep, eng, sim, writer))
         if share > 0:
             # The running phase at `share` of the testing maximum (writes/s), on a fresh store;
@@ -179,7 +209,7 @@ def compare(name: str, rep: int, budget: int, duration: float, share: float,
             arrival = rate * sum(run.flush_sizes) / max(sum(run.flush_entries), 1)
             for variant, flags in variants.items():
                 sim = run_sim(options, budget, arrival, run.flush_sizes, work, flags,
-                              write_rate=max(writer, arrival))
+                              write_rate=max(writer, arrival), rates=_rates(eng))
                 out.append(_compare(name, variant, f"running@{share:g}", rep, run, sim,
                                     arrival))
     return out
