@@ -290,6 +290,45 @@ TEST(SimulatorTimed, TheLoadBuildsTheStartingTreeAndIsNotCounted) {
   EXPECT_TRUE(sim->Load(100).IsInvalidArgument()) << "a load after the run began";
 }
 
+TEST(SimulatorTimed, ThreadSpeedsCapFlushesAndMerges) {
+  // constant k = 1, 100-byte memtables filling in 1 s; bandwidth 100 bytes/s
+  // but a flush thread writes at most 50: each flush takes 2 s and leaves 50
+  // bytes/s to a merge beside it. F1 1..3, F2 waits for a memtable until 3
+  // and is flushed 3..5; then the merge of both starts at 5 while F3, full
+  // at 4 and waiting until 5, is flushed 5..7: at 7 the merge has 100 of its
+  // 200 bytes left, and F4 (full at 6) is sealed.
+  SimOptions o;
+  o.engine.merge_policy = lsm::PolicyKind::kConstant;
+  o.engine.sstable_bound = 1;
+  o.time.bandwidth = 100;
+  o.time.arrival_rate = 100;
+  o.time.flush_rate = 50;
+  std::unique_ptr<Simulator> sim;
+  ASSERT_TRUE(Simulator::Create(o, &sim).ok());
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(sim->Flush(100).ok());
+  Checkpoint c = sim->Now();
+  EXPECT_DOUBLE_EQ(c.time_s, 7);
+  EXPECT_EQ(c.bytes_flushed, 300u);
+  EXPECT_EQ(c.merges, 0u);
+  EXPECT_DOUBLE_EQ(c.memory_stall_s, 3);
+
+  // A merge thread at most 25 bytes/s: merging two 100-byte components
+  // (flushes taking no time) takes 8 s, not 2.
+  SimOptions m;
+  m.engine.merge_policy = lsm::PolicyKind::kConstant;
+  m.engine.sstable_bound = 1;
+  m.time.bandwidth = 100;
+  m.time.arrival_rate = 1e12;
+  m.time.flush_time = false;
+  m.time.merge_rate = 25;
+  ASSERT_TRUE(Simulator::Create(m, &sim).ok());
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(sim->Flush(100).ok());
+  ASSERT_TRUE(sim->Drain().ok());
+  EXPECT_NEAR(sim->Now().time_s, 8, 1e-6);
+  m.time.merge_rate = -1;
+  EXPECT_TRUE(Simulator::Create(m, &sim).IsInvalidArgument());
+}
+
 TEST(SimulatorTimed, FlushesGoBeforeMerges) {
   // constant k = 1, 100-byte memtables filling in 1 s and flushing in 1 s
   // (100 bytes/s). The second flush ends at 3 and starts a merge of 200
