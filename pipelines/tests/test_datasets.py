@@ -105,8 +105,11 @@ def test_dataset_campaign_writes_records_and_runs_secondary_queries(tmp_path, da
         assert end["records_put"] == end["primary.puts"] > 0
         assert end["queries"] >= secondary["ops"]
         assert end["flush_rounds"] >= 1
-        for tree in ("primary", "secondary0", "secondary1"):
-            assert end[f"{tree}.flushes"] == end["primary.flushes"]
+        # A flush round switches every tree's memtable at once and the trees flush side by
+        # side: the final snapshot, taken during a round, can see some trees' flushes done and
+        # others not yet (one apart at most; trees flushing on their own would drift apart).
+        flushes = [end[f"{tree}.flushes"] for tree in ("primary", "secondary0", "secondary1")]
+        assert min(flushes) >= 1 and max(flushes) - min(flushes) <= 1, flushes
         if maintenance == "eager":
             assert end["maintenance_lookups"] == end["records_put"] + end["records_deleted"]
             assert end["antimatter_entries"] > 0
