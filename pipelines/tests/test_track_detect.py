@@ -211,11 +211,9 @@ def test_a_testbeds_pooled_autocorrelation_is_nearer_than_one_series_own():
     values = values[:26] + [v + 12.0 for v in values[26:]]
     [independent] = detect(values, rho=0.0)
     [correlated] = detect(values, rho=0.2)
-    [more] = detect(values, rho=0.5)
     assert independent.p_value is not None and correlated.p_value is not None
-    assert more.p_value is not None
-    assert independent.p_value < correlated.p_value < more.p_value
-    assert detect(values, rho=0.6) == []  # 4 AR(1) nights at 0.6 are too few for 2.4 noise
+    assert independent.p_value < correlated.p_value
+    assert detect(values, rho=0.5) == []  # 4 nights of AR(1) nights at 0.5 are too few
 
 
 @pytest.mark.parametrize("rho", [0.0, 0.5])
