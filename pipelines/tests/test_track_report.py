@@ -198,7 +198,7 @@ def test_a_reported_regression_stays_open_until_the_nights_since_reject_it(tmp_p
 
     spec = synthetic.SeriesSpec(kind="step", cov=0.03, step=-0.10, step_from=14,
                                 step_until=14, nights=20)
-    seed = 20261147
+    seed = 20261227
     print(f"{spec.label}, 20 nights, step at night 15: seed {seed}")
     values = synthetic.generate(spec, seed).values
     hist = tmp_path / "history.sqlite"
