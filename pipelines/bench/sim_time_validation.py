@@ -46,7 +46,7 @@ VARIANTS: dict[str, list[str]] = {
     "no flush time": ["--flush-time", "none"],
     "flushes first": ["--flush-priority", "strict"],
     "flushes alternate": ["--flush-priority", "alternate"],
-    "flushes first, thread speeds": ["--flush-priority", "strict",
+    "flushes first + thread speeds": ["--flush-priority", "strict",
                                      "--flush-rate", "{flush_rate}",
                                      "--merge-rate", "{merge_rate}"],
 }
