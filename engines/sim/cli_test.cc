@@ -114,6 +114,23 @@ TEST(SimCli, BadInputNamesTheFlag) {
   EXPECT_NE(s.ToString().find("--policy is required"), std::string::npos);
   Parse({"--policy", "binomial", "--flushes", "5", "--bandwidth", "1M"}, &s);
   EXPECT_NE(s.ToString().find("go together"), std::string::npos);
+  // The time model's flags name what they allow.
+  Parse({"--policy", "binomial", "--flushes", "5", "--flush-priority", "fast"}, &s);
+  EXPECT_NE(s.ToString().find("strict, alternate or shared"), std::string::npos) << s.ToString();
+  Parse({"--policy", "binomial", "--flushes", "5", "--flush-time", "maybe"}, &s);
+  EXPECT_NE(s.ToString().find("on or none"), std::string::npos) << s.ToString();
+  Parse({"--policy", "binomial", "--flushes", "5", "--bandwidth", "1M", "--arrival-rate", "2M",
+         "--write-rate", "1M"}, &s);
+  EXPECT_NE(s.ToString().find("--write-rate must be >= --arrival-rate"), std::string::npos)
+      << s.ToString();
+  CliOptions timed = Parse({"--policy", "binomial", "--flushes", "5", "--bandwidth", "1M",
+                            "--arrival-rate", "1M", "--flush-rate", "64K", "--merge-rate", "2M",
+                            "--load-flushes", "7", "--flush-priority", "alternate"}, &s);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(65536, timed.sim.time.flush_rate);
+  EXPECT_EQ(2 << 20, timed.sim.time.merge_rate);
+  EXPECT_EQ(7u, timed.load_flushes);
+  EXPECT_EQ(FlushPriority::kAlternate, timed.sim.time.flush_priority);
   // An unknown policy is reported with the valid names.
   Parse({"--policy", "x", "--flushes", "5"}, &s);
   EXPECT_NE(s.ToString().find("--policy: engine option 'merge_policy': bad value 'x' (choose "
