@@ -64,9 +64,13 @@ def _run(sim: Path, options: dict[str, str], args: list[str]) -> dict[str, Any]:
     except SimError as e:
         raise PredictError(str(e)) from e
     rows = lines.strip().splitlines()
-    row = json.loads(rows[-1]) if rows else None
-    if not isinstance(row, dict):
-        raise PredictError("lsm-sim printed no row")
+    try:
+        row = json.loads(rows[-1]) if rows else None
+    except ValueError as e:
+        raise PredictError(f"lsm-sim printed no JSON row: {e}") from e
+    if not isinstance(row, dict) or not all(
+            isinstance(row.get(k), (int, float)) for k in ("flushes", "time_s", "stall_s")):
+        raise PredictError("lsm-sim printed no row of the timed model")
     return row
 
 

@@ -115,6 +115,19 @@ def test_no_prediction_says_why(tmp_path, capsys):
     assert "no prediction for 2 point(s)" in capsys.readouterr().out
 
 
+def test_a_broken_simulator_gives_reasons_not_a_traceback(tmp_path, capsys, monkeypatch):
+    for name, body in (("garbage", "echo not json"), ("failing", "echo boom >&2; exit 1"),
+                       ("instant", "echo '{\"flushes\": 3}'")):
+        fake = tmp_path / name
+        fake.write_text(f"#!/bin/sh\n{body}\n")
+        fake.chmod(0o755)
+        monkeypatch.setenv("LSMBENCH_SIM", str(fake))
+        preds = predictions(capsys, spec(tmp_path, name))
+        reasons = {p["basis"] for p in preds.values()}
+        assert all(p["max_writes_per_s"] is None for p in preds.values())
+        assert len(reasons) == 1 and ("lsm-sim" in reasons.pop()), (name, preds)
+
+
 def test_run_keeps_the_predictions_in_the_plan(tmp_path, monkeypatch):
     seen = {}
 
