@@ -73,6 +73,12 @@ def test_the_size_ratio_sweep_draws_the_stored_maxima_and_p99s(points):
                         [summary["write_latency_us"]["p99"] / 1000])
     assert parameter_figure(points, "size_ratio") is not None
     assert parameter_figure(points, "merge_policy") is None  # names, not numbers
+    # A study's trials: every point its own values of everything, so no curve to draw.
+    trials = [StoredPoint(pt.id, pt.path, {**pt.record, "params": {
+        "size_ratio": i + 2, "memtable_kib": 64 * (i + 1)}}, pt.spec, pt.fingerprint, pt.phases)
+        for i, pt in enumerate(points)]
+    assert numeric_dimensions(trials) == ["size_ratio", "memtable_kib"]
+    assert parameter_figure(trials, "size_ratio") is None
     assert parameter_figure(points, "no_such_parameter") is None
 
 

@@ -466,9 +466,16 @@ def parameter_series(points: Sequence[StoredPoint], dim: str
     return out
 
 
+MAX_CURVES = 8  # beyond this the legend outgrows the figure (a study's trials, say)
+
+
 def parameter_figure(points: Sequence[StoredPoint], dim: str) -> Figure | None:
-    curves = parameter_series(points, dim)
-    if not curves:
+    """None unless the parameter is swept: some curve has _MIN_VALUES values of it (a study's
+    trials, each with its own values of everything, make no curve)."""
+    curves = {name: cells for name, cells in parameter_series(points, dim).items()
+              if len(cells) >= 2}
+    if not any(len(cells) >= _MIN_VALUES for cells in curves.values()) or \
+            len(curves) > MAX_CURVES:
         return None
     fig, (ax_max, ax_p99) = _new(2)
     for i, (name, cells) in enumerate(curves.items()):
