@@ -73,9 +73,21 @@ def _load_checked(args: argparse.Namespace) -> tuple[Any, list[str]]:
 
     loaded = _load(args)
     errors, warnings = _driver_check(loaded)
+    if not errors and loaded.spec.tune is None:
+        errors = _sharing_errors(loaded)
     if errors:
         raise SpecError(errors, args.spec)
     return loaded, warnings
+
+
+def _sharing_errors(loaded: Any) -> list[tuple[str, str]]:
+    """Points that phases.testing.shared_across would make share a testing phase although a
+    resolved option differs: refused here, before anything runs, not when the run starts."""
+    from .plan import build_plan
+    from .stages import shared_testing_errors
+
+    path = "phases.testing.shared_across"
+    return [(path, m.removeprefix(f"{path}: ")) for m in shared_testing_errors(build_plan(loaded))]
 
 
 def _driver_check(loaded: Any) -> tuple[list[tuple[str, str]], list[str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
+import yaml
 from lsmbench.plan import build_plan, expand_matrix
 from lsmbench.points import (
     MAX_ID_LEN,
@@ -210,3 +211,25 @@ def test_shared_testing_groups_and_their_checks():
     unshared = build_plan(load(matrix, phases={"testing": {"duration": "60s"}}))
     assert unshared.testing_leaders() == {p.id: p.id for p in unshared.points}
     assert unshared.estimate_s - plan.estimate_s == pytest.approx(8 * 60)
+
+
+def test_validate_refuses_a_sharing_the_resolved_options_break(tmp_path, capsys):
+    """`lsmbench validate` (and so run, plan) refuses points that would share a testing phase
+    although a dimension changes their load options -- before anything runs, exit 2 and the
+    spec path; the run used to find it only when it started."""
+    from lsmbench.cli import main
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text(yaml.safe_dump({
+        "name": "share", "engine": {"name": "builtin"}, "workload": "update-uniform-1kb",
+        "matrix": {"scheduler": ["single", "idle"], "idle_mode": ["rate", "after_burst"],
+                   "exclude": [{"scheduler": "single", "idle_mode": "after_burst"}]},
+        "phases": {"load": {"engine_options": {"merge_scheduler": "single"}},
+                   "testing": {"duration": "8s", "shared_across": ["scheduler", "idle_mode"],
+                               "engine_options": {"merge_scheduler": "idle"}}}},
+        sort_keys=False))
+    assert main(["validate", str(spec)]) == 2
+    err = capsys.readouterr().err
+    assert "phases.testing.shared_across: scheduler=single,idle_mode=rate,rep=0 and " \
+           "scheduler=idle,idle_mode=after_burst,rep=0 would share" in err
+    assert "idle_mode='rate' vs 'after_burst'" in err
