@@ -72,12 +72,16 @@ def group_id(params: dict[str, Any]) -> str:
     return _id_text(params, {"params": params}, []) or "all"
 
 
-def _id_text(params: dict[str, Any], hashed: dict[str, Any], tail: list[str]) -> str:
-    short: dict[str, str] = {}
+def short_names(params: dict[str, Any]) -> dict[str, str]:
+    """Each dimension's short name: the last part of a dotted name when no other dimension
+    ends the same ('phases.running.queries.operations.get' -> 'get'), else the whole name."""
     lasts = [k.rsplit(".", 1)[-1] for k in params]
-    for k in params:
-        last = k.rsplit(".", 1)[-1]
-        short[k] = last if lasts.count(last) == 1 else k
+    return {k: k.rsplit(".", 1)[-1] if lasts.count(k.rsplit(".", 1)[-1]) == 1 else k
+            for k in params}
+
+
+def _id_text(params: dict[str, Any], hashed: dict[str, Any], tail: list[str]) -> str:
+    short = short_names(params)
     parts = [f"{slug(short[k])}={slug(v)}" for k, v in params.items()]
     text = ",".join([*parts, *tail])
     if len(text) > MAX_ID_LEN:

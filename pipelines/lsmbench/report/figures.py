@@ -24,6 +24,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure as MplFigure
 
 from ..groups import point_group
+from ..points import short_names
 from ..values import dig as _get
 from ..values import number as _num
 from .load import StoredPhase, StoredPoint
@@ -89,7 +90,8 @@ def label(pt: StoredPoint) -> str:
     """A point's legend entry: its matrix values, else its id."""
     params = pt.params
     if params:
-        return ", ".join(f"{k}={v}" for k, v in params.items())
+        short = short_names(params)
+        return ", ".join(f"{short[k]}={v}" for k, v in params.items())
     return pt.id
 
 
@@ -482,12 +484,14 @@ def query_figure(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW
         for ax, t in zip(axes, types, strict=True):
             series = []
             for pt in g.points:
-                if pt.running is None:
+                # A group that ran no query of this type is not drawn in its panel.
+                if pt.running is None or t not in _query_types(pt.running):
                     continue
                 xs, ys = windowed(pt.running.regular_intervals(), w,
                                   lambda iv, t=t: _num(_get(iv, "queries", t, "ops")))
                 series.append(([x / scale for x in xs], ys))
-            draw_group(ax, series, w / scale, st, g.label)
+            if series:
+                draw_group(ax, series, w / scale, st, g.label)
     for ax, t in zip(axes, types, strict=True):
         ax.set_title(f"{t} queries, {_running_title(points, short=True)}", fontsize="medium")
         ax.set_xlabel(f"time since phase start ({unit})")
