@@ -14,7 +14,7 @@ DEB_PACKAGES := cmake ninja-build g++ pkg-config libgtest-dev nlohmann-json3-dev
 VENV ?= .venv
 PYTHON ?= python3
 
-.PHONY: all deps venv build build-asan test test-engine test-driver test-python bench quickstart clean format lint
+.PHONY: all deps venv build build-asan test test-engine test-driver test-python bench quickstart reproduce reproduce-quick clean format lint
 
 all: build
 
@@ -85,3 +85,12 @@ format:
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
+
+# The papers' experiments (docs/results/reproduce.md): runs them into results/reproduce/ and
+# regenerates docs/results/luo-carey.md, mao.md and pramanik.md. reproduce-quick: short phases
+# and few repetitions, under 30 minutes.
+reproduce: venv build
+	LSMBENCH_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/lsmbench reproduce
+
+reproduce-quick: venv build
+	LSMBENCH_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/lsmbench reproduce --quick

@@ -690,6 +690,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_track_parser(sub, common)
 
+    from .reproduce.cli import add_parser as add_reproduce_parser
+
+    add_reproduce_parser(sub, common)
+
     s = sub.add_parser("ls", parents=[common], help="campaigns and points in the results store")
     s.add_argument("campaign", nargs="?", default=None)
     s.add_argument("--repetitions", action="store_true",

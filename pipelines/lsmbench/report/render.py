@@ -127,6 +127,11 @@ def _environment(markdown: bool) -> Environment:
     return env
 
 
+def markdown_environment() -> Environment:
+    """The Jinja2 environment of the Markdown templates (reports/templates/*.md.j2)."""
+    return _environment(markdown=True)
+
+
 def _flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {}
     if isinstance(obj, dict):

@@ -1,0 +1,193 @@
+"""Luo & Carey (VLDB 2019): the claims of Sec. 5.2 the suite's campaigns test."""
+
+from __future__ import annotations
+
+from ..evidence import (
+    INCONCLUSIVE,
+    CampaignEvidence,
+    Finding,
+    all_of,
+    compare,
+    components_mean,
+    fmt_plain,
+    fmt_rate,
+    fmt_seconds,
+    query_rate,
+    similar,
+    testing_max,
+    verdict_is,
+)
+from . import Claim
+
+SCHED = "repro-lc-schedulers"
+RATIO = "repro-lc-size-ratio"
+CONSTR = "repro-lc-constraints"
+BURSTS = "repro-lc-bursts"
+QUERIES = "repro-lc-queries"
+P99 = "p99_write_latency_s"
+
+
+def _verdicts(ev: CampaignEvidence, wanted: str, **params: object) -> Finding:
+    groups = ev.select(**params)
+    if not groups:
+        return Finding(status=INCONCLUSIVE, ours="no such group", why=f"{params} did not run")
+    return all_of([verdict_is(g, ", ".join(f"{v}" for k, v in g.params.items()
+                                            if k not in params) or g.group, [wanted])
+                   for g in groups])
+
+
+def _extreme_ratios(ev: CampaignEvidence) -> tuple[float, float] | None:
+    ratios = sorted({g.params.get("size_ratio") for g in ev.groups} - {None})
+    return (ratios[0], ratios[-1]) if len(ratios) >= 2 else None
+
+
+def _ratio_trend(ev: CampaignEvidence, policy: str, higher: bool) -> Finding:
+    ends = _extreme_ratios(ev)
+    if ends is None:
+        return Finding(status=INCONCLUSIVE, ours="-", why="fewer than two size ratios ran")
+    lo, hi = ends
+    a = ev.estimate(ev.one(policy=policy, size_ratio=hi, scheduler="fair"), testing_max)
+    b = ev.estimate(ev.one(policy=policy, size_ratio=lo, scheduler="fair"), testing_max)
+    return compare(a, b, f"T={hi:g}", f"T={lo:g}", higher=higher, fmt=fmt_rate,
+                   what="testing maximum")
+
+
+def _largest_ratio(ev: CampaignEvidence, policy: str, scheduler: str, wanted: str) -> Finding:
+    ends = _extreme_ratios(ev)
+    if ends is None:
+        return Finding(status=INCONCLUSIVE, ours="-", why="fewer than two size ratios ran")
+    g = ev.one(policy=policy, size_ratio=ends[1], scheduler=scheduler)
+    return verdict_is(g, f"{policy}, {scheduler}, T={ends[1]:g}", [wanted])
+
+
+def _constraint_effect(ev: CampaignEvidence, policy: str) -> Finding:
+    parts = []
+    for sched in ("fair", "greedy"):
+        local = ev.estimate(ev.one(policy=policy, constraint="local", scheduler=sched), P99)
+        glob = ev.estimate(ev.one(policy=policy, constraint="global", scheduler=sched), P99)
+        parts.append(compare(local, glob, f"{sched} local", f"{sched} global", higher=True,
+                             fmt=fmt_seconds, what="p99"))
+    return all_of(parts)
+
+
+def _tiering_constraint_similar(ev: CampaignEvidence) -> Finding:
+    parts = []
+    for sched in ("fair", "greedy"):
+        local = ev.estimate(ev.one(policy="tiering", constraint="local", scheduler=sched), P99)
+        glob = ev.estimate(ev.one(policy="tiering", constraint="global", scheduler=sched), P99)
+        if local.median is None and glob.median is None:
+            return Finding(status=INCONCLUSIVE, ours="-", why="tiering did not run (--quick "
+                           "runs leveling only)")
+        parts.append(similar(local, glob, f"{sched} local", f"{sched} global",
+                             fmt=fmt_seconds, what="p99"))
+    return all_of(parts)
+
+
+def _query_compare(ev: CampaignEvidence, kind: str, a: dict[str, str], b: dict[str, str],
+                   *, higher: bool = True, same: bool = False) -> Finding:
+    """Compares the rate of `kind` queries (the groups that ran only that kind)."""
+    only = {"get": 1, "scan": 0} if kind == "get" else {"get": 0, "scan": 1}
+    ea = ev.estimate(ev.one(**a, **only), query_rate(kind))
+    eb = ev.estimate(ev.one(**b, **only), query_rate(kind))
+    na = ", ".join(a.values())
+    nb = ", ".join(b.values())
+    if same:
+        return similar(ea, eb, na, nb, fmt=fmt_rate, what=f"{kind} rate")
+    return compare(ea, eb, na, nb, higher=higher, fmt=fmt_rate, what=f"{kind} rate")
+
+
+CLAIMS: list[Claim] = [
+    Claim("LC1", "luo-carey", "Sec. 5.2, Fig. 9",
+          "Tiering: the single-threaded scheduler stalls writes at 95 % of the maximum",
+          "long write stalls and latencies of tens of seconds (figures only)", SCHED,
+          lambda ev: verdict_is(ev.one(policy="tiering", scheduler="single"),
+                                "tiering, single", ["not-sustainable"])),
+    Claim("LC2", "luo-carey", "Sec. 5.2, Fig. 9",
+          "Tiering: the fair and the greedy scheduler both sustain 95 % of the maximum",
+          "stable throughput, small latencies (figures only)", SCHED,
+          lambda ev: all_of([verdict_is(ev.one(policy="tiering", scheduler=s), f"tiering, {s}",
+                                        ["sustainable"]) for s in ("fair", "greedy")])),
+    Claim("LC3", "luo-carey", "Sec. 4.2, Thm. 2; Fig. 9",
+          "The greedy scheduler keeps fewer disk components than fair (tiering)",
+          "greedy minimizes the number of components (figures only)", SCHED,
+          lambda ev: compare(ev.estimate(ev.one(policy="tiering", scheduler="greedy"),
+                                         components_mean),
+                             ev.estimate(ev.one(policy="tiering", scheduler="fair"),
+                                         components_mean),
+                             "greedy", "fair", higher=False, fmt=fmt_plain,
+                             what="mean disk components")),
+    Claim("LC4", "luo-carey", "Sec. 5.2, Fig. 10",
+          "Leveling: single and fair do not sustain 95 % of the maximum",
+          "large write latencies with single and fair (figures only)", SCHED,
+          lambda ev: all_of([verdict_is(ev.one(policy="leveling", scheduler=s),
+                                        f"leveling, {s}", ["not-sustainable"])
+                             for s in ("single", "fair")])),
+    Claim("LC5", "luo-carey", "Sec. 5.2, Fig. 10",
+          "Leveling: the greedy scheduler sustains 95 % of the maximum",
+          "greedy: stable throughput, small latencies (figures only)", SCHED,
+          lambda ev: verdict_is(ev.one(policy="leveling", scheduler="greedy"),
+                                "leveling, greedy", ["sustainable"])),
+    Claim("LC6", "luo-carey", "Sec. 5.2, Fig. 10",
+          "Leveling: greedy's write p99 is lower than fair's",
+          "figures only", SCHED,
+          lambda ev: compare(ev.estimate(ev.one(policy="leveling", scheduler="greedy"), P99),
+                             ev.estimate(ev.one(policy="leveling", scheduler="fair"), P99),
+                             "greedy", "fair", higher=False, fmt=fmt_seconds, what="p99")),
+    Claim("LC7", "luo-carey", "Sec. 5.2, Fig. 11a",
+          "A larger size ratio raises tiering's maximum write throughput",
+          "figures only", RATIO, lambda ev: _ratio_trend(ev, "tiering", higher=True)),
+    Claim("LC8", "luo-carey", "Sec. 5.2, Fig. 11a",
+          "A larger size ratio lowers leveling's maximum write throughput",
+          "figures only", RATIO, lambda ev: _ratio_trend(ev, "leveling", higher=False)),
+    Claim("LC9", "luo-carey", "Sec. 5.2, Fig. 11b",
+          "Leveling with greedy sustains 95 % at every size ratio",
+          "greedy: small p99 at every size ratio (figures only)", RATIO,
+          lambda ev: _verdicts(ev, "sustainable", policy="leveling", scheduler="greedy")),
+    Claim("LC10", "luo-carey", "Sec. 5.2, Fig. 11b",
+          "Leveling with fair does not sustain 95 % at the largest size ratio",
+          "fair: large p99 as the size ratio grows (figures only)", RATIO,
+          lambda ev: _largest_ratio(ev, "leveling", "fair", "not-sustainable")),
+    Claim("LC11", "luo-carey", "Sec. 5.2, Fig. 11b",
+          "Tiering with fair and greedy sustains 95 % at every size ratio",
+          "small p99 at every size ratio (figures only)", RATIO,
+          lambda ev: _verdicts(ev, "sustainable", policy="tiering")),
+    Claim("LC12", "luo-carey", "Sec. 5.2, Fig. 12",
+          "Local component constraints make leveling's write p99 larger than the global one",
+          "figures only", CONSTR, lambda ev: _constraint_effect(ev, "leveling")),
+    Claim("LC13", "luo-carey", "Sec. 5.2, Fig. 12",
+          "Local component constraints have little impact on tiering",
+          "figures only", CONSTR, _tiering_constraint_similar),
+    Claim("LC14", "luo-carey", "Sec. 5.2, Fig. 13b",
+          "Writing as fast as possible gives lower write latencies than delaying writes",
+          "figures only", BURSTS,
+          lambda ev: compare(ev.estimate(ev.one(write_control="stop"), P99),
+                             ev.estimate(ev.one(write_control="slowdown"), P99),
+                             "stop", "slowdown", higher=False, fmt=fmt_seconds, what="p99")),
+    Claim("LC15", "luo-carey", "Sec. 5.2, Fig. 13a",
+          "Delaying writes avoids write stalls",
+          "figures only", BURSTS,
+          lambda ev: compare(ev.estimate(ev.one(write_control="slowdown"), "stall_s"),
+                             ev.estimate(ev.one(write_control="stop"), "stall_s"),
+                             "slowdown", "stop", higher=False, fmt=fmt_seconds,
+                             what="stalled time")),
+    Claim("LC16", "luo-carey", "Sec. 5.2.4, Figs. 14, 17",
+          "Tiering: greedy raises point-lookup throughput over fair",
+          "figures only", QUERIES,
+          lambda ev: _query_compare(ev, "get", {"policy": "tiering", "scheduler": "greedy"},
+                                    {"policy": "tiering", "scheduler": "fair"})),
+    Claim("LC17", "luo-carey", "Sec. 5.2.4, Figs. 14, 17",
+          "Tiering: greedy raises short-scan throughput over fair",
+          "figures only", QUERIES,
+          lambda ev: _query_compare(ev, "scan", {"policy": "tiering", "scheduler": "greedy"},
+                                    {"policy": "tiering", "scheduler": "fair"})),
+    Claim("LC18", "luo-carey", "Sec. 5.2.4, Figs. 14, 16",
+          "Leveling has much better range-query throughput than tiering",
+          "figures only", QUERIES,
+          lambda ev: _query_compare(ev, "scan", {"policy": "leveling", "scheduler": "fair"},
+                                    {"policy": "tiering", "scheduler": "fair"})),
+    Claim("LC19", "luo-carey", "Sec. 5.2.4, Figs. 14, 16",
+          "Leveling and tiering have similar point-lookup throughput (Bloom filters)",
+          "figures only", QUERIES,
+          lambda ev: _query_compare(ev, "get", {"policy": "leveling", "scheduler": "fair"},
+                                    {"policy": "tiering", "scheduler": "fair"}, same=True)),
+]

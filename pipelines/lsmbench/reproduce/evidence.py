@@ -1,0 +1,258 @@
+"""What a claim is judged on: a campaign's groups (lsmbench.groups: medians and order-statistic
+intervals over repetitions) and figures per point that the group table does not carry
+(components, query rates, write amplification, writes within bursts), each aggregated the
+same way; and the one rule that turns two estimates into a status.
+
+The rule (docs/results/reproduce.md, "How a claim is judged"): a claim that A is higher than B
+is **reproduced** when A's interval lies wholly above B's, **not reproduced** when wholly
+below, and **inconclusive** otherwise -- overlapping intervals, or fewer than 3 repetitions
+(no interval: the medians' direction is reported, never a status). A claim about a verdict
+takes the group verdict, which already says inconclusive when the repetitions disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from ..groups import Group, group_repetitions, make_repetition
+from ..listing import estimate_text
+from ..names import DIMENSION_ALIASES
+from ..report.load import component_counts
+from ..report.papers import bursts
+from ..results import Campaign, StoredPoint, read_campaign
+from ..stats import Estimate, median_ci
+from ..values import dig, number
+
+Status = Literal["reproduced", "not reproduced", "inconclusive", "not run"]
+REPRODUCED: Status = "reproduced"
+NOT_REPRODUCED: Status = "not reproduced"
+INCONCLUSIVE: Status = "inconclusive"
+NOT_RUN: Status = "not run"
+
+
+class Finding(BaseModel):
+    """A claim's result: what we measured, the status, and why."""
+
+    status: Status
+    ours: str
+    why: str
+
+
+PointMetric = Callable[[StoredPoint], float | None]
+
+
+# ---------------------------------------------------------------- per-point figures
+
+
+def testing_max(pt: StoredPoint) -> float | None:
+    return number(dig(pt.record, "max_throughput", "writes_per_s"))
+
+
+def components_mean(pt: StoredPoint) -> float | None:
+    """Mean disk components over the running phase's measured intervals."""
+    counts = component_counts(pt.running) if pt.running else []
+    return sum(counts) / len(counts) if counts else None
+
+
+def query_rate(kind: str) -> PointMetric:
+    """Queries of `kind` (get, scan) per second in the running phase's measured window."""
+    def metric(pt: StoredPoint) -> float | None:
+        return number(pt.running.summary_get("queries", kind, "throughput")) if pt.running \
+            else None
+    return metric
+
+
+def testing_engine_metric(name: str) -> PointMetric:
+    """An engine metric at the end of the testing phase (write_amplification, ...)."""
+    def metric(pt: StoredPoint) -> float | None:
+        return number(pt.testing.summary_get("engine_metrics", "end", name)) if pt.testing \
+            else None
+    return metric
+
+
+def burst_write_rate(pt: StoredPoint) -> float | None:
+    """Writes completed per second within the running phase's bursts (the client's write
+    throughput while it has something to write; Pramanik & Venkatesh's Table 2 measure)."""
+    ph = pt.running
+    if ph is None:
+        return None
+    spans = bursts(ph)
+    if not spans:
+        return None
+    writes = seconds = 0.0
+    for iv in ph.regular_intervals():
+        start, end = number(iv.get("t_start_s")), number(iv.get("t_end_s"))
+        w = number(dig(iv, "ops", "writes"))
+        if start is None or end is None or w is None:
+            continue
+        if any(s - 1e-6 <= start and end <= e + 1e-6 for s, e in spans):
+            writes += w
+            seconds += end - start
+    return writes / seconds if seconds > 0 else None
+
+
+# ---------------------------------------------------------------- a campaign
+
+
+def param(params: dict[str, Any], name: str) -> Any:
+    """A matrix value by its dimension's name (`policy` and `merge_policy` are one), or by
+    the last part of a dotted name."""
+    for key in (name, DIMENSION_ALIASES.get(name)):
+        if key in params:
+            return params[key]
+    for short, option in DIMENSION_ALIASES.items():
+        if name == option and short in params:
+            return params[short]
+    found = [v for k, v in params.items() if k.rsplit(".", 1)[-1] == name]
+    return found[0] if len(found) == 1 else None
+
+
+@dataclass
+class CampaignEvidence:
+    """One experiment's stored campaign, read once."""
+
+    name: str
+    campaign: Campaign
+    groups: list[Group]
+    points: dict[str, StoredPoint] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)  # non-campaign evidence (sim tables)
+
+    def select(self, **params: Any) -> list[Group]:
+        """The groups whose matrix values include these: a name as in the spec's matrix, or
+        the last part of a dotted one (`get` for phases.running.queries.operations.get)."""
+        return [g for g in self.groups
+                if all(param(g.params, k) == v for k, v in params.items())]
+
+    def one(self, **params: Any) -> Group | None:
+        found = self.select(**params)
+        return found[0] if len(found) == 1 else None
+
+    def estimate(self, group: Group | None, metric: str | PointMetric) -> Estimate:
+        """A group figure (a name of lsmbench.groups.FIGURES) or a per-point metric's median
+        and interval over the group's complete repetitions."""
+        if group is None:
+            return Estimate()
+        if isinstance(metric, str):
+            return getattr(group, metric)
+        values = [metric(self.points[p]) for p in group.points
+                  if p in self.points and self.points[p].ok]
+        return median_ci(values)
+
+
+def read_evidence(results: Path, name: str) -> CampaignEvidence | None:
+    """The campaign `name` in the store `results`, or None when it has no stored point."""
+    d = results / name
+    if not (d / "campaign.json").is_file():
+        return None
+    campaign = read_campaign(d)
+    if not campaign.points:
+        return None
+    reps = [make_repetition(p.id, p.record, p.running.summary if p.running else None)
+            for p in campaign.points]
+    return CampaignEvidence(name=name, campaign=campaign, groups=group_repetitions(reps),
+                            points={p.id: p for p in campaign.points})
+
+
+# ---------------------------------------------------------------- judging
+
+
+def fmt_rate(v: float) -> str:
+    return f"{v:,.0f}/s"
+
+
+def fmt_seconds(v: float) -> str:
+    return f"{v * 1000:.3g} ms" if v < 1 else f"{v:.3g} s"
+
+
+def fmt_plain(v: float) -> str:
+    return f"{v:.3g}"
+
+
+def est(e: Estimate, fmt: Callable[[float], str]) -> str:
+    """'1,234/s [1,100-1,300] (n=3)': the median, its interval and the repetitions."""
+    if e.median is None:
+        return "no data"
+    return f"{estimate_text(e, fmt)} (n={e.n})"
+
+
+def compare(a: Estimate, b: Estimate, a_name: str, b_name: str, *, higher: bool,
+            fmt: Callable[[float], str], what: str) -> Finding:
+    """The claim "a's `what` is higher (lower) than b's", judged by their intervals."""
+    ours = f"{a_name} {est(a, fmt)}; {b_name} {est(b, fmt)}"
+    if a.median is None or b.median is None:
+        return Finding(status=INCONCLUSIVE, ours=ours, why=f"no {what} measured for "
+                       f"{a_name if a.median is None else b_name}")
+    word = "higher" if higher else "lower"
+    as_claimed = a.median > b.median if higher else a.median < b.median
+    if not (a.has_interval and b.has_interval):
+        return Finding(status=INCONCLUSIVE, ours=ours, why=(
+            f"fewer than 3 repetitions, no interval: the median {what} of {a_name} is "
+            f"{'' if as_claimed else 'not '}{word}, which so few runs cannot confirm"))
+    assert a.ci_low is not None and a.ci_high is not None
+    assert b.ci_low is not None and b.ci_high is not None
+    above, below = a.ci_low > b.ci_high, a.ci_high < b.ci_low
+    if (above and higher) or (below and not higher):
+        return Finding(status=REPRODUCED, ours=ours,
+                       why=f"the intervals of {what} are apart, {a_name}'s {word}")
+    if above or below:
+        return Finding(status=NOT_REPRODUCED, ours=ours, why=(
+            f"the intervals of {what} are apart the other way: {a_name}'s is "
+            f"{'lower' if higher else 'higher'}"))
+    return Finding(status=INCONCLUSIVE, ours=ours, why=(
+        f"the intervals of {what} overlap (the medians point "
+        f"{'the claimed way' if as_claimed else 'the other way'})"))
+
+
+def verdict_is(group: Group | None, name: str, wanted: Sequence[str]) -> Finding:
+    """The claim "`name` is <one of wanted>" about a group verdict."""
+    if group is None:
+        return Finding(status=INCONCLUSIVE, ours="no such group", why=f"{name} did not run")
+    agree = ", ".join(f"{k} {v}" for k, v in group.agree.items() if v)
+    ours = (f"{name}: {group.verdict} ({agree or 'no verdict'}; p99 "
+            f"{est(group.p99_write_latency_s, fmt_seconds)})")
+    if group.verdict == "inconclusive":
+        return Finding(status=INCONCLUSIVE, ours=ours, why="; ".join(group.reasons[:2]))
+    if group.complete < 3:
+        return Finding(status=INCONCLUSIVE, ours=ours, why=(
+            f"{group.complete} repetition(s): the verdict is {group.verdict}, but one or two "
+            "runs are no evidence either way"))
+    if group.verdict in wanted:
+        return Finding(status=REPRODUCED, ours=ours, why=group.reasons[0] if group.reasons
+                       else group.verdict)
+    return Finding(status=NOT_REPRODUCED, ours=ours, why=group.reasons[0] if group.reasons
+                   else group.verdict)
+
+
+def all_of(findings: Sequence[Finding]) -> Finding:
+    """A claim made of parts: reproduced when every part is, not reproduced when any part is
+    not, inconclusive otherwise."""
+    statuses = {f.status for f in findings}
+    if statuses == {REPRODUCED}:
+        status: Status = REPRODUCED
+    elif NOT_REPRODUCED in statuses:
+        status = NOT_REPRODUCED
+    else:
+        status = INCONCLUSIVE
+    whys = dict.fromkeys(f.why for f in findings)  # each reason once, in order
+    return Finding(status=status, ours="; ".join(f.ours for f in findings),
+                   why="; ".join(whys))
+
+
+def similar(a: Estimate, b: Estimate, a_name: str, b_name: str, *,
+            fmt: Callable[[float], str], what: str) -> Finding:
+    """The claim "a's and b's `what` are about the same": reproduced when their intervals
+    overlap, not reproduced when they are apart."""
+    ours = f"{a_name} {est(a, fmt)}; {b_name} {est(b, fmt)}"
+    if not (a.has_interval and b.has_interval):
+        return Finding(status=INCONCLUSIVE, ours=ours,
+                       why=f"fewer than 3 repetitions, no interval of {what}")
+    assert a.ci_low is not None and a.ci_high is not None
+    assert b.ci_low is not None and b.ci_high is not None
+    if a.ci_low > b.ci_high or a.ci_high < b.ci_low:
+        return Finding(status=NOT_REPRODUCED, ours=ours, why=f"the intervals of {what} are apart")
+    return Finding(status=REPRODUCED, ours=ours, why=f"the intervals of {what} overlap")

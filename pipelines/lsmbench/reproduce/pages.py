@@ -1,0 +1,181 @@
+"""The results pages: docs/results/<paper>.md from the stored experiments, with their figures
+(PNG files beside the page, under img/<paper>/) -- regenerated whole every time, each file
+renamed into place when complete."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..groups import Group
+from ..report.figures import Figure, all_figures
+from ..report.render import markdown_environment
+from .claims import Claim, all_claims
+from .evidence import (
+    NOT_REPRODUCED,
+    NOT_RUN,
+    REPRODUCED,
+    CampaignEvidence,
+    Finding,
+    est,
+    fmt_plain,
+    fmt_rate,
+    fmt_seconds,
+    read_evidence,
+    testing_engine_metric,
+)
+from .simfigure import agreement_figure
+from .simtable import SimTable, SimTableError, read_table
+from .suite import PAPERS, Experiment
+
+TEMPLATE = "reproduce.md.j2"
+RUN_FILE = "reproduce.json"
+
+
+class ExperimentRun(BaseModel):
+    """How one experiment ran (RESULTS/reproduce.json)."""
+
+    name: str
+    command: str
+    exit_code: int
+    seconds: float
+    error: str | None = None
+
+
+class SuiteRun(BaseModel):
+    """The last `lsmbench reproduce` into this store."""
+
+    variant: str  # quick | full
+    started: str
+    ended: str | None = None
+    commit: str | None = None
+    dirty: bool | None = None
+    host: dict[str, Any] = {}
+    experiments: dict[str, ExperimentRun] = {}
+
+
+def read_run(store: Path) -> SuiteRun | None:
+    try:
+        return SuiteRun.model_validate_json((store / RUN_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_name(f".{path.name}.part")
+    part.write_bytes(data)
+    part.replace(path)
+
+
+Evidence = dict[str, CampaignEvidence | SimTable]
+
+
+def load_evidence(store: Path, exps: list[Experiment]) -> Evidence:
+    """Every experiment's stored result (a missing one is simply absent)."""
+    out: Evidence = {}
+    for exp in exps:
+        if exp.kind == "sim-validate":
+            try:
+                table = read_table(store, exp.name)
+            except SimTableError:
+                table = None
+            if table is not None:
+                out[exp.name] = table
+            continue
+        ev = read_evidence(store, exp.name)
+        if ev is None:
+            continue
+        if exp.kind == "tune":
+            with contextlib.suppress(OSError, ValueError):
+                ev.extra["tune"] = json.loads((store / exp.name / "tune.json").read_text())
+        out[exp.name] = ev
+    return out
+
+
+@dataclass
+class ExperimentSection:
+    exp: Experiment
+    run: ExperimentRun | None
+    columns: tuple[str, ...] = ()
+    groups: list[list[str]] = field(default_factory=list)
+    sim: SimTable | None = None
+    figures: list[dict[str, str]] = field(default_factory=list)
+
+
+TWO_PHASE_COLUMNS = ("group", "complete", "testing max", "write p99", "stalled", "verdict")
+TESTING_COLUMNS = ("group", "complete", "testing max", "write amplification",
+                   "average SSTables")
+
+
+def _group_row(ev: CampaignEvidence, g: Group, two_phase: bool) -> list[str]:
+    """A group's line: its verdict with the running phase's figures, or, for a campaign
+    without a running phase, the testing phase's write amplification and SSTable count."""
+    head = [g.group, f"{g.complete}/{g.repetitions}", est(g.max_write_throughput, fmt_rate)]
+    if not two_phase:
+        return [*head,
+                est(ev.estimate(g, testing_engine_metric("write_amplification")), fmt_plain),
+                est(ev.estimate(g, testing_engine_metric("average_sstables")), fmt_plain)]
+    agree = ", ".join(f"{v} {k}" for k, v in g.agree.items() if v)
+    return [*head, est(g.p99_write_latency_s, fmt_seconds), est(g.stall_s, fmt_seconds),
+            f"{g.verdict} ({agree})" if agree else g.verdict]
+
+
+def _figures(ev: CampaignEvidence, exp: Experiment, out_dir: Path) -> list[dict[str, str]]:
+    if not exp.figures:
+        return []
+    wanted = {f.id: f for f in all_figures(ev.campaign.points) if f.id in exp.figures}
+    return [_write_figure(wanted[fid], exp, out_dir) for fid in exp.figures if fid in wanted]
+
+
+def _write_figure(f: Figure, exp: Experiment, out_dir: Path) -> dict[str, str]:
+    rel = Path("img") / exp.paper / f"{exp.name}-{f.id}.png"
+    write_atomic(out_dir / rel, f.png)
+    return {"path": rel.as_posix(), "title": f.title, "caption": f.caption}
+
+
+def section(exp: Experiment, evidence: Evidence, run: SuiteRun | None,
+            out_dir: Path) -> ExperimentSection:
+    sec = ExperimentSection(exp, run.experiments.get(exp.name) if run else None)
+    ev = evidence.get(exp.name)
+    if isinstance(ev, SimTable):
+        sec.sim = ev
+        fig = agreement_figure(ev)
+        if fig is not None:
+            sec.figures = [_write_figure(fig, exp, out_dir)]
+    elif isinstance(ev, CampaignEvidence):
+        two_phase = any(p.running is not None for p in ev.points.values())
+        sec.columns = TWO_PHASE_COLUMNS if two_phase else TESTING_COLUMNS
+        sec.groups = [_group_row(ev, g, two_phase) for g in ev.groups]
+        sec.figures = _figures(ev, exp, out_dir)
+    return sec
+
+
+def judged(claims: list[Claim], evidence: Evidence) -> list[tuple[Claim, Finding]]:
+    return [(c, c.judge(evidence)) for c in claims]  # type: ignore[arg-type]
+
+
+def tally(rows: list[tuple[Claim, Finding]]) -> dict[str, int]:
+    out = {REPRODUCED: 0, NOT_REPRODUCED: 0, "inconclusive": 0, NOT_RUN: 0}
+    for _, f in rows:
+        out[f.status] += 1
+    return out
+
+
+def render_page(paper: str, exps: list[Experiment], evidence: Evidence, run: SuiteRun | None,
+                out_dir: Path) -> Path:
+    """Writes out_dir/<paper>.md (and its figures); returns its path."""
+    claims = [c for c in all_claims() if c.paper == paper]
+    rows = judged(claims, evidence)
+    sections = [section(e, evidence, run, out_dir) for e in exps if e.paper == paper]
+    text = markdown_environment().get_template(TEMPLATE).render(
+        paper=paper, title=PAPERS[paper], run=run, rows=rows, tally=tally(rows),
+        sections=sections, total_seconds=sum(s.run.seconds for s in sections if s.run))
+    path = out_dir / f"{paper}.md"
+    write_atomic(path, text.encode())
+    return path

@@ -1,0 +1,92 @@
+"""Mao et al.'s Table I at engine level against lsm-sim: `lsm-sim-validate` (engines/sim) runs
+the engine one flush at a time (merges complete before the next write, the paper's model) and
+the simulator on exactly the engine's flush sizes. Its CSV is kept in the results store as
+RESULTS/repro-mao-sim/validate.csv (written to a temporary file and renamed when complete)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from ..paths import build_candidates
+
+CSV_FILE = "validate.csv"
+
+
+class SimRow(BaseModel):
+    policy: str
+    k: int
+    flushes: int
+    engine_write_amp: float
+    sim_write_amp: float
+    write_amp_diff_pct: float
+    engine_avg_sstables: float
+    sim_avg_sstables: float
+    avg_sstables_diff: float
+    agree: str
+
+
+class SimTable(BaseModel):
+    name: str
+    rows: list[SimRow]
+
+    def row(self, policy: str, k: int) -> SimRow | None:
+        return next((r for r in self.rows if r.policy == policy and r.k == k), None)
+
+    @property
+    def ks(self) -> list[int]:
+        return sorted({r.k for r in self.rows})
+
+
+class SimTableError(RuntimeError):
+    pass
+
+
+def find_validate() -> Path | None:
+    return next((p for p in build_candidates("lsm-sim-validate")
+                 if p.is_file() and os.access(p, os.X_OK)), None)
+
+
+def run_validate(out_dir: Path, args: list[str]) -> Path:
+    """Runs lsm-sim-validate with `args` (its scratch store on /dev/shm when there is one),
+    keeps its CSV as out_dir/validate.csv. Raises SimTableError when it fails."""
+    exe = find_validate()
+    if exe is None:
+        raise SimTableError("lsm-sim-validate is not built (make build)")
+    scratch_root = "/dev/shm" if Path("/dev/shm").is_dir() else None
+    with tempfile.TemporaryDirectory(prefix="lsmbench-simval-", dir=scratch_root) as tmp:
+        proc = subprocess.run([str(exe), *args, "--format", "csv", "--dir", tmp],
+                              capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise SimTableError(f"lsm-sim-validate exited {proc.returncode}: "
+                            f"{proc.stderr.strip()[-500:]}")
+    parse(proc.stdout, "lsm-sim-validate's output")  # refuse to keep what cannot be read
+    out_dir.mkdir(parents=True, exist_ok=True)
+    part = out_dir / f".{CSV_FILE}.part"
+    part.write_text(proc.stdout)
+    part.replace(out_dir / CSV_FILE)
+    return out_dir / CSV_FILE
+
+
+def parse(text: str, where: str, name: str = "repro-mao-sim") -> SimTable:
+    try:
+        rows = [SimRow.model_validate(r) for r in csv.DictReader(io.StringIO(text))]
+    except ValidationError as e:
+        raise SimTableError(f"{where}: not lsm-sim-validate's CSV: {e.errors()[0]['msg']}") \
+            from None
+    if not rows:
+        raise SimTableError(f"{where}: no rows")
+    return SimTable(name=name, rows=rows)
+
+
+def read_table(results: Path, name: str) -> SimTable | None:
+    path = results / name / CSV_FILE
+    if not path.is_file():
+        return None
+    return parse(path.read_text(), str(path), name)

@@ -1,0 +1,158 @@
+"""The experiments `lsmbench reproduce` runs: one campaign spec (or lsm-sim-validate) each, in
+the full variant as its file says, or shortened by ``--quick`` with ``--set`` overrides.
+
+A spec file holds the full sizes, so that ``lsmbench run SPEC`` alone is the full experiment;
+the quick variant is the same spec with fewer values and shorter phases (each override is a
+``--set`` a user could type), chosen so that the whole quick suite stays under 30 minutes on
+2 cores (measured: docs/results/reproduce.md).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+PAPERS: dict[str, str] = {
+    "luo-carey": "Luo & Carey, On Performance Stability in LSM-based Storage Systems "
+                 "(VLDB 2019)",
+    "mao": "Mao et al., Experimental Evaluation of Bounded-Depth LSM Merge Policies "
+           "(IEEE BigData 2019)",
+    "pramanik": "Pramanik & Venkatesh, Data-driven LSM tuning and idle-time compaction",
+}
+
+
+class Experiment(BaseModel):
+    """One experiment of the suite."""
+
+    name: str  # the campaign's name in the results store (the spec's `name`)
+    paper: str  # a key of PAPERS
+    title: str
+    kind: Literal["run", "tune", "sim-validate"] = "run"
+    spec: str | None = None  # relative to the project root (run, tune)
+    quick: list[str] = Field(default_factory=list)  # --set KEY=VALUE of the quick variant
+    full: list[str] = Field(default_factory=list)  # --set of the full variant (usually none)
+    quick_args: list[str] = Field(default_factory=list)  # sim-validate: its flags, quick
+    full_args: list[str] = Field(default_factory=list)
+    figures: list[str] = Field(default_factory=list)  # report figure ids shown on the page
+    setup: str  # what differs from the paper's setup, for the page
+
+    def overrides(self, quick: bool) -> list[str]:
+        return self.quick if quick else self.full
+
+    def args(self, quick: bool) -> list[str]:
+        return self.quick_args if quick else self.full_args
+
+
+# The quick variant's phases: 12 s of testing (2 s warm-up) and 16 s of running, except where
+# a claim needs a longer window (the schedulers' leveling merges: 24 s, as the quickstart).
+_SHORT = ["phases.testing.duration=12s", "phases.running.duration=16s"]
+
+SUITE: tuple[Experiment, ...] = (
+    Experiment(
+        name="repro-lc-schedulers", paper="luo-carey",
+        title="Merge schedulers under tiering and leveling (Sec. 5.2, Figs. 8-10)",
+        spec="pipelines/campaigns/reproduce/lc-schedulers.yaml",
+        quick=["phases.testing.duration=16s", "phases.running.duration=24s",
+               "matrix.repetitions=3"],
+        figures=["throughput", "components", "latency"],
+        setup="200k x 1 KiB records (the paper: 100M), 2 MiB memory components, a 24 MB/s "
+              "cgroup write throttle (the paper: 100 MB/s on an SSD), phases of 32 s and 40 s "
+              "(quick: 16 s and 24 s; the paper: 2 h each), 5 repetitions (quick: 3).",
+    ),
+    Experiment(
+        name="repro-lc-size-ratio", paper="luo-carey",
+        title="The size ratio (Sec. 5.2, Fig. 11)",
+        spec="pipelines/campaigns/reproduce/lc-size-ratio.yaml",
+        quick=[*_SHORT, "matrix.size_ratio=[2,8]", "matrix.repetitions=1"],
+        figures=["vs-size_ratio"],
+        setup="Size ratios 2, 6 and 10 (the paper: 2, 4, 6, 8, 10; quick: 2 and 8, one "
+              "repetition); leveling with dynamic level sizes; 200k x 1 KiB records, 24 MB/s "
+              "throttle, phases of 32 s and 40 s (quick: 12 s and 16 s).",
+    ),
+    Experiment(
+        name="repro-lc-constraints", paper="luo-carey",
+        title="Global against local component constraints (Sec. 5.2, Fig. 12)",
+        spec="pipelines/campaigns/reproduce/lc-constraints.yaml",
+        quick=[*_SHORT, "matrix.policy=[leveling]", "matrix.repetitions=1"],
+        figures=["latency"],
+        setup="Local constraint: 2 components per level for leveling, 2T for tiering (the "
+              "paper's); the testing phase measures the maximum with the global constraint and "
+              "fair; 3 repetitions (quick: leveling only, one repetition, 12 s and 16 s "
+              "phases).",
+    ),
+    Experiment(
+        name="repro-lc-bursts", paper="luo-carey",
+        title="Writing as fast as possible against delaying writes (Sec. 5.2, Fig. 13)",
+        spec="pipelines/campaigns/reproduce/lc-bursts.yaml",
+        quick=["phases.testing.duration=12s", "phases.running.duration=30s",
+               "matrix.repetitions=1"],
+        figures=["throughput", "latency"],
+        setup="The paper alternates 2,000 and 8,000 records/s (25 and 5 minutes) and limits "
+              "the in-memory write rate to 4,000/s; here 5 s bursts at 1.6x the testing "
+              "maximum with 10 s idle, and the delay is LevelDB's (write_control slowdown: "
+              "1 ms per write above two thirds of the constraint), not a rate cap. 3 repetitions "
+              "(quick: one, a 30 s running phase).",
+    ),
+    Experiment(
+        name="repro-lc-queries", paper="luo-carey",
+        title="Queries under writes (Sec. 5.2.4, Figs. 14-17)",
+        spec="pipelines/campaigns/reproduce/lc-queries.yaml",
+        quick=[*_SHORT, "matrix.repetitions=1"],
+        figures=["queries"],
+        setup="2 closed-loop query threads (the paper: 8) beside the open-loop writers at 95 %; "
+              "point lookups and short scans of 100 records; no long scans (the store holds "
+              "200k records, the paper's long scans read 1M); the whole store is in the page "
+              "cache here (the paper's was not). 3 repetitions (quick: one, 12 s and 16 s "
+              "phases).",
+    ),
+    Experiment(
+        name="repro-mao-sim", paper="mao", kind="sim-validate",
+        title="Table I at engine level against lsm-sim (Sec. V-VI, Figs. 6-7)",
+        quick_args=["--flushes", "600", "--ks", "4,6,8"],
+        full_args=["--flushes", "2000", "--ks", "4,5,6,7,8"],
+        setup="1 KB records in hashed key order, 64 KiB memtables (~60 records per flush; the "
+              "paper: 4 MB memtables, ~24,000 flushes); 2,000 flushes (quick: 600), the engine "
+              "waiting for its merges after each flush (the paper's model), then lsm-sim on "
+              "exactly the engine's flush sizes. Deterministic: one run per policy and k.",
+    ),
+    Experiment(
+        name="bounded-depth", paper="mao",
+        title="The policies through the driver: trade-off and merge cost (Figs. 3 and 5)",
+        spec="pipelines/campaigns/bounded-depth.yaml",
+        quick=["matrix.sstable_bound=[4,8]", "workload.set.record_count=60000",
+               "phases.testing.duration=5s"],
+        figures=["tradeoff", "merge-cost", "flushes"],
+        setup="Free-running inserts (merges overlap flushes, unlike the table above), 150k "
+              "records (quick: 60k, k 4 and 8), no throttle.",
+    ),
+    Experiment(
+        name="repro-pv-bursts", paper="pramanik",
+        title="Idle-time compaction under write bursts (Sec. 6.3.2, Table 2, Figs. 21-24)",
+        spec="pipelines/campaigns/reproduce/pv-bursts.yaml",
+        quick=["phases.running.duration=20s", "phases.running.drain=5s"],
+        figures=["activity", "latency"],
+        setup="The bundled engine's leveling (the paper: LevelDB), 5 s bursts and 10 s idle (the "
+              "paper: 10 s and 20 s), arrivals at the testing maximum within a burst (the "
+              "paper's client wrote as fast as it could), a 24 MB/s cgroup throttle, 2 MiB "
+              "memtables; a 45 s running phase, three bursts (quick: 20 s, two bursts), 3 "
+              "repetitions.",
+    ),
+    Experiment(
+        name="tune-leveldb-closed-loop", paper="pramanik", kind="tune",
+        title="Bayesian tuning of LevelDB's memtable and file size (Sec. 6.3.1)",
+        spec="pipelines/campaigns/tune-leveldb-closed-loop.yaml",
+        quick=["tune.trials=6", "tune.confirm.top=1", "workload.set.record_count=300000",
+               "phases.testing.duration=10s"],
+        figures=[],
+        setup="LevelDB itself through its adapter, Optuna TPE instead of MLOS, 16 trials and "
+              "the top 3 plus the defaults confirmed with 3 fresh runs each (quick: 6 trials, "
+              "the top 1, 300k records loaded, 10 s closed loops); no throttle (a cgroup v1 "
+              "throttle does not see LevelDB's buffered writes).",
+    ),
+)
+
+
+def experiments(papers: list[str] | None = None) -> list[Experiment]:
+    """The suite's experiments of the given papers (all when None), in the suite's order."""
+    return [e for e in SUITE if papers is None or e.paper in papers]
