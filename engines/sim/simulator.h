@@ -18,8 +18,10 @@
 //   the bandwidth before any merge's (the engine's I/O budget serves flushes
 //   first), the new component joins the stack when its flush ends, and the
 //   writer fills the next memtable meanwhile unless all
-//   engine.memory_components are full (a memory stall). With flush_time off,
-//   flushes take no time (the first version of the model).
+//   engine.memory_components are full (a memory stall); as in the engine, a
+//   full memtable is not sealed while the stack is over the constraint.
+//   With flush_time off, flushes take no time (the first version of the
+//   model).
 //
 // Not thread-safe; one Simulator per thread.
 #ifndef LSM_SIM_SIMULATOR_H_

@@ -303,6 +303,7 @@ TEST(SimulatorTimed, ThreadSpeedsCapFlushesAndMerges) {
   o.time.bandwidth = 100;
   o.time.arrival_rate = 100;
   o.time.flush_rate = 50;
+  o.engine.max_components = 1000;  // no constraint stall (F3 ends with 3 components)
   std::unique_ptr<Simulator> sim;
   ASSERT_TRUE(Simulator::Create(o, &sim).ok());
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(sim->Flush(100).ok());
@@ -334,7 +335,16 @@ TEST(SimulatorTimed, FlushesGoBeforeMerges) {
   // (100 bytes/s). The second flush ends at 3 and starts a merge of 200
   // bytes; the third memtable, sealed at 3, is flushed 3..4 with the whole
   // bandwidth while the merge waits (shared evenly, it would end at 5).
-  auto sim = Make("constant", 1, 100, 100, "fair", true, 2);
+  // No constraint (3 components at 4; see the test below).
+  SimOptions o;
+  o.engine.merge_policy = lsm::PolicyKind::kConstant;
+  o.engine.sstable_bound = 1;
+  o.engine.merge_scheduler = lsm::SchedulerKind::kFair;
+  o.engine.max_components = 1000;
+  o.time.bandwidth = 100;
+  o.time.arrival_rate = 100;
+  std::unique_ptr<Simulator> sim;
+  ASSERT_TRUE(Simulator::Create(o, &sim).ok());
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(sim->Flush(100).ok());
   const Checkpoint c = sim->Now();
   EXPECT_DOUBLE_EQ(c.time_s, 4);
@@ -343,6 +353,26 @@ TEST(SimulatorTimed, FlushesGoBeforeMerges) {
   EXPECT_EQ(c.bytes_flushed, 300u);
   EXPECT_EQ(c.merges, 0u) << "the merge made no progress while the flush ran";
   EXPECT_DOUBLE_EQ(c.stall_s, 0);
+}
+
+TEST(SimulatorTimed, NoMemtableIsSealedOverTheConstraint) {
+  // As above, with the constraint (k + 1 = 2): F3 ends at 4 with 3
+  // components, so the fourth memtable, full at 4, is not sealed -- the
+  // engine checks the constraint before it switches memtables, whether or
+  // not a memtable is free. The merge of F1 and F2 runs alone 4..6; then 2
+  // components, and the memtable is sealed at 6 (a constraint stall of 2 s,
+  // not a memory stall). Sealed at 4, it would have flushed 4..5 and
+  // brought a fourth component.
+  auto sim = Make("constant", 1, 100, 100, "fair", true, 2);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(sim->Flush(100).ok());
+  const Checkpoint c = sim->Now();
+  EXPECT_DOUBLE_EQ(c.time_s, 6);
+  EXPECT_EQ(c.flushes_pending, 1u);
+  EXPECT_EQ(c.bytes_flushed, 300u);
+  EXPECT_EQ(c.merges, 1u);
+  EXPECT_DOUBLE_EQ(c.stall_s, 2);
+  EXPECT_DOUBLE_EQ(c.memory_stall_s, 0);
+  EXPECT_EQ(c.max_sstables, 3u);
 }
 
 }  // namespace
