@@ -168,21 +168,20 @@ void MergeControl::StartMerge(std::shared_ptr<MergeJob> job) {
 }
 
 void MergeControl::Reschedule() {
-  // A move reads and writes nothing, so it has no share of the budget to
-  // decide: it runs at once, beside the merges the scheduler picks. Shown to
-  // the scheduler it would count as a merge of its whole input, and greedy
-  // would hold it back behind every smaller merge: a full level would not
-  // move down while merges into the level above kept coming.
   std::vector<sched::MergeState> states;
   states.reserve(merges_.size());
   for (const auto& job : merges_) {
-    if (job->is_move()) continue;
-    states.push_back({job->id(), job->RemainingInputBytes(), job->total_input_bytes(),
-                      job->output_level(), job->score(), !job->paused()});
+    // A move reads and writes nothing: the scheduler sees no bytes left to
+    // merge. Shown its whole input instead, greedy held a full level's move
+    // down back behind every smaller merge into the level above, for as
+    // long as those kept coming.
+    const uint64_t remaining = job->is_move() ? 0 : job->RemainingInputBytes();
+    states.push_back({job->id(), remaining, job->total_input_bytes(), job->output_level(),
+                      job->score(), !job->paused()});
   }
   std::vector<uint64_t> running = scheduler_->SelectRunning(states, MakeSchedulerContext());
   auto selected = [&](const std::shared_ptr<MergeJob>& job) {
-    return job->is_move() || std::find(running.begin(), running.end(), job->id()) != running.end();
+    return std::find(running.begin(), running.end(), job->id()) != running.end();
   };
   // GetStats reads the jobs' states without mu_ and must never see more
   // running than the scheduler allows (it saw greedy_k's k + 1): pauses
