@@ -125,12 +125,12 @@ TEST(SimCli, BadInputNamesTheFlag) {
       << s.ToString();
   CliOptions timed = Parse({"--policy", "binomial", "--flushes", "5", "--bandwidth", "1M",
                             "--arrival-rate", "1M", "--flush-rate", "64K", "--merge-rate", "2M",
-                            "--load-flushes", "7", "--flush-priority", "alternate"}, &s);
+                            "--load-flushes", "7", "--flush-priority", "strict"}, &s);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(65536, timed.sim.time.flush_rate);
   EXPECT_EQ(2 << 20, timed.sim.time.merge_rate);
   EXPECT_EQ(7u, timed.load_flushes);
-  EXPECT_EQ(FlushPriority::kAlternate, timed.sim.time.flush_priority);
+  EXPECT_EQ(FlushPriority::kStrict, timed.sim.time.flush_priority);
   // An unknown policy is reported with the valid names.
   Parse({"--policy", "x", "--flushes", "5"}, &s);
   EXPECT_NE(s.ToString().find("--policy: engine option 'merge_policy': bad value 'x' (choose "

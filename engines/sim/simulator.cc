@@ -379,13 +379,24 @@ Status Simulator::FlushTimed(uint64_t bytes) {
     max_backlog_s_ = std::max(max_backlog_s_, BacklogSeconds());
     return CompleteFlush(bytes);
   }
-  // The full memtable is sealed once a memory component is free: one is the
-  // active memtable, the others hold the memtables waiting for or in flush.
+  // The full memtable is sealed once a memory component is free (one is the
+  // active memtable, the others hold the memtables waiting for or in flush)
+  // and the stack is not over the constraint: the engine's writer checks the
+  // constraint first, again after every wait, and switches memtables only
+  // then. (Sealed over the constraint, a memtable's flush would add one more
+  // component while writes are stopped: the first model's limit + 2.)
   const size_t immutable = static_cast<size_t>(std::max(options_.engine.memory_components, 2)) - 1;
-  while (pending_flushes_.size() >= immutable) {
+  for (;;) {
+    const bool over = snap_.stack.size() > Limit();
+    const bool memory = pending_flushes_.size() >= immutable;
+    if (!over && !memory) break;
     const double next = NextEvent();
+    if (!std::isfinite(next)) {
+      return Status::Corruption(std::string("policy ") + policy_->Name() +
+                                " left the stack over the constraint with no merge running");
+    }
     stall_ += next;
-    memory_stall_ += next;
+    if (!over) memory_stall_ += next;
     Status s = Advance(next);
     if (!s.ok()) return s;
   }

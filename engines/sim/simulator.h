@@ -15,11 +15,14 @@
 //   and writes stall while more components exist than the constraint allows
 //   (the policy's DefaultMaxComponents unless given). As in the engine, a
 //   full memtable is flushed by one flush thread, its bytes written through
-//   the bandwidth before any merge's (the engine's I/O budget serves flushes
-//   first), the new component joins the stack when its flush ends, and the
+//   the bandwidth taking turns with the running merges (half each, as the
+//   engine's flush and merge requests interleave in its I/O budget; see
+//   FlushPriority), the new component joins the stack when its flush ends, and the
 //   writer fills the next memtable meanwhile unless all
-//   engine.memory_components are full (a memory stall). With flush_time off,
-//   flushes take no time (the first version of the model).
+//   engine.memory_components are full (a memory stall); as in the engine, a
+//   full memtable is not sealed while the stack is over the constraint.
+//   With flush_time off, flushes take no time (the first version of the
+//   model).
 //
 // Not thread-safe; one Simulator per thread.
 #ifndef LSM_SIM_SIMULATOR_H_
@@ -46,7 +49,11 @@ enum class FlushPriority {
   kStrict,  // the flush takes all of it; merges wait (the I/O budget's queue order)
   kShared,  // the flush is one more writer, sharing evenly with the running merges
   // The flush and the merges take turns: half each while both write (the
-  // merges share their half evenly).
+  // merges share their half evenly). The default: the engine's flush thread
+  // builds its next block between requests, so a waiting merge request goes
+  // in between (measured: a flush at 8.5 of 16 MiB/s beside a merge), and
+  // the merges created after a flush or merge are the engine's (the first
+  // ones complete after the same flushes; strict, after twice as many).
   kAlternate,
 };
 
@@ -54,7 +61,7 @@ struct TimeModel {
   double bandwidth = 0;     // flush and merge bytes/s; 0: the instant model
   double arrival_rate = 0;  // bytes/s into the memtable; > 0 when bandwidth is
   bool flush_time = true;   // flushes take their bytes' share of the bandwidth
-  FlushPriority flush_priority = FlushPriority::kStrict;
+  FlushPriority flush_priority = FlushPriority::kAlternate;
   // The writer's rate while it has a backlog (bytes/s, >= arrival_rate):
   // writes keep arriving during a stall and are written at this rate after
   // it, as the engine's open loop catches up. 0: arrival_rate (no catch-up:
@@ -176,8 +183,8 @@ class Simulator {
   Status PickRound(bool* moved);  // one PickMerges; moves are applied at once
   void Schedule();
   double NextCompletion() const;  // seconds until the first running merge ends
-  // Seconds until the next flush or merge ends: the flush being written runs
-  // alone (flushes before merges).
+  // Seconds until the next flush or merge ends (the flush being written and
+  // the running merges at their FlushRate and MergeRate).
   double NextEvent() const;
   double FlushRate() const;  // bytes/s of the flush being written now (0: none)
   double MergeRate() const;  // bytes/s of each running merge now (0: none run)

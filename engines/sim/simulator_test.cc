@@ -303,6 +303,7 @@ TEST(SimulatorTimed, ThreadSpeedsCapFlushesAndMerges) {
   o.time.bandwidth = 100;
   o.time.arrival_rate = 100;
   o.time.flush_rate = 50;
+  o.engine.max_components = 1000;  // no constraint stall (F3 ends with 3 components)
   std::unique_ptr<Simulator> sim;
   ASSERT_TRUE(Simulator::Create(o, &sim).ok());
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(sim->Flush(100).ok());
@@ -334,7 +335,17 @@ TEST(SimulatorTimed, FlushesGoBeforeMerges) {
   // (100 bytes/s). The second flush ends at 3 and starts a merge of 200
   // bytes; the third memtable, sealed at 3, is flushed 3..4 with the whole
   // bandwidth while the merge waits (shared evenly, it would end at 5).
-  auto sim = Make("constant", 1, 100, 100, "fair", true, 2);
+  // No constraint (3 components at 4; see the test below).
+  SimOptions o;
+  o.engine.merge_policy = lsm::PolicyKind::kConstant;
+  o.engine.sstable_bound = 1;
+  o.engine.merge_scheduler = lsm::SchedulerKind::kFair;
+  o.engine.max_components = 1000;
+  o.time.bandwidth = 100;
+  o.time.arrival_rate = 100;
+  o.time.flush_priority = FlushPriority::kStrict;
+  std::unique_ptr<Simulator> sim;
+  ASSERT_TRUE(Simulator::Create(o, &sim).ok());
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(sim->Flush(100).ok());
   const Checkpoint c = sim->Now();
   EXPECT_DOUBLE_EQ(c.time_s, 4);
@@ -343,6 +354,27 @@ TEST(SimulatorTimed, FlushesGoBeforeMerges) {
   EXPECT_EQ(c.bytes_flushed, 300u);
   EXPECT_EQ(c.merges, 0u) << "the merge made no progress while the flush ran";
   EXPECT_DOUBLE_EQ(c.stall_s, 0);
+}
+
+TEST(SimulatorTimed, NoMemtableIsSealedOverTheConstraint) {
+  // As above, with the constraint (k + 1 = 2) and flushes taking turns with
+  // the merge (the default): F3 is flushed 3..5 at 50 bytes/s beside the
+  // merge of F1 and F2 (100 of its 200 bytes done at 5); the fourth
+  // memtable, full at 4, waits for a free memtable until 5 -- and then for
+  // the constraint, as F3 ended with 3 components: the engine checks the
+  // constraint before it switches memtables, after every wait. The merge
+  // runs alone 5..6; then 2 components, and the memtable is sealed at 6.
+  // Sealed at 5, its flush would have brought a fourth component.
+  auto sim = Make("constant", 1, 100, 100, "fair", true, 2);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(sim->Flush(100).ok());
+  const Checkpoint c = sim->Now();
+  EXPECT_DOUBLE_EQ(c.time_s, 6);
+  EXPECT_EQ(c.flushes_pending, 1u);
+  EXPECT_EQ(c.bytes_flushed, 300u);
+  EXPECT_EQ(c.merges, 1u);
+  EXPECT_DOUBLE_EQ(c.stall_s, 2);
+  EXPECT_DOUBLE_EQ(c.memory_stall_s, 1) << "4..5; 5..6 is a constraint stall";
+  EXPECT_EQ(c.max_sstables, 3u);
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ COMMON = {"memtable_bytes": "1M", "wal": "off"}
 VARIANTS: dict[str, list[str]] = {
     "no flush time": ["--flush-time", "none"],
     "flushes first": ["--flush-priority", "strict"],
-    "flushes alternate": ["--flush-priority", "alternate"],
+    "flushes alternate": ["--flush-priority", "alternate"],  # lsm-sim's default
     "flushes first + thread speeds": ["--flush-priority", "strict",
                                      "--flush-rate", "{flush_rate}",
                                      "--merge-rate", "{merge_rate}"],

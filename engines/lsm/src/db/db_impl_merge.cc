@@ -30,7 +30,7 @@ Status DBImpl::RunMerge(MergeJob* job) {
     base = version_;
   }
   const auto& inputs = job->inputs();
-  const bool moved = inputs.size() == 1;
+  const bool moved = job->is_move();
   std::vector<ComponentPtr> outputs;
   Status s;
   if (moved) {

@@ -171,8 +171,13 @@ void MergeControl::Reschedule() {
   std::vector<sched::MergeState> states;
   states.reserve(merges_.size());
   for (const auto& job : merges_) {
-    states.push_back({job->id(), job->RemainingInputBytes(), job->total_input_bytes(),
-                      job->output_level(), job->score(), !job->paused()});
+    // A move reads and writes nothing: the scheduler sees no bytes left to
+    // merge. Shown its whole input instead, greedy held a full level's move
+    // down back behind every smaller merge into the level above, for as
+    // long as those kept coming.
+    const uint64_t remaining = job->is_move() ? 0 : job->RemainingInputBytes();
+    states.push_back({job->id(), remaining, job->total_input_bytes(), job->output_level(),
+                      job->score(), !job->paused()});
   }
   std::vector<uint64_t> running = scheduler_->SelectRunning(states, MakeSchedulerContext());
   auto selected = [&](const std::shared_ptr<MergeJob>& job) {

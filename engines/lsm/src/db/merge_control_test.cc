@@ -258,6 +258,34 @@ TEST_F(MergeControlTest, FairRunsEveryMerge) {
   ASSERT_TRUE(host_.WaitForEnded(2));
 }
 
+TEST_F(MergeControlTest, GreedyRunsAMoveFirst) {
+  // Leveling's stack when level 1 is full and level 2 empty: level 1's
+  // component moves down (one input: nothing to read or write) while the
+  // flushed components merge into a new level-1 component. Greedy runs the
+  // merge with the fewest remaining bytes: the move, with none, although its
+  // component is ten times the merge's input (it waited behind the merge,
+  // and behind every later one while they stayed smaller).
+  auto component = [](uint64_t number, int level, uint64_t bytes) {
+    ComponentMeta m = test::MakeMeta(number, level, "a", "z");
+    m.file_size = bytes;
+    return std::make_shared<ComponentFile>(m, nullptr, nullptr, "");
+  };
+  const std::vector<ComponentPtr> stack = {component(1, 1, 10 << 20), component(2, 0, 1 << 20),
+                                           component(3, 0, 1 << 20)};
+  Open({Op({2, 3}, 1), Op({1}, 2)}, "greedy");
+  ASSERT_TRUE(Install(stack));
+  Stats st = MergeStats();
+  EXPECT_EQ(1u, st.merges_running);
+  EXPECT_EQ(1u, st.merges_pending);
+  ASSERT_TRUE(host_.WaitForStarted(2));  // the move
+  EXPECT_EQ(std::set<uint64_t>{2}, host_.started()) << "the merge waits (greedy runs one)";
+  host_.Finish(2);
+  ASSERT_TRUE(host_.WaitForEnded(1));
+  ASSERT_TRUE(host_.WaitForStarted(1));
+  host_.Finish(1);
+  ASSERT_TRUE(host_.WaitForEnded(2));
+}
+
 TEST_F(MergeControlTest, InvalidMergesAreIgnored) {
   // Not contiguous, missing, and an input shared with the first merge.
   Open({Op({1, 3}), Op({7}), Op({}), Op({2, 3}), Op({3, 4})});

@@ -38,6 +38,9 @@ class MergeJob {
   uint64_t max_output_bytes() const { return max_output_bytes_; }
   double score() const { return score_; }
   uint64_t total_input_bytes() const { return total_input_bytes_; }
+  // One input: the component only changes level (LevelDB's trivial move),
+  // nothing is read or written.
+  bool is_move() const { return inputs_.size() == 1; }
   uint64_t RemainingInputBytes() const {
     uint64_t consumed = consumed_bytes_.load(std::memory_order_relaxed);
     return consumed >= total_input_bytes_ ? 0 : total_input_bytes_ - consumed;
