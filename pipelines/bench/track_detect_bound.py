@@ -56,6 +56,7 @@ from lsmbench.track import synthetic
 from scipy import stats
 
 WINDOW = 4  # the newest nights tested: the detector's min_segment, the target's 3 nights + 1
+MIN_LEVEL = 4  # the fewest nights the level is estimated from (the detector's min_segment)
 FIRST_NIGHT = 7  # the suite scores from the first night the detector accepts (8 values)
 
 Variant = Literal["pooled", "before", "noise-known", "oracle"]
@@ -115,34 +116,36 @@ def step_p_value(values: Sequence[float], cut: int, rho: float, sigma: float,
 
 class InformedTest:
     """The informed test as the suite's replay calls a detector, for one series: night t's run
-    (values 0..t) tests the newest WINDOW nights against all the nights before them and
-    reports (t - 3, shift) when p <= alpha. ``step_at``: the series' step night (told), after
-    whose night k+3 it reports nothing (the target looks no further); ``aligned``: only the
-    test on night k+3. p-values are cached per night, so one series is computed once for
-    every alpha the calibration tries."""
+    (values 0..t) tests, for each window length w in ``windows``, the newest w nights against
+    all the nights before them, and reports (t - w + 1, shift) for each that gives p <= alpha.
+    ``step_at``: the series' step night (told), after whose night k+3 it reports nothing (the
+    target looks no further); ``aligned``: only the window that starts at the step. p-values
+    are cached, so one series is computed once for every alpha the calibration tries."""
 
     def __init__(self, rho: float, sigma: float, variant: Variant,
                  step_at: int | None = None, aligned: bool = False,
-                 one_sided: bool = False) -> None:
+                 one_sided: bool = False, windows: Sequence[int] = (WINDOW,)) -> None:
         self.rho, self.sigma, self.variant, self.one_sided = rho, sigma, variant, one_sided
-        self.step_at, self.aligned = step_at, aligned
+        self.step_at, self.aligned, self.windows = step_at, aligned, tuple(windows)
         self.alpha = 0.0
-        self.cache: dict[int, tuple[float, float]] = {}
+        self.cache: dict[tuple[int, int], tuple[float, float]] = {}
 
     def __call__(self, values: Sequence[float]) -> list[tuple[int, float]]:
         night = len(values) - 1
-        if self.step_at is not None and (
-                night > self.step_at + WINDOW - 1
-                or (self.aligned and night != self.step_at + WINDOW - 1)):
+        if self.step_at is not None and night > self.step_at + WINDOW - 1:
             return []
-        cut = len(values) - WINDOW
-        if cut < WINDOW:
-            return []
-        if night not in self.cache:
-            self.cache[night] = step_p_value(values, cut, self.rho, self.sigma, self.variant,
-                                            self.one_sided)
-        p, shift = self.cache[night]
-        return [(cut, shift)] if p <= self.alpha else []
+        found = []
+        for w in self.windows:
+            cut = len(values) - w
+            if cut < MIN_LEVEL or (self.aligned and cut != self.step_at):
+                continue
+            if (night, w) not in self.cache:
+                self.cache[night, w] = step_p_value(values, cut, self.rho, self.sigma,
+                                                    self.variant, self.one_sided)
+            p, shift = self.cache[night, w]
+            if p <= self.alpha:
+                found.append((cut, shift))
+        return found
 
 
 def false_alarm_rate(series: Sequence[synthetic.Series], tests: Sequence[InformedTest],
@@ -207,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="test for a rise only (the suite's steps rise): a detector that never "
                         "reports a fall, which the suite's false alarms and the product's "
                         "report of improvements do not allow; for comparison only")
+    p.add_argument("--windows", default=str(WINDOW),
+                   help="window lengths tested each night, e.g. 1,2,3,4 (default: 4 only)")
     p.add_argument("--testbed", type=int, default=synthetic.TESTBED_SIZE)
     p.add_argument("--testbed-shared", type=float, default=synthetic.TESTBED_SHARED)
     p.add_argument("--out", default="results/bench/track_detect_bound.json")
@@ -214,10 +219,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"seed {args.seed}: CoV {args.cov:.0%}, step {args.step:+.0%}, {args.rate} false "
           f"alarms / 100 nights; testbeds of {args.testbed} sharing {args.testbed_shared}; "
           f"{args.series} suite series, {args.calibration_series} for alpha, "
-          f"{args.detect_series} step series"
+          f"{args.detect_series} step series; windows {args.windows}"
           f"{'; one-sided (rises only)' if args.one_sided else ''}", flush=True)
     started = time.monotonic()
     sigma = args.cov * synthetic.LEVEL
+    windows = [int(w) for w in args.windows.split(",")]
     rows = []
     for rho in (float(r) for r in args.rhos.split(",")):
         flat = _drawn(synthetic.SeriesSpec(kind="flat", cov=args.cov, rho=rho),
@@ -228,16 +234,16 @@ def main(argv: list[str] | None = None) -> int:
                        args.testbed_shared)
         for variant in args.variants.split(","):
             v: Variant = variant  # type: ignore[assignment]
-            flat_tests = [InformedTest(rho, sigma, v, one_sided=args.one_sided)
-                          for _ in flat]
+            flat_tests = [InformedTest(rho, sigma, v, one_sided=args.one_sided,
+                                       windows=windows) for _ in flat]
             alpha = calibrate(flat, flat_tests, args.rate)
             row = {"rho": rho, "variant": v, "alpha": alpha,
                    "false_alarms_per_100_nights": false_alarm_rate(flat, flat_tests, alpha),
                    "false_alarms_per_100_nights_suite": false_alarm_rate(
                        flat[:args.series], flat_tests[:args.series], alpha)}
             for aligned in (False, True):
-                tests = [InformedTest(rho, sigma, v, s.change_at, aligned, args.one_sided)
-                         for s in steps]
+                tests = [InformedTest(rho, sigma, v, s.change_at, aligned, args.one_sided,
+                                      windows) for s in steps]
                 key = "aligned_" if aligned else ""
                 row[f"{key}found_within_3"] = found_within(steps, tests, alpha)
                 row[f"{key}found_within_3_suite"] = found_within(
@@ -259,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
                                "rate": args.rate, "testbed": args.testbed,
                                "testbed_shared": args.testbed_shared, "series": args.series,
                                "calibration_series": args.calibration_series,
-                               "detect_series": args.detect_series, "window": WINDOW,
+                               "detect_series": args.detect_series, "windows": windows,
                                "rows": rows}, indent=2))
     print(f"wrote {out}")
     return 0
