@@ -25,7 +25,11 @@ nights, counted by the suite's own function. Variants, by what is estimated:
 * ``before``: level and noise estimated, the noise from the nights before the window only
   (as the detector's newest nights' test does: t with n - 1 degrees of freedom);
 * ``noise-known``: only the level estimated (the true sigma and rho; normal);
-* ``oracle``: nothing estimated (the level and sigma known: the benchmark's oracle).
+* ``oracle``: nothing estimated (the level and sigma known: the benchmark's oracle);
+* ``cusum-oracle`` (not run by default): another design, Page's CUSUM of the nights' deviation
+  from the known level in units of the known noise (whitened with the told rho), with the
+  reference half the step the target names, reporting the first night of its current run
+  when it reaches -log(alpha): a sequential test that needs no window.
 
 ``aligned`` restricts the step series to the one test on night k+3 whose window is exactly
 the 4 new nights (the most powerful single test there); the default also counts the tests on
@@ -59,7 +63,7 @@ WINDOW = 4  # the newest nights tested: the detector's min_segment, the target's
 MIN_LEVEL = 4  # the fewest nights the level is estimated from (the detector's min_segment)
 FIRST_NIGHT = 7  # the suite scores from the first night the detector accepts (8 values)
 
-Variant = Literal["pooled", "before", "noise-known", "oracle"]
+Variant = Literal["pooled", "before", "noise-known", "oracle", "cusum-oracle"]
 VARIANTS: tuple[Variant, ...] = ("pooled", "before", "noise-known", "oracle")
 
 
@@ -124,9 +128,11 @@ class InformedTest:
 
     def __init__(self, rho: float, sigma: float, variant: Variant,
                  step_at: int | None = None, aligned: bool = False,
-                 one_sided: bool = False, windows: Sequence[int] = (WINDOW,)) -> None:
+                 one_sided: bool = False, windows: Sequence[int] = (WINDOW,),
+                 step: float = 0.10) -> None:
         self.rho, self.sigma, self.variant, self.one_sided = rho, sigma, variant, one_sided
         self.step_at, self.aligned, self.windows = step_at, aligned, tuple(windows)
+        self.step = step
         self.alpha = 0.0
         self.cache: dict[tuple[int, int], tuple[float, float]] = {}
 
@@ -134,6 +140,10 @@ class InformedTest:
         night = len(values) - 1
         if self.step_at is not None and night > self.step_at + WINDOW - 1:
             return []
+        if self.variant == "cusum-oracle":
+            if self.aligned and night != self.step_at + WINDOW - 1:
+                return []
+            return self._cusum(values)
         found = []
         for w in self.windows:
             cut = len(values) - w
@@ -145,6 +155,33 @@ class InformedTest:
             p, shift = self.cache[night, w]
             if p <= self.alpha:
                 found.append((cut, shift))
+        return found
+
+    def _cusum(self, values: Sequence[float]) -> list[tuple[int, float]]:
+        """Page's CUSUM on the whitened deviations from the known level, each side: the first
+        night of the current run and its sign when the statistic reaches -log(alpha)."""
+        night = len(values) - 1
+        if night + 1 < 2 * MIN_LEVEL:
+            return []
+        if (night, 0) not in self.cache:
+            z = (np.asarray(values, dtype=float) - synthetic.LEVEL) / self.sigma
+            white = _prais_winsten(z, self.rho) / math.sqrt(1.0 - self.rho * self.rho)
+            # a step of `step` is this many innovations' standard deviations once whitened
+            shift = (self.step * synthetic.LEVEL / self.sigma
+                     * math.sqrt((1.0 - self.rho) / (1.0 + self.rho)))
+            for side in (1.0, -1.0):
+                total, start = 0.0, 0
+                for i, v in enumerate(white):
+                    grown = max(0.0, total + side * v - shift / 2.0)
+                    start = i if total == 0.0 and grown > 0.0 else start
+                    total = grown
+                self.cache[night, int(side)] = (float(math.exp(-total)), float(start))
+            self.cache[night, 0] = (0.0, 0.0)
+        found = []
+        for side in ((1,) if self.one_sided else (1, -1)):
+            p, start = self.cache[night, side]
+            if p <= self.alpha:
+                found.append((int(start), float(side)))
         return found
 
 
@@ -235,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
         for variant in args.variants.split(","):
             v: Variant = variant  # type: ignore[assignment]
             flat_tests = [InformedTest(rho, sigma, v, one_sided=args.one_sided,
-                                       windows=windows) for _ in flat]
+                                       windows=windows, step=args.step) for _ in flat]
             alpha = calibrate(flat, flat_tests, args.rate)
             row = {"rho": rho, "variant": v, "alpha": alpha,
                    "false_alarms_per_100_nights": false_alarm_rate(flat, flat_tests, alpha),
@@ -243,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
                        flat[:args.series], flat_tests[:args.series], alpha)}
             for aligned in (False, True):
                 tests = [InformedTest(rho, sigma, v, s.change_at, aligned, args.one_sided,
-                                      windows) for s in steps]
+                                      windows, args.step) for s in steps]
                 key = "aligned_" if aligned else ""
                 row[f"{key}found_within_3"] = found_within(steps, tests, alpha)
                 row[f"{key}found_within_3_suite"] = found_within(
