@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import yaml
 from lsmbench.track import synthetic
-from lsmbench.track.detect import DetectorConfig, NotEnoughData, Segmenter
+from lsmbench.track.detect import DetectorConfig, NotEnoughData, Segmenter, detect
 
 OTAVA_WINDOW = 30  # Otava's window_len for a 60-night history (its default is 50)
 
@@ -126,6 +126,16 @@ class _Counted:
         return run
 
 
+def told_rho(config: DetectorConfig, rho: float) -> synthetic.Detector:
+    """lsmbench's detector given the true autocorrelation (``detect(values, rho=...)``), as
+    --rho-told runs it: what the testbed's pooled estimate costs, not a detector."""
+
+    def run(values: Sequence[float]) -> list[tuple[int, float]]:
+        return [(cp.index, cp.change) for cp in detect(values, config, rho=rho)]
+
+    return run
+
+
 def flicker_main(args: argparse.Namespace, config: DetectorConfig,
                  specs: Sequence[synthetic.SeriesSpec], testbeds: bool) -> int:
     """--flicker: per step kind, the nightly runs in the 10 nights after a change is first
@@ -217,6 +227,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--testbed-shared", type=float, default=synthetic.TESTBED_SHARED,
                    help="the share of a night's noise variance a testbed's series have in "
                         "common (default %(default)s)")
+    p.add_argument("--rho-told", action="store_true",
+                   help="give every series' detector its kind's true autocorrelation instead "
+                        "of the testbed's pooled estimate (the same series): a bound on what "
+                        "a better estimate of rho could buy, not a feature")
     p.add_argument("--flicker", action="store_true",
                    help="instead of the scores: for the step kinds, how many of the 10 "
                         "nightly runs after a change is first reported miss it, with and "
@@ -263,9 +277,11 @@ def main(argv: list[str] | None = None) -> int:
             all_counted.append(counted)
             detectors: Any = [counted.wrap(d) for tb in drawn
                               for d in synthetic.testbed_detectors(tb, config, segmenter)]
+            if args.rho_told:
+                detectors = [counted.wrap(told_rho(config, spec.rho)) for _ in series]
         else:
             series = synthetic.draw(spec, args.series, args.seed)
-            detectors = counted
+            detectors = counted.wrap(told_rho(config, spec.rho)) if args.rho_told else counted
         if oracle_h is not None:
             counted = _Counted(oracle(spec.cov * synthetic.LEVEL, oracle_h, config.min_segment))
             all_counted.append(counted)
@@ -274,7 +290,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {spec.label}: done ({time.monotonic() - started:.0f} s)", file=sys.stderr)
 
     print(f"library {args.library}, {args.series} series per kind, seed {args.seed}, "
-          f"testbeds of {args.testbed if testbeds else 1} series, config {config.model_dump()}")
+          f"testbeds of {args.testbed if testbeds else 1} series"
+          f"{', the true rho told' if args.rho_told else ''}, config {config.model_dump()}")
     print(table(scores))
     calls = sum(c.calls for c in all_counted)
     ms = 1000.0 * sum(c.seconds for c in all_counted) / max(calls, 1)
@@ -286,6 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     out.write_text(json.dumps({
         "library": args.library, "series_per_kind": args.series, "seed": args.seed,
         "testbed": args.testbed if testbeds else 1, "testbed_shared": args.testbed_shared,
+        "rho_told": args.rho_told,
         "config": config.model_dump(), "otava_window": args.otava_window,
         "oracle_h": oracle_h,
         "detector_runs": calls, "ms_per_run": ms,

@@ -298,6 +298,54 @@ def test_the_generator_is_seeded_and_its_noise_has_the_asked_cov_and_rho():
     assert 0.45 < np.corrcoef(x[:-1], x[1:])[0, 1] < 0.55
 
 
+def _bound_module():
+    """pipelines/bench/track_detect_bound.py (a script, not part of the package)."""
+    import importlib.util
+
+    path = PIPELINES / "bench" / "track_detect_bound.py"
+    spec = importlib.util.spec_from_file_location("track_detect_bound", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_bounds_informed_test_is_students_two_sample_t_for_independent_nights():
+    """The bound in docs/tracking.md rests on this test: for independent nights its GLS
+    regression is the pooled two-sample t-test (and with the noise known, the z-test); with
+    the noise from the nights before alone, t with their n - 1 degrees of freedom."""
+    from scipy import stats
+
+    bound = _bound_module()
+    values = drawn(step_at(30, 0.10, cov=0.05)).values[:34]
+    before, after = np.asarray(values[:30]), np.asarray(values[30:])
+    p, shift = bound.step_p_value(values, 30, 0.0, 5.0, "pooled")
+    assert shift == pytest.approx(after.mean() - before.mean())
+    assert p == pytest.approx(stats.ttest_ind(after, before).pvalue)
+    z = shift / (5.0 * np.sqrt(1 / 4 + 1 / 30))
+    assert bound.step_p_value(values, 30, 0.0, 5.0, "noise-known")[0] == pytest.approx(
+        2 * stats.norm.sf(abs(z)))
+    t = shift / (before.std(ddof=1) * np.sqrt(1 / 4 + 1 / 30))
+    assert bound.step_p_value(values, 30, 0.0, 5.0, "before")[0] == pytest.approx(
+        2 * stats.t.sf(abs(t), 29))
+    one, _ = bound.step_p_value(values, 30, 0.0, 5.0, "pooled", one_sided=True)
+    assert one == pytest.approx(p / 2 if shift > 0 else 1 - p / 2)
+
+
+def test_the_bounds_informed_test_keeps_its_false_alarm_rate_on_ar1_nights():
+    """With rho told, the GLS t-test of the newest 4 nights is exact for AR(1) nights too:
+    over 400 seeded windows at rho 0.5 it rejects at about its level (a test that ignored
+    rho would reject about 4 times as often: 22 %)."""
+    bound = _bound_module()
+    spec = SeriesSpec(kind="flat", cov=0.05, rho=0.5, nights=34)
+    series = synthetic.draw(spec, 400, seed=SEED)
+    print(f"{spec.label}: 400 series of seed {SEED}")
+    told = [bound.step_p_value(s.values, 30, 0.5, 5.0, "pooled")[0] for s in series]
+    ignored = [bound.step_p_value(s.values, 30, 0.0, 5.0, "pooled")[0] for s in series]
+    assert 0.02 <= np.mean(np.asarray(told) <= 0.05) <= 0.09
+    assert np.mean(np.asarray(ignored) <= 0.05) > 0.12
+
+
 # ---------------------------------------------------------------- the command
 
 
