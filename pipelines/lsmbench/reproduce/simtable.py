@@ -63,7 +63,9 @@ def run_validate(out_dir: Path, args: list[str]) -> Path:
     with tempfile.TemporaryDirectory(prefix="lsmbench-simval-", dir=scratch_root) as tmp:
         proc = subprocess.run([str(exe), *args, "--format", "csv", "--dir", tmp],
                               capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
+    # Exit 3: the table is complete, and some run differs beyond the validator's own
+    # tolerance (its `agree` column); the claims judge that, so it is not a failure here.
+    if proc.returncode not in (0, 3):
         raise SimTableError(f"lsm-sim-validate exited {proc.returncode}: "
                             f"{proc.stderr.strip()[-500:]}")
     parse(proc.stdout, "lsm-sim-validate's output")  # refuse to keep what cannot be read
