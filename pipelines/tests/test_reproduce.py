@@ -216,3 +216,25 @@ def test_a_damaged_run_record_is_refused(store, lsmbench):
     (store / "reproduce" / pages.RUN_FILE).write_text(json.dumps({"variant": 3}))
     proc = lsmbench("reproduce", "--pages-only", "--results", str(store))
     assert proc.returncode == 2 and "no readable reproduce.json" in proc.stderr
+
+
+def test_the_sim_agreement_figure_plots_the_table(store):
+    """Mao et al.'s Fig. 7 on the page: a point per policy and k, (lsm-sim WA, engine WA) as
+    the stored table has them, CONSTANT left out; R^2 per policy from those points."""
+    from lsmbench.reproduce.simfigure import agreement_figure, agreement_series, r_squared
+    from lsmbench.reproduce.simtable import read_table
+
+    table = read_table(store / "reproduce", "repro-mao-sim")
+    assert table is not None
+    series = agreement_series(table)
+    assert "constant" not in series
+    for r in table.rows:
+        if r.policy != "constant":
+            assert (r.sim_write_amp, r.engine_write_amp) in series[r.policy]
+    assert sum(len(v) for v in series.values()) == sum(1 for r in table.rows
+                                                       if r.policy != "constant")
+    assert r_squared([(1.0, 2.0), (2.0, 4.0), (3.0, 6.0)]) == pytest.approx(1.0)
+    assert r_squared([(1.0, 2.0), (2.0, 4.0)]) is None  # two points: no fit to speak of
+    fig = agreement_figure(table)
+    assert fig is not None and fig.id == "sim-agreement" and fig.png.startswith(b"\x89PNG")
+    assert "Fig. 7" in fig.caption
