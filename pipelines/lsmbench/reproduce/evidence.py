@@ -215,17 +215,16 @@ def verdict_is(group: Group | None, name: str, wanted: Sequence[str]) -> Finding
     agree = ", ".join(f"{k} {v}" for k, v in group.agree.items() if v)
     ours = (f"{name}: {group.verdict} ({agree or 'no verdict'}; p99 "
             f"{est(group.p99_write_latency_s, fmt_seconds)})")
+    reason = group.reasons[0] if group.reasons else group.verdict
     if group.verdict == "inconclusive":
-        return Finding(status=INCONCLUSIVE, ours=ours, why="; ".join(group.reasons[:2]))
+        return Finding(status=INCONCLUSIVE, ours=ours,
+                       why=f"{name}: {'; '.join(group.reasons[:2])}")
     if group.complete < 3:
         return Finding(status=INCONCLUSIVE, ours=ours, why=(
-            f"{group.complete} repetition(s): the verdict is {group.verdict}, but one or two "
-            "runs are no evidence either way"))
-    if group.verdict in wanted:
-        return Finding(status=REPRODUCED, ours=ours, why=group.reasons[0] if group.reasons
-                       else group.verdict)
-    return Finding(status=NOT_REPRODUCED, ours=ours, why=group.reasons[0] if group.reasons
-                   else group.verdict)
+            f"{name}: {group.complete} repetition(s), the verdict is {group.verdict}, but "
+            "one or two runs are no evidence either way"))
+    status = REPRODUCED if group.verdict in wanted else NOT_REPRODUCED
+    return Finding(status=status, ours=ours, why=f"{name}: {reason}")
 
 
 def all_of(findings: Sequence[Finding]) -> Finding:

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from ..groups import Group
 from ..report.figures import Figure, all_figures
 from ..report.render import markdown_environment
-from .claims import Claim, all_claims
+from .claims import Claim, Evidence, all_claims
 from .evidence import (
     NOT_REPRODUCED,
     NOT_RUN,
@@ -71,9 +71,6 @@ def write_atomic(path: Path, data: bytes) -> None:
     part = path.with_name(f".{path.name}.part")
     part.write_bytes(data)
     part.replace(path)
-
-
-Evidence = dict[str, CampaignEvidence | SimTable]
 
 
 def load_evidence(store: Path, exps: list[Experiment]) -> Evidence:
@@ -157,7 +154,7 @@ def section(exp: Experiment, evidence: Evidence, run: SuiteRun | None,
 
 
 def judged(claims: list[Claim], evidence: Evidence) -> list[tuple[Claim, Finding]]:
-    return [(c, c.judge(evidence)) for c in claims]  # type: ignore[arg-type]
+    return [(c, c.judge(evidence)) for c in claims]
 
 
 def tally(rows: list[tuple[Claim, Finding]]) -> dict[str, int]:

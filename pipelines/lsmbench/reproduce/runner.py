@@ -8,6 +8,7 @@ import shlex
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -56,7 +57,7 @@ def run_one(exp: Experiment, quick: bool, store: Path) -> ExperimentRun:
 
 
 def run_suite(exps: list[Experiment], quick: bool, store: Path,
-              say: object = print) -> SuiteRun:
+              say: Callable[[str], None] = print) -> SuiteRun:
     """Runs `exps` into `store`, writing reproduce.json after each one."""
     host = host_fingerprint()
     project = git_commit()
@@ -66,10 +67,10 @@ def run_suite(exps: list[Experiment], quick: bool, store: Path,
                          "kernel": host.get("kernel")})
     store.mkdir(parents=True, exist_ok=True)
     for i, exp in enumerate(exps, 1):
-        say(f"reproduce: [{i}/{len(exps)}] {exp.name} ({exp.paper}): {exp.title}")  # type: ignore[operator]
+        say(f"reproduce: [{i}/{len(exps)}] {exp.name} ({exp.paper}): {exp.title}")
         result = run_one(exp, quick, store)
         run.experiments[exp.name] = result
-        say(f"reproduce: [{i}/{len(exps)}] {exp.name}: exit {result.exit_code} in "  # type: ignore[operator]
+        say(f"reproduce: [{i}/{len(exps)}] {exp.name}: exit {result.exit_code} in "
             f"{result.seconds:.0f} s")
         write_atomic(store / RUN_FILE, run.model_dump_json(indent=2).encode())
     run.ended = now()

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..evidence import NOT_RUN, CampaignEvidence, Finding
+from ..simtable import SimTable
 
-Evidence = dict[str, CampaignEvidence]
+# Each experiment's stored result: a campaign, or lsm-sim-validate's table.
+Evidence = dict[str, CampaignEvidence | SimTable]
 
 
 @dataclass(frozen=True)
@@ -23,7 +26,7 @@ class Claim:
     text: str
     theirs: str  # what the paper measured
     experiment: str  # the suite experiment's name
-    check: Callable[[CampaignEvidence], Finding]
+    check: Callable[[Any], Finding]  # the evidence of its experiment (see Evidence)
 
     def judge(self, evidence: Evidence) -> Finding:
         ev = evidence.get(self.experiment)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ...groups import Group
+from ...points import short_names
 from ..evidence import (
     INCONCLUSIVE,
     CampaignEvidence,
@@ -12,6 +14,7 @@ from ..evidence import (
     fmt_plain,
     fmt_rate,
     fmt_seconds,
+    param,
     query_rate,
     similar,
     testing_max,
@@ -31,9 +34,11 @@ def _verdicts(ev: CampaignEvidence, wanted: str, **params: object) -> Finding:
     groups = ev.select(**params)
     if not groups:
         return Finding(status=INCONCLUSIVE, ours="no such group", why=f"{params} did not run")
-    return all_of([verdict_is(g, ", ".join(f"{v}" for k, v in g.params.items()
-                                            if k not in params) or g.group, [wanted])
-                   for g in groups])
+    def name(g: Group) -> str:  # the group by what the selection left open
+        short = short_names(g.params)
+        return ", ".join(f"{short[k]}={v}" for k, v in g.params.items()
+                         if param(params, k) is None) or g.group
+    return all_of([verdict_is(g, name(g), [wanted]) for g in groups])
 
 
 def _extreme_ratios(ev: CampaignEvidence) -> tuple[float, float] | None:
