@@ -45,19 +45,23 @@ class StoreError(RuntimeError):
     pass
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
+def write_bytes_atomic(path: Path, data: bytes) -> None:
     """path is replaced in one step: a reader sees the old or the new file, never half."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "w") as f:
-            json.dump(data, f, indent=2, sort_keys=False, default=str)
-            f.write("\n")
+        with open(tmp, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)  # a full disk leaves no half-written file behind
         raise
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    write_bytes_atomic(path, (json.dumps(data, indent=2, sort_keys=False, default=str)
+                              + "\n").encode())
 
 
 def read_json(path: Path) -> Any:

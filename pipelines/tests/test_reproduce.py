@@ -131,7 +131,7 @@ def test_sim_table_from_the_real_validator(tmp_path):
     table = parse(path.read_text(), str(path))
     assert {(r.policy, r.k) for r in table.rows} == {("binomial", 4), ("bigtable", 4)}
     assert all(r.flushes == 120 and r.engine_write_amp > 1 for r in table.rows)
-    assert not list(tmp_path.rglob(".*.part"))
+    assert not list(tmp_path.rglob(".*.tmp"))  # no temporary file left
 
 
 def test_sim_table_refuses_what_is_not_its_csv():

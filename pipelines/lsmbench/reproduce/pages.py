@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from ..groups import Group
 from ..report.figures import Figure, all_figures
 from ..report.render import markdown_environment
+from ..store import write_bytes_atomic
 from .claims import Claim, Evidence, all_claims
 from .evidence import (
     NOT_REPRODUCED,
@@ -68,9 +69,7 @@ def read_run(store: Path) -> SuiteRun | None:
 
 def write_atomic(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    part = path.with_name(f".{path.name}.part")
-    part.write_bytes(data)
-    part.replace(path)
+    write_bytes_atomic(path, data)
 
 
 def load_evidence(store: Path, exps: list[Experiment]) -> Evidence:

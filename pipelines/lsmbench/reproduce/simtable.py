@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from ..paths import build_candidates
+from ..store import write_bytes_atomic
 
 CSV_FILE = "validate.csv"
 
@@ -70,9 +71,7 @@ def run_validate(out_dir: Path, args: list[str]) -> Path:
                             f"{proc.stderr.strip()[-500:]}")
     parse(proc.stdout, "lsm-sim-validate's output")  # refuse to keep what cannot be read
     out_dir.mkdir(parents=True, exist_ok=True)
-    part = out_dir / f".{CSV_FILE}.part"
-    part.write_text(proc.stdout)
-    part.replace(out_dir / CSV_FILE)
+    write_bytes_atomic(out_dir / CSV_FILE, proc.stdout.encode())
     return out_dir / CSV_FILE
 
 

@@ -21,7 +21,6 @@ import base64
 import csv
 import io
 import json
-import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from ..store import write_bytes_atomic
 from .history import (
     METRIC_BY_NAME,
     METRICS,
@@ -309,12 +309,7 @@ def _num(v: float | None) -> str:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp.{os.getpid()}")
-    try:
-        tmp.write_text(text)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_bytes_atomic(path, text.encode())
 
 
 @dataclass
