@@ -238,3 +238,27 @@ def test_the_sim_agreement_figure_plots_the_table(store):
     fig = agreement_figure(table)
     assert fig is not None and fig.id == "sim-agreement" and fig.png.startswith(b"\x89PNG")
     assert "Fig. 7" in fig.caption
+
+
+def test_a_tune_experiment_shows_its_confirmed_configurations(store, tmp_path):
+    """A tune study's section lists its confirmed configurations (fresh repetitions), the
+    answer marked, from tune.json; PV4 compares the answer's with the defaults' intervals."""
+    study = store / "reproduce" / "tune-leveldb-closed-loop"
+    shutil.copytree(store / "reproduce" / "repro-lc-schedulers", study)  # any stored points
+    tune = {"best": {"params": {"write_buffer_size": 8 << 20, "max_file_size": 16 << 20}},
+            "confirmed": [
+                {"params": {"write_buffer_size": 8 << 20, "max_file_size": 16 << 20},
+                 "median": 300.0, "ci_low": 290.0, "ci_high": 310.0, "repetitions": 3},
+                {"params": {"write_buffer_size": 4 << 20, "max_file_size": 2 << 20},
+                 "defaults": True, "median": 200.0, "ci_low": 195.0, "ci_high": 305.0,
+                 "repetitions": 3}]}
+    (study / "tune.json").write_text(json.dumps(tune))
+    exps = [e for e in SUITE if e.paper == "pramanik"]
+    evidence = pages.load_evidence(store / "reproduce", exps)
+    sec = pages.section(exps[1], evidence, None, tmp_path)
+    assert sec.columns == pages.CONFIRMED_COLUMNS
+    assert [r[2] for r in sec.groups] == ["yes", ""]
+    assert sec.groups[1][0].endswith("(the defaults)") and "(n=3)" in sec.groups[0][1]
+    by_id = {c.id: c for c in all_claims()}
+    assert by_id["PV4"].judge(evidence).status == INCONCLUSIVE  # 290-310 overlaps 195-305
+    assert by_id["PV5"].judge(evidence).status == REPRODUCED  # 16 MiB > twice 2 MiB

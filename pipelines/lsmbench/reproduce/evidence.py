@@ -96,6 +96,12 @@ def burst_write_rate(pt: StoredPoint) -> float | None:
     return writes / seconds if seconds > 0 else None
 
 
+def confirmed_estimate(c: dict[str, Any]) -> Estimate:
+    """A confirmed configuration of a tune study (tune.json `confirmed`) as an Estimate."""
+    return Estimate(median=c.get("median"), ci_low=c.get("ci_low"), ci_high=c.get("ci_high"),
+                    confidence=c.get("confidence"), n=int(c.get("repetitions") or 0))
+
+
 # ---------------------------------------------------------------- a campaign
 
 

@@ -23,6 +23,7 @@ from .evidence import (
     REPRODUCED,
     CampaignEvidence,
     Finding,
+    confirmed_estimate,
     est,
     fmt_plain,
     fmt_rate,
@@ -109,6 +110,22 @@ TESTING_COLUMNS = ("group", "complete", "testing max", "write amplification",
                    "average SSTables")
 
 
+CONFIRMED_COLUMNS = ("configuration", "confirmed: closed-loop maximum", "the answer")
+
+
+def _confirmed_rows(tune: dict[str, Any]) -> list[list[str]]:
+    """A tune study's confirmed configurations (fresh repetitions each): what its claims are
+    judged on, rather than the trials' single runs."""
+    best = (tune.get("best") or {}).get("params")
+    rows = []
+    for c in tune.get("confirmed") or []:
+        params = ", ".join(f"{k}={v}" for k, v in (c.get("params") or {}).items())
+        name = f"{params} (the defaults)" if c.get("defaults") else params
+        rows.append([name, est(confirmed_estimate(c), fmt_rate),
+                     "yes" if c.get("params") == best else ""])
+    return rows
+
+
 def _group_row(ev: CampaignEvidence, g: Group, two_phase: bool) -> list[str]:
     """A group's line: its verdict with the running phase's figures, or, for a campaign
     without a running phase, the testing phase's write amplification and SSTable count."""
@@ -144,6 +161,9 @@ def section(exp: Experiment, evidence: Evidence, run: SuiteRun | None,
         fig = agreement_figure(ev)
         if fig is not None:
             sec.figures = [_write_figure(fig, exp, out_dir)]
+    elif isinstance(ev, CampaignEvidence) and ev.extra.get("tune"):
+        sec.columns = CONFIRMED_COLUMNS
+        sec.groups = _confirmed_rows(ev.extra["tune"])
     elif isinstance(ev, CampaignEvidence):
         two_phase = any(p.running is not None for p in ev.points.values())
         sec.columns = TWO_PHASE_COLUMNS if two_phase else TESTING_COLUMNS

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...stats import Estimate
 from ...units import parse_size
 from ..evidence import (
     INCONCLUSIVE,
@@ -15,6 +14,7 @@ from ..evidence import (
     Finding,
     burst_write_rate,
     compare,
+    confirmed_estimate,
     fmt_rate,
     fmt_seconds,
 )
@@ -50,11 +50,6 @@ def _confirmed(tune: dict[str, Any], defaults: bool) -> dict[str, Any] | None:
     return next((c for c in rows if c.get("params") == best), rows[0] if rows else None)
 
 
-def _estimate(c: dict[str, Any]) -> Estimate:
-    return Estimate(median=c.get("median"), ci_low=c.get("ci_low"), ci_high=c.get("ci_high"),
-                    confidence=c.get("confidence"), n=int(c.get("repetitions") or 0))
-
-
 def _tuned_beats_defaults(ev: Any) -> Finding:
     tune = ev.extra.get("tune") if isinstance(ev, CampaignEvidence) else None
     if not tune:
@@ -63,8 +58,9 @@ def _tuned_beats_defaults(ev: Any) -> Finding:
     if best is None or dflt is None:
         return Finding(status=INCONCLUSIVE, ours="-", why="no confirmation runs of the answer "
                        "and of the defaults")
-    f = compare(_estimate(best), _estimate(dflt), "the answer", "LevelDB's defaults",
-                higher=True, fmt=fmt_rate, what="closed-loop write throughput (confirmed)")
+    f = compare(confirmed_estimate(best), confirmed_estimate(dflt), "the answer",
+                "LevelDB's defaults", higher=True, fmt=fmt_rate,
+                what="closed-loop write throughput (confirmed)")
     params = ", ".join(f"{k}={v}" for k, v in (best.get("params") or {}).items())
     f.ours = f"{f.ours} (the answer: {params})"
     return f
