@@ -153,8 +153,12 @@ def store(tmp_path: Path) -> Path:
 
 def test_pages_from_a_recorded_store(store, tmp_path, lsmbench):
     out = tmp_path / "pages"
-    proc = lsmbench("reproduce", "--pages-only", "--results", str(store), "--out", str(out))
+    proc = lsmbench("reproduce", "--pages-only", "--results", str(store), "--out", str(out),
+                    "--json")
     assert proc.returncode == 0, proc.stderr
+    said = json.loads(proc.stdout)
+    assert said["pages"] == [str(out / f"{p}.md") for p in PAPERS]
+    assert said["experiments"] == {"repro-lc-schedulers": 0, "repro-mao-sim": 0}
     evidence = pages.load_evidence(store / "reproduce", list(SUITE))
     for paper in PAPERS:
         text = (out / f"{paper}.md").read_text()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         run = run_suite(exps, args.quick, store, say)
         failed = any(r.exit_code != 0 for r in run.experiments.values())
     evidence = load_evidence(store, exps)
+    written = []
     for paper in papers:
-        path = render_page(paper, exps, evidence, run, out)
-        say(f"reproduce: {path}")
+        written.append(str(render_page(paper, exps, evidence, run, out)))
+        say(f"reproduce: {written[-1]}")
+    if args.json:
+        print(json.dumps({"variant": run.variant, "pages": written,
+                          "experiments": {n: r.exit_code for n, r in run.experiments.items()}}))
     return EXIT_FAILED if failed else EXIT_OK
