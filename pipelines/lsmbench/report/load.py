@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..groups import Group, group_repetitions, make_repetition
+from ..groups import Group, Repetition, group_repetitions, make_repetition
 from ..results.reading import (
     Campaign,
     ResultsError,
@@ -189,9 +189,13 @@ class GroupRow:
         return self.group.group
 
 
+def stored_repetition(p: StoredPoint) -> Repetition:
+    """A stored point as lsmbench.groups sees a repetition (its headline running summary)."""
+    return make_repetition(p.id, p.record, p.running.summary if p.running else None)
+
+
 def group_rows(points: list[StoredPoint]) -> list[GroupRow]:
-    reps = [make_repetition(p.id, p.record, p.running.summary if p.running else None)
-            for p in points]
+    reps = [stored_repetition(p) for p in points]
     rows = {p.id: point_row(p) for p in points}
     out = []
     for g in group_repetitions(reps):

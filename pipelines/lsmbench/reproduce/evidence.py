@@ -19,10 +19,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ..groups import Group, group_repetitions, make_repetition
+from ..groups import Group, group_repetitions
 from ..listing import estimate_text
 from ..names import DIMENSION_ALIASES
-from ..report.load import component_counts
+from ..report.load import component_counts, stored_repetition
 from ..report.papers import bursts
 from ..results import Campaign, StoredPoint, read_campaign
 from ..stats import Estimate, median_ci
@@ -158,8 +158,7 @@ def read_evidence(results: Path, name: str) -> CampaignEvidence | None:
     campaign = read_campaign(d)
     if not campaign.points:
         return None
-    reps = [make_repetition(p.id, p.record, p.running.summary if p.running else None)
-            for p in campaign.points]
+    reps = [stored_repetition(p) for p in campaign.points]
     return CampaignEvidence(name=name, campaign=campaign, groups=group_repetitions(reps),
                             points={p.id: p for p in campaign.points})
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...groups import Group
 from ...points import short_names
+from ...stats import Estimate
 from ..evidence import (
     INCONCLUSIVE,
     CampaignEvidence,
@@ -65,27 +66,25 @@ def _largest_ratio(ev: CampaignEvidence, policy: str, scheduler: str, wanted: st
     return verdict_is(g, f"{policy}, {scheduler}, T={ends[1]:g}", [wanted])
 
 
+def _local_and_global(ev: CampaignEvidence, policy: str, sched: str) -> tuple[Estimate, Estimate]:
+    """The p99 under the local and under the global constraint, one policy and scheduler."""
+    return tuple(ev.estimate(ev.one(policy=policy, constraint=c, scheduler=sched), P99)
+                 for c in ("local", "global"))  # type: ignore[return-value]
+
+
 def _constraint_effect(ev: CampaignEvidence, policy: str) -> Finding:
-    parts = []
-    for sched in ("fair", "greedy"):
-        local = ev.estimate(ev.one(policy=policy, constraint="local", scheduler=sched), P99)
-        glob = ev.estimate(ev.one(policy=policy, constraint="global", scheduler=sched), P99)
-        parts.append(compare(local, glob, f"{sched} local", f"{sched} global", higher=True,
-                             fmt=fmt_seconds, what="p99"))
-    return all_of(parts)
+    return all_of([compare(*_local_and_global(ev, policy, sched), f"{sched} local",
+                           f"{sched} global", higher=True, fmt=fmt_seconds, what="p99")
+                   for sched in ("fair", "greedy")])
 
 
 def _tiering_constraint_similar(ev: CampaignEvidence) -> Finding:
-    parts = []
-    for sched in ("fair", "greedy"):
-        local = ev.estimate(ev.one(policy="tiering", constraint="local", scheduler=sched), P99)
-        glob = ev.estimate(ev.one(policy="tiering", constraint="global", scheduler=sched), P99)
-        if local.median is None and glob.median is None:
-            return Finding(status=INCONCLUSIVE, ours="-", why="tiering did not run (--quick "
-                           "runs leveling only)")
-        parts.append(similar(local, glob, f"{sched} local", f"{sched} global",
-                             fmt=fmt_seconds, what="p99"))
-    return all_of(parts)
+    pairs = {sched: _local_and_global(ev, "tiering", sched) for sched in ("fair", "greedy")}
+    if all(e.median is None for pair in pairs.values() for e in pair):
+        return Finding(status=INCONCLUSIVE, ours="-", why="tiering did not run (--quick "
+                       "runs leveling only)")
+    return all_of([similar(*pair, f"{sched} local", f"{sched} global", fmt=fmt_seconds,
+                           what="p99") for sched, pair in pairs.items()])
 
 
 def _query_compare(ev: CampaignEvidence, kind: str, a: dict[str, str], b: dict[str, str],
