@@ -28,5 +28,39 @@ TEST(EngineAgreement, BinomialK4) {
       << "engine " << r.engine_avg_sstables << " sim " << r.sim_avg_sstables;
 }
 
+// Mao et al.'s Fig. 6: both sides after the same flushes, every N-th and the
+// last; the last point is the final figures.
+TEST(EngineAgreement, SeriesEveryNthFlushAndTheLast) {
+  ReplayOptions o;
+  o.policy = "minlatency";
+  o.k = 4;
+  o.flushes = 130;
+  o.series_every = 50;
+  o.dir = ::testing::TempDir() + "/lsm_sim_series." + std::to_string(getpid());
+  ReplayResult r;
+  Status s = RunReplay(o, &r);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(r.series.size(), 3u);
+  EXPECT_EQ(r.series[0].flushes, 50u);
+  EXPECT_EQ(r.series[1].flushes, 100u);
+  EXPECT_EQ(r.series[2].flushes, 130u);
+  EXPECT_DOUBLE_EQ(r.series.back().engine_write_amp, r.engine_write_amp);
+  EXPECT_DOUBLE_EQ(r.series.back().sim_write_amp, r.sim_write_amp);
+  for (const SeriesPoint& p : r.series) {
+    EXPECT_GE(p.engine_write_amp, 1) << p.flushes;
+    EXPECT_GE(p.sim_write_amp, 1) << p.flushes;
+    EXPECT_GE(p.engine_sstables, 1u) << p.flushes;
+    EXPECT_LE(p.engine_sstables, 4u) << p.flushes;
+    EXPECT_LE(p.sim_sstables, 4u) << p.flushes;
+  }
+  EXPECT_LT(r.series[0].engine_write_amp, r.series[2].engine_write_amp) << "it grows";
+
+  o.series_every = 0;
+  o.dir += "-none";
+  s = RunReplay(o, &r);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_TRUE(r.series.empty());
+}
+
 }  // namespace
 }  // namespace lsm::sim

@@ -28,6 +28,15 @@ std::string Key(uint64_t i) {
   return key;
 }
 
+double WriteAmp(uint64_t flushed, uint64_t merged) {
+  return flushed == 0 ? 0
+                      : static_cast<double>(flushed + merged) / static_cast<double>(flushed);
+}
+
+bool InSeries(const ReplayOptions& o, uint64_t flushes) {
+  return o.series_every > 0 && (flushes % o.series_every == 0 || flushes == o.flushes);
+}
+
 Status RunEngine(const ReplayOptions& o, ReplayResult* r) {
   Options options;
   Status s = SetOption(&options, "merge_policy", o.policy);
@@ -62,10 +71,16 @@ Status RunEngine(const ReplayOptions& o, ReplayResult* r) {
     r->flush_sizes.push_back(st.flush_bytes_written - flushed);
     flushed = st.flush_bytes_written;
     r->engine_max_sstables = std::max(r->engine_max_sstables, st.disk_components);
+    if (InSeries(o, flushes)) {
+      SeriesPoint point;
+      point.flushes = flushes;
+      point.engine_write_amp = WriteAmp(st.flush_bytes_written, st.merge_bytes_written);
+      point.engine_sstables = st.disk_components;
+      r->series.push_back(point);
+    }
   }
   const Stats st = db->GetStats();
-  r->engine_write_amp = static_cast<double>(st.flush_bytes_written + st.merge_bytes_written) /
-                        static_cast<double>(st.flush_bytes_written);
+  r->engine_write_amp = WriteAmp(st.flush_bytes_written, st.merge_bytes_written);
   r->engine_avg_sstables = st.average_sstables;
   db.reset();
   return Status::OK();
@@ -90,9 +105,16 @@ Status RunReplay(const ReplayOptions& o, ReplayResult* r) {
   std::unique_ptr<Simulator> sim;
   s = Simulator::Create(so, &sim);
   if (!s.ok()) return s;
+  auto point = r->series.begin();
   for (uint64_t bytes : r->flush_sizes) {
     s = sim->Flush(bytes);
     if (!s.ok()) return s;
+    if (point != r->series.end() && point->flushes == sim->Now().flushes) {
+      const Checkpoint c = sim->Now();
+      point->sim_write_amp = c.write_amp;
+      point->sim_sstables = c.sstables;
+      ++point;
+    }
   }
   const Checkpoint c = sim->Now();
   r->sim_write_amp = c.write_amp;

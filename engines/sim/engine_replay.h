@@ -22,6 +22,19 @@ struct ReplayOptions {
   uint64_t memtable_bytes = 64 << 10;
   uint64_t value_bytes = 1000;  // ~1 KB records, as in the paper
   std::string dir;  // a fresh directory for the engine (removed afterwards)
+  // Mao et al.'s Fig. 6: when > 0, both sides' figures after every
+  // `series_every`-th flush and after the last (ReplayResult::series).
+  uint64_t series_every = 0;
+};
+
+// Both sides after the same flush: write amplification so far and the
+// SSTables present once that flush's merges are done.
+struct SeriesPoint {
+  uint64_t flushes = 0;
+  double engine_write_amp = 0;
+  double sim_write_amp = 0;
+  uint64_t engine_sstables = 0;
+  uint64_t sim_sstables = 0;
 };
 
 struct ReplayResult {
@@ -33,6 +46,7 @@ struct ReplayResult {
   // lsm-sim on flush_sizes.
   double sim_write_amp = 0;
   double sim_avg_sstables = 0;
+  std::vector<SeriesPoint> series;  // empty unless ReplayOptions::series_every
 
   double WriteAmpDiffPercent() const {
     return sim_write_amp > 0 ? 100 * (engine_write_amp - sim_write_amp) / sim_write_amp : 0;

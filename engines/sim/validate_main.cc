@@ -3,10 +3,13 @@
 // the flush sizes the engine produced, and prints one row:
 //   policy,k,flushes,engine_write_amp,sim_write_amp,write_amp_diff_pct,
 //   engine_avg_sstables,sim_avg_sstables,avg_sstables_diff,agree
+// --series PATH adds both sides over time (Mao et al.'s Fig. 6), as CSV:
+//   policy,k,flushes,engine_write_amp,sim_write_amp,engine_sstables,sim_sstables
 // Exit 0 when every row agrees (|WA diff| <= 5 %, |avg diff| <= 0.2), 3 when
 // one does not, 1 on an error, 2 on bad flags.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -33,9 +36,19 @@ const char kUsage[] =
     "usage: lsm-sim-validate [--policies bigtable,exploring,constant,minlatency,binomial]\n"
     "         [--ks 4,6,8] [--flushes 2000] [--memtable-bytes 64K] [--value-bytes 1000]\n"
     "         [--dir DIR] [--sizes-dir DIR] [--format csv|markdown]\n"
+    "         [--series PATH [--series-every N]]\n"
     "Runs the engine (insert-only, one flush at a time, merges completed before the next\n"
     "write) and the simulator on the engine's flush sizes; prints one row per policy x k.\n"
-    "--sizes-dir keeps each run's flush sizes as POLICY-kK.txt (input of lsm-sim --flush-file).\n";
+    "--sizes-dir keeps each run's flush sizes as POLICY-kK.txt (input of lsm-sim --flush-file).\n"
+    "--series writes both sides' write amplification and SSTable count after every N-th\n"
+    "flush and the last (default N: flushes / 100) as CSV: policy,k,flushes,\n"
+    "engine_write_amp,sim_write_amp,engine_sstables,sim_sstables.\n";
+
+bool ParseCount(const std::string& value, uint64_t* out) {
+  char* end = nullptr;
+  *out = std::strtoull(value.c_str(), &end, 10);
+  return !value.empty() && *end == '\0' && *out >= 1 && value[0] != '-';
+}
 
 int Fail(const std::string& message) {
   std::cerr << "lsm-sim-validate: " << message << "\n(see --help)\n";
@@ -52,7 +65,8 @@ int main(int argc, char** argv) {
   const char* tmp = std::getenv("TMPDIR");
   std::string dir = std::string(tmp != nullptr ? tmp : "/tmp") + "/lsm-sim-validate." +
                     std::to_string(getpid());
-  std::string sizes_dir, format = "csv";
+  std::string sizes_dir, series_path, format = "csv";
+  uint64_t series_every = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") {
@@ -75,10 +89,14 @@ int main(int argc, char** argv) {
         ks.push_back(static_cast<int>(v));
       }
     } else if (flag == "--flushes") {
-      char* end = nullptr;
-      base.flushes = std::strtoull(value.c_str(), &end, 10);
-      if (value.empty() || *end != '\0' || base.flushes < 1 || value[0] == '-') {
+      if (!ParseCount(value, &base.flushes)) {
         return Fail("--flushes '" + value + "': expected an integer >= 1");
+      }
+    } else if (flag == "--series") {
+      series_path = value;
+    } else if (flag == "--series-every") {
+      if (!ParseCount(value, &series_every)) {
+        return Fail("--series-every '" + value + "': expected an integer >= 1");
       }
     } else if (flag == "--memtable-bytes") {
       s = lsm::sim::ParseBytes(flag, value, &base.memtable_bytes);
@@ -95,6 +113,17 @@ int main(int argc, char** argv) {
       return Fail("unknown flag " + flag);
     }
     if (!s.ok()) return Fail(s.ToString());
+  }
+  if (series_every > 0 && series_path.empty()) return Fail("--series-every needs --series");
+  std::ofstream series;
+  if (!series_path.empty()) {
+    base.series_every = series_every > 0 ? series_every : std::max<uint64_t>(1, base.flushes / 100);
+    series.open(series_path);
+    if (!series) {
+      std::cerr << "lsm-sim-validate: cannot write " << series_path << "\n";
+      return 1;
+    }
+    series << "policy,k,flushes,engine_write_amp,sim_write_amp,engine_sstables,sim_sstables\n";
   }
   const bool md = format == "markdown";
   std::cout << (md ? "| policy | k | flushes | engine WA | sim WA | WA diff % | "
@@ -124,6 +153,18 @@ int main(int argc, char** argv) {
           std::cerr << "lsm-sim-validate: cannot write " << path << "\n";
           return 1;
         }
+      }
+      for (const lsm::sim::SeriesPoint& p : r.series) {
+        char line[256];
+        std::snprintf(line, sizeof(line), "%s,%d,%llu,%.4f,%.4f,%llu,%llu\n", policy.c_str(), k,
+                      static_cast<unsigned long long>(p.flushes), p.engine_write_amp,
+                      p.sim_write_amp, static_cast<unsigned long long>(p.engine_sstables),
+                      static_cast<unsigned long long>(p.sim_sstables));
+        series << line;
+      }
+      if (series.is_open() && !series.flush()) {
+        std::cerr << "lsm-sim-validate: cannot write " << series_path << "\n";
+        return 1;
       }
       const bool agree =
           std::fabs(r.WriteAmpDiffPercent()) <= lsm::sim::kMaxWriteAmpDiffPercent &&
