@@ -200,14 +200,15 @@ def _simulate(sim: str, options: tuple[tuple[str, str], ...], flush_bytes: int,
         after *= 4
 
 
-def run_lsm_sim(sim: str | Path, args: list[str], options: Iterable[tuple[str, str]]) -> str:
+def run_lsm_sim(sim: str | Path, args: list[str], options: Iterable[tuple[str, str]],
+                timeout: float = SIM_TIMEOUT_S) -> str:
     """lsm-sim's standard output for these flags and engine options (``--NAME VALUE``);
     SimError when it does not run or fails (its first line of error)."""
     cmd = [str(sim), *args]
     for k, v in options:
         cmd += [f"--{k}", v]
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=SIM_TIMEOUT_S)
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise SimError(f"lsm-sim did not run: {e}") from e
     if r.returncode != 0:

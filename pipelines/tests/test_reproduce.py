@@ -1,9 +1,11 @@
-"""`lsmbench reproduce`: the judging rule, the suite's specs, lsm-sim-validate's table, the pages
-from a recorded store (fixtures/reproduce), and bad input."""
+"""`lsmbench reproduce`: the judging rule, the suite's specs, lsm-sim-validate's table and series,
+the long simulations, the pages from a recorded store (fixtures/reproduce), re-running one
+experiment, and bad input."""
 
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -11,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from lsmbench.cli import main
+from lsmbench.paths import find_sim
 from lsmbench.reproduce import pages
 from lsmbench.reproduce.claims import all_claims
 from lsmbench.reproduce.evidence import (
@@ -26,7 +29,18 @@ from lsmbench.reproduce.evidence import (
     read_evidence,
     similar,
 )
-from lsmbench.reproduce.simtable import SimTableError, find_validate, parse, run_validate
+from lsmbench.reproduce.simfigure import series_k
+from lsmbench.reproduce.simlong import POLICIES, SimLongError, read_long, run_long
+from lsmbench.reproduce.simtable import (
+    SeriesRow,
+    SimRow,
+    SimTable,
+    SimTableError,
+    find_validate,
+    parse,
+    read_table,
+    run_validate,
+)
 from lsmbench.reproduce.suite import PAPERS, SUITE, experiments
 from lsmbench.stats import median_ci
 
@@ -132,6 +146,88 @@ def test_sim_table_from_the_real_validator(tmp_path):
     assert {(r.policy, r.k) for r in table.rows} == {("binomial", 4), ("bigtable", 4)}
     assert all(r.flushes == 120 and r.engine_write_amp > 1 for r in table.rows)
     assert not list(tmp_path.rglob(".*.tmp"))  # no temporary file left
+    # Both sides over time (Fig. 6): every 1st flush by default at 120 flushes / 100, the
+    # last row of each run being the table's final figures.
+    stored = read_table(tmp_path, "repro-mao-sim")
+    assert stored is not None
+    for r in table.rows:
+        runs = [s for s in stored.series if (s.policy, s.k) == (r.policy, r.k)]
+        assert [s.flushes for s in runs] == list(range(1, 121))
+        assert runs[-1].engine_write_amp == pytest.approx(r.engine_write_amp, abs=1e-4)
+        assert runs[-1].sim_write_amp == pytest.approx(r.sim_write_amp, abs=1e-4)
+        assert all(1 <= s.engine_sstables <= 4 for s in runs)
+
+
+def _series(policy: str, engine: list[float], sim: list[float], k: int = 7) -> list[SeriesRow]:
+    return [SeriesRow(policy=policy, k=k, flushes=10 * (i + 1), engine_write_amp=e,
+                      sim_write_amp=m, engine_sstables=3, sim_sstables=3)
+            for i, (e, m) in enumerate(zip(engine, sim, strict=True))]
+
+
+def test_tracking_over_time_takes_the_largest_difference_at_any_flush():
+    """M7 (Fig. 6): the static policies must stay within 5 % of the simulator at every
+    point, not just at the end."""
+    by_id = {c.id: c for c in all_claims()}
+    row = SimRow(policy="binomial", k=7, flushes=30, engine_write_amp=3.0, sim_write_amp=3.0,
+                 write_amp_diff_pct=0, engine_avg_sstables=3, sim_avg_sstables=3,
+                 avg_sstables_diff=0, agree="yes")
+    close = [1.0, 2.0, 3.0]
+    series = (_series("minlatency", close, close) + _series("bigtable", close, close)
+              + _series("exploring", [1.0, 2.3, 3.0], close))
+    ok = SimTable(name="t", rows=[row], series=series + _series("binomial", close, close))
+    found = by_id["M7"].judge({"repro-mao-sim": ok})
+    assert found.status == REPRODUCED and "exploring 15.0 %" in found.ours
+    # 6 % apart at the middle flush only: the end agrees, the claim does not hold.
+    bad = SimTable(name="t", rows=[row],
+                   series=series + _series("binomial", [1.0, 2.12, 3.0], close))
+    assert by_id["M7"].judge({"repro-mao-sim": bad}).status == NOT_REPRODUCED
+    # The k drawn and judged is the paper's 7 when it ran, else the nearest.
+    assert series_k(SimTable(name="t", rows=[row], series=_series("binomial", close, close, 6)
+                             + _series("binomial", close, close, 8))) == 6
+    none = SimTable(name="t", rows=[row])
+    assert by_id["M7"].judge({"repro-mao-sim": none}).status == INCONCLUSIVE
+
+
+def test_long_simulations_with_the_real_simulator(tmp_path):
+    """Fig. 8's experiment at a small scale: every policy through lsm-sim, rows spaced on a
+    log scale with 16 x 4^k among them, the growth exponent fitted from there; the growth
+    claim's status follows from the exponents the store holds."""
+    if find_sim() is None:
+        pytest.skip("lsm-sim is not built")
+    run_long(tmp_path / "long", "long", [(3, 10_000), (6, 2_000)])
+    sims = read_long(tmp_path, "long")
+    assert sims is not None and sims.ks == [3, 6]
+    assert {r.policy for r in sims.runs} == set(POLICIES)
+    for r in sims.runs:
+        flushes = [p.flushes for p in r.points]
+        assert flushes == sorted(set(flushes)) and flushes[-1] == r.flushes
+        assert 16 * 4 ** r.k in flushes or 16 * 4 ** r.k >= r.flushes
+        assert all(p.write_amp >= 1 for p in r.points)
+    k3 = {r.policy: r for r in sims.runs if r.k == 3}
+    for r in k3.values():  # 10,000 / 1,024 flushes: enough span to fit
+        a, b = r.at(16 * 64), r.points[-1]
+        assert a is not None
+        assert r.growth_exponent() == pytest.approx(
+            math.log(b.write_amp / a.write_amp) / math.log(b.flushes / a.flushes))
+    assert all(r.growth_exponent() is None for r in sims.runs if r.k == 6)  # too short
+    exps = {p: k3[p].growth_exponent() for p in ("minlatency", "binomial", "bigtable",
+                                                  "exploring")}
+    laws_hold = (all(abs(exps[p] - 1 / 3) < abs(exps[p] - 1) for p in ("minlatency", "binomial"))
+                 and all(abs(exps[p] - 1) < abs(exps[p] - 1 / 3) for p in ("bigtable",
+                                                                            "exploring")))
+    by_id = {c.id: c for c in all_claims()}
+    found = by_id["M8"].judge({"repro-mao-long": sims})
+    assert found.status == (REPRODUCED if laws_hold else NOT_REPRODUCED)
+    assert f"minlatency {exps['minlatency']:.3f}" in found.ours
+    # M9 reads Fig. 8's runs (k 6 here): its status from the final write amplifications.
+    final = {r.policy: r.points[-1].write_amp for r in sims.runs if r.k == 6}
+    lowest = max(final["minlatency"], final["binomial"]) < min(final["bigtable"],
+                                                                final["exploring"])
+    assert by_id["M9"].judge({"repro-mao-long": sims}).status == (
+        REPRODUCED if lowest else NOT_REPRODUCED)
+    (tmp_path / "long" / "sim.json").write_text("{}")
+    with pytest.raises(SimLongError, match="not the long simulations' result"):
+        read_long(tmp_path, "long")
 
 
 def test_sim_table_refuses_what_is_not_its_csv():
@@ -158,7 +254,8 @@ def test_pages_from_a_recorded_store(store, tmp_path, lsmbench):
     assert proc.returncode == 0, proc.stderr
     said = json.loads(proc.stdout)
     assert said["pages"] == [str(out / f"{p}.md") for p in PAPERS]
-    assert said["experiments"] == {"repro-lc-schedulers": 0, "repro-mao-sim": 0}
+    assert said["experiments"] == {"repro-lc-schedulers": 0, "repro-mao-sim": 0,
+                                   "repro-mao-long": 0}
     evidence = pages.load_evidence(store / "reproduce", list(SUITE))
     for paper in PAPERS:
         text = (out / f"{paper}.md").read_text()
@@ -242,6 +339,79 @@ def test_the_sim_agreement_figure_plots_the_table(store):
     fig = agreement_figure(table)
     assert fig is not None and fig.id == "sim-agreement" and fig.png.startswith(b"\x89PNG")
     assert "Fig. 7" in fig.caption
+
+
+def test_the_over_time_and_long_run_figures_plot_the_store(store):
+    """Mao et al.'s Figs. 6 and 8 from the recorded store: Fig. 6's curves are the stored
+    series of one k (the paper's 7, else the nearest: 8 of 4 and 8 here) on both sides; Fig. 8
+    has a panel per run of the paper's k (6 here; 3 is no panel) with every policy's points."""
+    from lsmbench.reproduce.simfigure import (
+        long_figure,
+        over_time_figure,
+        series_by_policy,
+    )
+
+    table = read_table(store / "reproduce", "repro-mao-sim")
+    assert table is not None and table.series
+    k = series_k(table)
+    assert k == 8
+    runs = series_by_policy(table, k)
+    assert set(runs) == {r.policy for r in table.rows}
+    for policy, rows in runs.items():
+        final = table.row(policy, k)
+        assert final is not None and rows[-1].flushes == final.flushes
+        assert rows[-1].engine_write_amp == pytest.approx(final.engine_write_amp, abs=1e-4)
+    fig = over_time_figure(table)
+    assert fig is not None and fig.id == "sim-over-time" and fig.png.startswith(b"\x89PNG")
+    assert "Fig. 6" in fig.caption and f"k = {k}" in fig.title
+
+    sims = read_long(store / "reproduce", "repro-mao-long")
+    assert sims is not None
+    fig = long_figure(sims)
+    assert fig is not None and fig.id == "sim-long" and "Fig. 8" in fig.caption
+    assert f"All {len(sims.runs)} runs took" in fig.caption
+    assert over_time_figure(SimTable(name="t", rows=table.rows)) is None  # no series kept
+
+
+def test_one_experiment_again_into_the_stored_run(store, tmp_path, lsmbench):
+    """`--experiment` runs only what it names, keeps every other experiment's record and
+    result, stamps the re-run with its commit, and writes only its paper's page."""
+    if find_sim() is None:
+        pytest.skip("lsm-sim is not built")
+    before = pages.read_run(store / "reproduce")
+    assert before is not None
+    out = tmp_path / "pages"
+    proc = lsmbench("reproduce", "--quick", "--experiment", "repro-mao-long", "--results",
+                    str(store), "--out", str(out), "--json")
+    assert proc.returncode == 0, proc.stderr
+    said = json.loads(proc.stdout)
+    assert said["pages"] == [str(out / "mao.md")]
+    after = pages.read_run(store / "reproduce")
+    assert after is not None and after.started == before.started
+    assert set(after.experiments) == set(before.experiments)
+    for name in ("repro-lc-schedulers", "repro-mao-sim"):
+        assert after.experiments[name] == before.experiments[name]
+    rerun = after.experiments["repro-mao-long"]
+    assert rerun.exit_code == 0 and rerun.finished and rerun.commit
+    sims = read_long(store / "reproduce", "repro-mao-long")
+    assert sims is not None and [(r.k, r.flushes) for r in sims.runs[::len(POLICIES)]] == [
+        (k, n) for k, n in next(e for e in SUITE if e.name == "repro-mao-long").sim_runs]
+    text = (out / "mao.md").read_text()
+    if rerun.commit != after.commit:
+        assert "re-run alone (`--experiment`)" in text
+    # The stored run is the quick variant: re-running one of its experiments as the full one
+    # would mix the variants on one page.
+    proc = lsmbench("reproduce", "--experiment", "repro-mao-long", "--results", str(store))
+    assert proc.returncode == 2 and "is the quick variant" in proc.stderr
+    proc = lsmbench("reproduce", "--experiment", "repro-nope", "--results", str(store))
+    assert proc.returncode == 2 and "--experiment: unknown repro-nope" in proc.stderr
+    proc = lsmbench("reproduce", "--experiment", "repro-mao-long", "--paper", "pramanik",
+                    "--results", str(store))
+    assert proc.returncode == 2 and "is not all of --paper" in proc.stderr
+    proc = lsmbench("reproduce", "--experiment", "repro-mao-long", "--pages-only",
+                    "--results", str(store))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert pages.read_run(store / "reproduce") == after  # refused calls changed nothing
 
 
 def test_a_tune_experiment_shows_its_confirmed_configurations(store, tmp_path):

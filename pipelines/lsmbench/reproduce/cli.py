@@ -1,4 +1,4 @@
-"""`lsmbench reproduce [--quick] [--paper P] [--pages-only]`."""
+"""`lsmbench reproduce [--quick] [--paper P] [--experiment E] [--pages-only]`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import project_root
-from .suite import PAPERS, experiments
+from .suite import PAPERS, SUITE, experiments
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -23,6 +23,10 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     s.add_argument("--paper", action="append", default=None, metavar="NAME",
                    help=f"only this paper's experiments and page ({', '.join(PAPERS)}); "
                         "repeatable")
+    s.add_argument("--experiment", action="append", default=None, metavar="NAME",
+                   help="run only this experiment (repeatable) into the stored suite run, "
+                        "then write its paper's page from everything stored: "
+                        + ", ".join(e.name for e in SUITE))
     s.add_argument("--pages-only", action="store_true",
                    help="run nothing: the pages again from RESULTS/reproduce/")
     s.add_argument("--out", default=None, metavar="DIR",
@@ -39,7 +43,24 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         print(f"lsmbench reproduce: --paper: unknown {', '.join(unknown)}; choose from "
               f"{', '.join(PAPERS)}", file=sys.stderr)
         return EXIT_USAGE
-    papers = list(dict.fromkeys(args.paper)) if args.paper else list(PAPERS)
+    names = list(dict.fromkeys(args.experiment or []))
+    known = {e.name: e for e in SUITE}
+    if [n for n in names if n not in known]:
+        print(f"lsmbench reproduce: --experiment: unknown "
+              f"{', '.join(n for n in names if n not in known)}; choose from "
+              f"{', '.join(known)}", file=sys.stderr)
+        return EXIT_USAGE
+    if names and args.pages_only:
+        print("lsmbench reproduce: --experiment runs an experiment, --pages-only runs none: "
+              "give one of them", file=sys.stderr)
+        return EXIT_USAGE
+    chosen = list(dict.fromkeys(args.paper)) if args.paper else None
+    if names and chosen and [n for n in names if known[n].paper not in chosen]:
+        print(f"lsmbench reproduce: --experiment {', '.join(names)} is not all of --paper "
+              f"{', '.join(chosen)}", file=sys.stderr)
+        return EXIT_USAGE
+    papers = chosen or (list(dict.fromkeys(known[n].paper for n in names)) if names
+                        else list(PAPERS))
     exps = experiments(papers)
     store = Path(args.results) / "reproduce"
     out = Path(args.out) if args.out else project_root() / "docs" / "results"
@@ -54,6 +75,17 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             print(f"lsmbench reproduce: --pages-only: no readable {RUN_FILE} in {store} (run "
                   "`lsmbench reproduce` first)", file=sys.stderr)
             return EXIT_USAGE
+    elif names:
+        variant = "quick" if args.quick else "full"
+        stored = read_run(store)
+        if stored is not None and stored.variant != variant:
+            print(f"lsmbench reproduce: --experiment: the suite run stored in {store} is the "
+                  f"{stored.variant} variant; re-run its experiments as such ("
+                  f"{'with' if stored.variant == 'quick' else 'without'} --quick), or run the "
+                  "whole suite", file=sys.stderr)
+            return EXIT_USAGE
+        run = run_suite([known[n] for n in names], args.quick, store, say, into=stored)
+        failed = any(run.experiments[n].exit_code != 0 for n in names)
     else:
         run = run_suite(exps, args.quick, store, say)
         failed = any(r.exit_code != 0 for r in run.experiments.values())

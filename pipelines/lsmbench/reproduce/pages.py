@@ -31,7 +31,8 @@ from .evidence import (
     read_evidence,
     testing_engine_metric,
 )
-from .simfigure import agreement_figure
+from .simfigure import agreement_figure, long_figure, over_time_figure
+from .simlong import LongSims, SimLongError, read_long
 from .simtable import SimTable, SimTableError, read_table
 from .suite import PAPERS, Experiment
 
@@ -47,6 +48,10 @@ class ExperimentRun(BaseModel):
     exit_code: int
     seconds: float
     error: str | None = None
+    # When and at which commit it ran: an experiment re-run alone (`--experiment`) differs
+    # from the rest of its suite run, and its page says so.
+    finished: str | None = None
+    commit: str | None = None
 
 
 class SuiteRun(BaseModel):
@@ -85,6 +90,14 @@ def load_evidence(store: Path, exps: list[Experiment]) -> Evidence:
             if table is not None:
                 out[exp.name] = table
             continue
+        if exp.kind == "sim":
+            try:
+                sims = read_long(store, exp.name)
+            except SimLongError:
+                sims = None
+            if sims is not None:
+                out[exp.name] = sims
+            continue
         ev = read_evidence(store, exp.name)
         if ev is None:
             continue
@@ -111,6 +124,19 @@ TESTING_COLUMNS = ("group", "complete", "testing max", "write amplification",
 
 
 CONFIRMED_COLUMNS = ("configuration", "confirmed: closed-loop maximum", "the answer")
+LONG_COLUMNS = ("policy", "k", "flushes", "write amplification", "average SSTables",
+                "growth exponent from 16 x 4^k", "seconds")
+
+
+def _long_rows(sims: LongSims) -> list[list[str]]:
+    rows = []
+    for r in sims.runs:
+        g = r.growth_exponent()
+        last = r.points[-1]
+        rows.append([r.policy, str(r.k), f"{r.flushes:,}", f"{last.write_amp:,.2f}",
+                     f"{last.avg_sstables:.2f}", "-" if g is None else f"{g:.3f}",
+                     f"{r.seconds:.2f}"])
+    return rows
 
 
 def _confirmed_rows(tune: dict[str, Any]) -> list[list[str]]:
@@ -158,7 +184,12 @@ def section(exp: Experiment, evidence: Evidence, run: SuiteRun | None,
     ev = evidence.get(exp.name)
     if isinstance(ev, SimTable):
         sec.sim = ev
-        fig = agreement_figure(ev)
+        figs = (agreement_figure(ev), over_time_figure(ev))
+        sec.figures = [_write_figure(f, exp, out_dir) for f in figs if f is not None]
+    elif isinstance(ev, LongSims):
+        sec.columns = LONG_COLUMNS
+        sec.groups = _long_rows(ev)
+        fig = long_figure(ev)
         if fig is not None:
             sec.figures = [_write_figure(fig, exp, out_dir)]
     elif isinstance(ev, CampaignEvidence) and ev.extra.get("tune"):

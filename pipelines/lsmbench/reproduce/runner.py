@@ -15,6 +15,7 @@ from pathlib import Path
 from ..fingerprint import cpu_model, git_commit, host_fingerprint
 from ..paths import project_root
 from .pages import RUN_FILE, ExperimentRun, SuiteRun, write_atomic
+from .simlong import SimLongError, run_long
 from .simtable import SimTableError, run_validate
 from .suite import Experiment
 
@@ -44,6 +45,15 @@ def run_one(exp: Experiment, quick: bool, store: Path) -> ExperimentRun:
                                  seconds=time.monotonic() - start, error=str(e))
         return ExperimentRun(name=exp.name, command=shown, exit_code=0,
                              seconds=time.monotonic() - start)
+    if exp.kind == "sim":
+        shown = "lsm-sim over " + ", ".join(f"k={k} n={n:,}" for k, n in exp.sim_runs)
+        try:
+            run_long(store / exp.name, exp.name, exp.sim_runs)
+        except SimLongError as e:
+            return ExperimentRun(name=exp.name, command=shown, exit_code=1,
+                                 seconds=time.monotonic() - start, error=str(e))
+        return ExperimentRun(name=exp.name, command=shown, exit_code=0,
+                             seconds=time.monotonic() - start)
     cmd = command(exp, quick, store)
     shown = "lsmbench " + shlex.join(cmd[3:])
     proc = subprocess.run(cmd, check=False)
@@ -57,22 +67,29 @@ def run_one(exp: Experiment, quick: bool, store: Path) -> ExperimentRun:
 
 
 def run_suite(exps: list[Experiment], quick: bool, store: Path,
-              say: Callable[[str], None] = print) -> SuiteRun:
-    """Runs `exps` into `store`, writing reproduce.json after each one."""
-    host = host_fingerprint()
+              say: Callable[[str], None] = print, into: SuiteRun | None = None) -> SuiteRun:
+    """Runs `exps` into `store`, writing reproduce.json after each one: a new suite run, or,
+    with `into` (the stored one, `--experiment`), that run with these experiments replaced."""
     project = git_commit()
-    run = SuiteRun(variant="quick" if quick else "full", started=now(),
-                   commit=project.get("commit"), dirty=project.get("dirty"),
-                   host={"cpu": cpu_model(), "cores": host.get("cpu_count"),
-                         "kernel": host.get("kernel")})
+    if into is None:
+        host = host_fingerprint()
+        run = SuiteRun(variant="quick" if quick else "full", started=now(),
+                       commit=project.get("commit"), dirty=project.get("dirty"),
+                       host={"cpu": cpu_model(), "cores": host.get("cpu_count"),
+                             "kernel": host.get("kernel")})
+    else:
+        run = into
     store.mkdir(parents=True, exist_ok=True)
     for i, exp in enumerate(exps, 1):
         say(f"reproduce: [{i}/{len(exps)}] {exp.name} ({exp.paper}): {exp.title}")
         result = run_one(exp, quick, store)
+        result.finished = now()
+        result.commit = project.get("commit")
         run.experiments[exp.name] = result
         say(f"reproduce: [{i}/{len(exps)}] {exp.name}: exit {result.exit_code} in "
             f"{result.seconds:.0f} s")
         write_atomic(store / RUN_FILE, run.model_dump_json(indent=2).encode())
-    run.ended = now()
+    if into is None:
+        run.ended = now()
     write_atomic(store / RUN_FILE, run.model_dump_json(indent=2).encode())
     return run

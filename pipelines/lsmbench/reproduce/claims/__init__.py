@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..evidence import NOT_RUN, CampaignEvidence, Finding
+from ..simlong import LongSims
 from ..simtable import SimTable
 
-# Each experiment's stored result: a campaign, or lsm-sim-validate's table.
-Evidence = dict[str, CampaignEvidence | SimTable]
+# Each experiment's stored result: a campaign, lsm-sim-validate's table, or the long simulations.
+Evidence = dict[str, CampaignEvidence | SimTable | LongSims]
 
 
 @dataclass(frozen=True)
