@@ -272,6 +272,21 @@ def test_pages_from_a_recorded_store(store, tmp_path, lsmbench):
     assert "Variant **quick**" in lc and "![" in lc
 
 
+def test_a_page_draws_only_the_figures_it_shows(store):
+    """The pages ask the report for their figures by id: the same figures, byte for byte, as
+    drawing all of them and keeping those, without drawing the rest."""
+    from lsmbench.report.figures import all_figures
+
+    ev = read_evidence(store / "reproduce", "repro-lc-schedulers")
+    assert ev is not None
+    every = all_figures(ev.campaign.points)
+    wanted = ["latency", "components", "vs-size_ratio"]
+    some = all_figures(ev.campaign.points, only=wanted)
+    assert [(f.id, f.png) for f in some] == [(f.id, f.png) for f in every if f.id in wanted]
+    assert {f.id for f in some} == {"latency", "components"}  # no size ratio in this campaign
+    assert all_figures(ev.campaign.points, only=[]) == []
+
+
 def test_claims_on_the_recorded_schedulers_campaign(store):
     """The recorded campaign (fixtures/reproduce/README.md) holds tiering and leveling x
     single, fair, greedy with 3 repetitions: each LC1-LC6 claim's status follows from its

@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 import io
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -671,8 +671,10 @@ def search_figure(points: Sequence[StoredPoint]) -> Figure | None:
                   _render(fig))
 
 
-def all_figures(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_S) -> list[Figure]:
-    """Every figure the data supports, in the report's order."""
+def all_figures(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_S,
+                only: Collection[str] | None = None) -> list[Figure]:
+    """Every figure the data supports, in the report's order; with `only`, just the figures of
+    those ids ("vs-<parameter>" ones by their id), the others not even drawn."""
     # merges.py, datasets.py and papers.py build on this module
     from .datasets import PAPER_FIGURES, dataset_figure, is_dataset, with_paper_references
     from .merges import merges_figure
@@ -684,21 +686,30 @@ def all_figures(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_
         with_generic_references,
     )
 
-    out = [
-        throughput_figure(points, window_s),
-        components_figure(points),
-        latency_figure(points),
-        query_figure(points, window_s),
-        flushes_figure(points),
-        sweep_figure(points),
-        search_figure(points),
-        merges_figure(points),
-        dataset_figure(points),
-        *parameter_figures(points),
-        tradeoff_figure(points),
-        merge_cost_figure(points),
-        activity_figure(points),
+    builders: list[tuple[str, Callable[[], Figure | list[Figure] | None]]] = [
+        ("throughput", lambda: throughput_figure(points, window_s)),
+        ("components", lambda: components_figure(points)),
+        ("latency", lambda: latency_figure(points)),
+        ("queries", lambda: query_figure(points, window_s)),
+        ("flushes", lambda: flushes_figure(points)),
+        ("sweep", lambda: sweep_figure(points)),
+        ("search", lambda: search_figure(points)),
+        ("merges", lambda: merges_figure(points)),
+        ("dataset", lambda: dataset_figure(points)),
+        ("vs-", lambda: parameter_figures(points)),
+        ("tradeoff", lambda: tradeoff_figure(points)),
+        ("merge-cost", lambda: merge_cost_figure(points)),
+        ("activity", lambda: activity_figure(points)),
     ]
+    out: list[Figure | None] = []
+    for key, build in builders:
+        if only is not None and not any(o == key or (key.endswith("-") and o.startswith(key))
+                                        for o in only):
+            continue
+        built = build()
+        out.extend(built if isinstance(built, list) else [built])
+    if only is not None:
+        out = [f for f in out if f is None or f.id in only]
     figures = [f for f in out if f is not None]
     if is_dataset(points):
         return with_generic_references(with_paper_references(figures), points,

@@ -168,7 +168,7 @@ def _group_row(ev: CampaignEvidence, g: Group, two_phase: bool) -> list[str]:
 def _figures(ev: CampaignEvidence, exp: Experiment, out_dir: Path) -> list[dict[str, str]]:
     if not exp.figures:
         return []
-    wanted = {f.id: f for f in all_figures(ev.campaign.points) if f.id in exp.figures}
+    wanted = {f.id: f for f in all_figures(ev.campaign.points, only=exp.figures)}
     return [_write_figure(wanted[fid], exp, out_dir) for fid in exp.figures if fid in wanted]
 
 
