@@ -82,21 +82,12 @@ def load_evidence(store: Path, exps: list[Experiment]) -> Evidence:
     """Every experiment's stored result (a missing one is simply absent)."""
     out: Evidence = {}
     for exp in exps:
-        if exp.kind == "sim-validate":
-            try:
-                table = read_table(store, exp.name)
-            except SimTableError:
-                table = None
-            if table is not None:
-                out[exp.name] = table
-            continue
-        if exp.kind == "sim":
-            try:
-                sims = read_long(store, exp.name)
-            except SimLongError:
-                sims = None
-            if sims is not None:
-                out[exp.name] = sims
+        if exp.kind in ("sim-validate", "sim"):
+            # A simulator result that cannot be read is as good as absent: its claims "not run".
+            with contextlib.suppress(SimTableError, SimLongError):
+                found = (read_table if exp.kind == "sim-validate" else read_long)(store, exp.name)
+                if found is not None:
+                    out[exp.name] = found
             continue
         ev = read_evidence(store, exp.name)
         if ev is None:

@@ -33,27 +33,29 @@ def command(exp: Experiment, quick: bool, store: Path) -> list[str]:
             "--results", str(store), "--force", "--no-publish", "--quiet", *sets]
 
 
+def _simulated(exp: Experiment, shown: str, start: float, run: Callable[[], object],
+               failure: type[Exception]) -> ExperimentRun:
+    """A simulator experiment's record: exit 1 with the reason when `run` raises `failure`."""
+    try:
+        run()
+    except failure as e:
+        return ExperimentRun(name=exp.name, command=shown, exit_code=1,
+                             seconds=time.monotonic() - start, error=str(e))
+    return ExperimentRun(name=exp.name, command=shown, exit_code=0,
+                         seconds=time.monotonic() - start)
+
+
 def run_one(exp: Experiment, quick: bool, store: Path) -> ExperimentRun:
     start = time.monotonic()
     if exp.kind == "sim-validate":
         args = exp.args(quick)
-        shown = "lsm-sim-validate " + " ".join(args)
-        try:
-            run_validate(store / exp.name, args)
-        except SimTableError as e:
-            return ExperimentRun(name=exp.name, command=shown, exit_code=1,
-                                 seconds=time.monotonic() - start, error=str(e))
-        return ExperimentRun(name=exp.name, command=shown, exit_code=0,
-                             seconds=time.monotonic() - start)
+        return _simulated(exp, "lsm-sim-validate " + " ".join(args), start,
+                          lambda: run_validate(store / exp.name, args), SimTableError)
     if exp.kind == "sim":
         shown = "lsm-sim over " + ", ".join(f"k={k} n={n:,}" for k, n in exp.sim_runs)
-        try:
-            run_long(store / exp.name, exp.name, exp.sim_runs)
-        except SimLongError as e:
-            return ExperimentRun(name=exp.name, command=shown, exit_code=1,
-                                 seconds=time.monotonic() - start, error=str(e))
-        return ExperimentRun(name=exp.name, command=shown, exit_code=0,
-                             seconds=time.monotonic() - start)
+        return _simulated(exp, shown, start,
+                          lambda: run_long(store / exp.name, exp.name, exp.sim_runs),
+                          SimLongError)
     cmd = command(exp, quick, store)
     shown = "lsmbench " + shlex.join(cmd[3:])
     proc = subprocess.run(cmd, check=False)

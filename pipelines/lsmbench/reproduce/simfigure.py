@@ -10,18 +10,21 @@ from matplotlib.ticker import ScalarFormatter
 from scipy import stats
 
 from ..report.figures import Figure, Style, _legend, _new, _render, style
-from .simlong import LongSims
+from .simlong import POLICIES, LongSims
 from .simtable import SeriesRow, SimTable
 
 EXCLUDED = ("constant",)
-POLICY_ORDER = ("bigtable", "exploring", "constant", "minlatency", "binomial")
 PAPER_FIG6_K = 7
 PAPER_FIG8_KS = (6, 7, 10)
 
 
+def _policy_rank(policy: str) -> int:
+    """A policy's place in every figure of the page (its order, its colour and marker)."""
+    return POLICIES.index(policy) if policy in POLICIES else len(POLICIES)
+
+
 def _policy_style(policy: str) -> Style:
-    """One colour and marker per policy in every figure of the page."""
-    return style(POLICY_ORDER.index(policy) if policy in POLICY_ORDER else len(POLICY_ORDER))
+    return style(_policy_rank(policy))
 
 
 def _log_axes(ax: Axes) -> None:
@@ -105,8 +108,7 @@ def over_time_figure(table: SimTable) -> Figure | None:
     fig, axes = _new(2, height=3.8)
     for ax, side, label in ((axes[0], "engine_write_amp", "(a) observed: the engine"),
                             (axes[1], "sim_write_amp", "(b) simulated: lsm-sim")):
-        for policy in sorted(runs, key=lambda p: POLICY_ORDER.index(p)
-                             if p in POLICY_ORDER else 99):
+        for policy in sorted(runs, key=_policy_rank):
             st = _policy_style(policy)
             rows = runs[policy]
             ax.plot([r.flushes for r in rows], [getattr(r, side) for r in rows], color=st.color,
@@ -137,8 +139,7 @@ def long_figure(sims: LongSims) -> Figure | None:
     fig, axes = _new(len(ks), height=3.8)
     for ax, k in zip(axes, ks, strict=True):
         runs = [r for r in sims.runs if r.k == k]
-        for r in sorted(runs, key=lambda r: POLICY_ORDER.index(r.policy)
-                        if r.policy in POLICY_ORDER else 99):
+        for r in sorted(runs, key=lambda r: _policy_rank(r.policy)):
             st = _policy_style(r.policy)
             ax.plot([p.flushes for p in r.points], [p.write_amp for p in r.points],
                     color=st.color, linestyle=st.linestyle, label=r.policy)
