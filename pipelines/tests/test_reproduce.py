@@ -429,6 +429,32 @@ def test_one_experiment_again_into_the_stored_run(store, tmp_path, lsmbench):
     assert pages.read_run(store / "reproduce") == after  # refused calls changed nothing
 
 
+def test_full_only_experiments_and_results_the_run_did_not_make(store, tmp_path, lsmbench):
+    """--quick leaves out the full-only experiments and their pages say why; a result in the
+    store that the recorded suite run did not make (an older run's) is not evidence."""
+    full_only = [e for e in SUITE if e.full_only]
+    assert full_only and all(e.paper == "luo-carey" for e in full_only)
+    proc = lsmbench("reproduce", "--quick", "--experiment", full_only[0].name, "--results",
+                    str(store))
+    assert proc.returncode == 2 and "the full variant only" in proc.stderr
+    run_file = store / "reproduce" / pages.RUN_FILE
+    recorded = json.loads(run_file.read_text())
+    del recorded["experiments"]["repro-mao-long"]  # its results stay in the store
+    run_file.write_text(json.dumps(recorded))
+    out = tmp_path / "pages"
+    proc = lsmbench("reproduce", "--pages-only", "--results", str(store), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    lc = (out / "luo-carey.md").read_text()
+    for e in full_only:
+        section = lc.split(f"## {e.title}", 1)[1].split("\n## ", 1)[0]
+        assert "Not run: the full variant only" in section
+    for c in all_claims():
+        if c.experiment in {e.name for e in full_only} | {"repro-mao-long"}:
+            page = (out / f"{c.paper}.md").read_text()
+            row = next(line for line in page.splitlines() if line.startswith(f"| {c.id} |"))
+            assert f"**{NOT_RUN}**" in row, row
+
+
 def test_a_tune_experiment_shows_its_confirmed_configurations(store, tmp_path):
     """A tune study's section lists its confirmed configurations (fresh repetitions), the
     answer marked, from tune.json; PV4 compares the answer's with the defaults' intervals."""

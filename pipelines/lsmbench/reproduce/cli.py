@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import project_root
-from .suite import PAPERS, SUITE, experiments
+from .suite import PAPERS, SUITE, experiments, runs_in
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -76,6 +76,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                   "`lsmbench reproduce` first)", file=sys.stderr)
             return EXIT_USAGE
     elif names:
+        skipped = [n for n in names if not runs_in(known[n], args.quick)]
+        if skipped:
+            print(f"lsmbench reproduce: --experiment {', '.join(skipped)}: the full variant "
+                  "only (not in --quick)", file=sys.stderr)
+            return EXIT_USAGE
         variant = "quick" if args.quick else "full"
         stored = read_run(store)
         if stored is not None and stored.variant != variant:
@@ -87,9 +92,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         run = run_suite([known[n] for n in names], args.quick, store, say, into=stored)
         failed = any(run.experiments[n].exit_code != 0 for n in names)
     else:
-        run = run_suite(exps, args.quick, store, say)
+        run = run_suite([e for e in exps if runs_in(e, args.quick)], args.quick, store, say)
         failed = any(r.exit_code != 0 for r in run.experiments.values())
-    evidence = load_evidence(store, exps)
+    evidence = load_evidence(store, [e for e in exps if e.name in run.experiments])
     written = []
     for paper in papers:
         written.append(str(render_page(paper, exps, evidence, run, out)))

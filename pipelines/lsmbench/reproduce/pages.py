@@ -79,7 +79,9 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 
 def load_evidence(store: Path, exps: list[Experiment]) -> Evidence:
-    """Every experiment's stored result (a missing one is simply absent)."""
+    """Every experiment's stored result (a missing one is simply absent). The caller passes
+    the experiments of the suite run the pages describe: an older result of an experiment
+    that run skipped (a full-only one under --quick) is not evidence for its page."""
     out: Evidence = {}
     for exp in exps:
         if exp.kind in ("sim-validate", "sim"):

@@ -37,6 +37,9 @@ class Experiment(BaseModel):
     # sim: lsm-sim alone, (k, flushes) per run, every bounded-depth policy (quick and full)
     sim_runs: list[tuple[int, int]] = Field(default_factory=list)
     figures: list[str] = Field(default_factory=list)  # report figure ids shown on the page
+    # Not in the quick variant (its quick form would not fit the 30 minutes): --quick skips it
+    # and its page says so.
+    full_only: bool = False
     setup: str  # what differs from the paper's setup, for the page
 
     def overrides(self, quick: bool) -> list[str]:
@@ -109,6 +112,35 @@ SUITE: tuple[Experiment, ...] = (
               "phases).",
     ),
     Experiment(
+        name="repro-lc-size-tiered", paper="luo-carey", full_only=True,
+        title="Size-tiered merges measured elastically or with exactly the minimum "
+              "(Sec. 5.3, Figs. 18-20)",
+        spec="pipelines/campaigns/reproduce/lc-size-tiered.yaml",
+        figures=["throughput", "components", "latency"],
+        setup="Size ratio 1.2, 2 to 10 components a merge (HBase-like, as the paper); 200k x "
+              "1 KiB records, 2 MiB memory components, a 24 MB/s cgroup write throttle, phases "
+              "of 32 s and 40 s (the paper: 2 h), 3 repetitions; the testing phase with fair.",
+    ),
+    Experiment(
+        name="repro-lc-partitioned", paper="luo-carey", full_only=True,
+        title="Partitioned leveling with LevelDB's scheduler (Sec. 6.2, Figs. 21-23)",
+        spec="pipelines/campaigns/reproduce/lc-partitioned.yaml",
+        figures=["throughput", "latency"],
+        setup="The bundled engine's LevelDB-style partitioned leveling (the paper: its "
+              "implementation in AsterixDB), 2 MiB files, l0_trigger 4 and l0_stop 12 (the "
+              "paper's), 200k x 1 KiB records, 2 MiB memory components, a 24 MB/s cgroup "
+              "write throttle, phases of 32 s and 40 s, 3 repetitions.",
+    ),
+    Experiment(
+        name="repro-lc-partition-size", paper="luo-carey", full_only=True,
+        title="The partition size (Sec. 6.2, Fig. 24)",
+        spec="pipelines/campaigns/reproduce/lc-partition-size.yaml",
+        figures=["vs-partition_bytes"],
+        setup="Files of 2, 16 and 256 MiB (the paper: 8 MB to 32 GB; at 256 MiB each level "
+              "of the ~200 MB store is one file: full merges), the maximum measured with "
+              "exactly l0_trigger level-0 files; otherwise as the partitioned experiment.",
+    ),
+    Experiment(
         name="repro-mao-sim", paper="mao", kind="sim-validate",
         title="Table I at engine level against lsm-sim (Sec. V-VI, Figs. 6-7)",
         quick_args=["--flushes", "600", "--ks", "4,6,8"],
@@ -171,3 +203,8 @@ SUITE: tuple[Experiment, ...] = (
 def experiments(papers: list[str] | None = None) -> list[Experiment]:
     """The suite's experiments of the given papers (all when None), in the suite's order."""
     return [e for e in SUITE if papers is None or e.paper in papers]
+
+
+def runs_in(exp: Experiment, quick: bool) -> bool:
+    """Whether the variant runs the experiment."""
+    return not (quick and exp.full_only)

@@ -1,10 +1,11 @@
-"""Luo & Carey (VLDB 2019): the claims of Sec. 5.2 the suite's campaigns test."""
+"""Luo & Carey (VLDB 2019): the claims of Secs. 5.2, 5.3 and 6.2 the suite's campaigns test."""
 
 from __future__ import annotations
 
 from ...groups import Group
 from ...points import short_names
 from ...stats import Estimate
+from ...units import parse_size
 from ..evidence import (
     INCONCLUSIVE,
     CampaignEvidence,
@@ -28,6 +29,9 @@ RATIO = "repro-lc-size-ratio"
 CONSTR = "repro-lc-constraints"
 BURSTS = "repro-lc-bursts"
 QUERIES = "repro-lc-queries"
+TIERED = "repro-lc-size-tiered"
+PARTITIONED = "repro-lc-partitioned"
+PSIZE = "repro-lc-partition-size"
 P99 = "p99_write_latency_s"
 
 
@@ -98,6 +102,37 @@ def _query_compare(ev: CampaignEvidence, kind: str, a: dict[str, str], b: dict[s
     if same:
         return similar(ea, eb, na, nb, fmt=fmt_rate, what=f"{kind} rate")
     return compare(ea, eb, na, nb, higher=higher, fmt=fmt_rate, what=f"{kind} rate")
+
+
+def _exact_lower(ev: CampaignEvidence, exact: str, **params: object) -> Finding:
+    """The testing maximum measured with exact merges (`exact` is the dimension) against the
+    elastic one."""
+    a = ev.estimate(ev.one(**{exact: True}, **params), testing_max)
+    b = ev.estimate(ev.one(**{exact: False}, **params), testing_max)
+    return compare(a, b, "exact", "elastic", higher=False, fmt=fmt_rate,
+                   what="testing maximum")
+
+
+def _partition_ends(ev: CampaignEvidence) -> tuple[Group, Group] | None:
+    """The groups of the smallest and the largest partition size."""
+    sized = sorted((parse_size(g.params["partition_bytes"]), g) for g in ev.groups
+                   if g.params.get("partition_bytes") is not None)
+    if len(sized) < 2:
+        return None
+    return sized[0][1], sized[-1][1]
+
+
+def _partition_size(ev: CampaignEvidence, metric: str) -> Finding:
+    ends = _partition_ends(ev)
+    if ends is None:
+        return Finding(status=INCONCLUSIVE, ours="-", why="fewer than two partition sizes ran")
+    small, large = ends
+    names = [f"{g.params['partition_bytes']} files" for g in (large, small)]
+    if metric == P99:
+        return compare(ev.estimate(large, P99), ev.estimate(small, P99), *names, higher=True,
+                       fmt=fmt_seconds, what="p99")
+    return similar(ev.estimate(large, testing_max), ev.estimate(small, testing_max), *names,
+                   fmt=fmt_rate, what="testing maximum")
 
 
 CLAIMS: list[Claim] = [
@@ -194,4 +229,50 @@ CLAIMS: list[Claim] = [
           "figures only", QUERIES,
           lambda ev: _query_compare(ev, "get", {"policy": "leveling", "scheduler": "fair"},
                                     {"policy": "tiering", "scheduler": "fair"}, same=True)),
+    Claim("LC20", "luo-carey", "Sec. 5.3, Fig. 19",
+          "Size-tiered: the maximum measured while merges take as many components as they can "
+          "is not sustainable, with fair or greedy",
+          "17,008 records/s; fair stalls, greedy's components keep growing", TIERED,
+          lambda ev: _verdicts(ev, "not-sustainable", merge_exact_min=False)),
+    Claim("LC21", "luo-carey", "Sec. 5.3",
+          "Size-tiered: merging exactly the minimum in the testing phase measures a lower "
+          "maximum",
+          "8,863 against 17,008 records/s (-48 %)", TIERED,
+          lambda ev: _exact_lower(ev, "merge_exact_min", scheduler="fair")),
+    Claim("LC22", "luo-carey", "Sec. 5.3, Fig. 20",
+          "Size-tiered: that lower maximum is sustained by fair and greedy",
+          "no write stalls with either (figures only)", TIERED,
+          lambda ev: _verdicts(ev, "sustainable", merge_exact_min=True)),
+    Claim("LC23", "luo-carey", "Sec. 5.3, Fig. 20b",
+          "Size-tiered: greedy keeps fewer disk components than fair",
+          "\"slightly\" fewer (figures only)", TIERED,
+          lambda ev: compare(ev.estimate(ev.one(merge_exact_min=True, scheduler="greedy"),
+                                         components_mean),
+                             ev.estimate(ev.one(merge_exact_min=True, scheduler="fair"),
+                                         components_mean),
+                             "greedy", "fair", higher=False, fmt=fmt_plain,
+                             what="mean disk components")),
+    Claim("LC24", "luo-carey", "Sec. 6.2, Fig. 21",
+          "Partitioned leveling: LevelDB's maximum, measured while level 0 is merged all at "
+          "once, is not sustainable",
+          "write stalls from 6,000 s on (figures only)", PARTITIONED,
+          lambda ev: verdict_is(ev.one(l0_merge_exact=False), "all level-0 files",
+                                ["not-sustainable"])),
+    Claim("LC25", "luo-carey", "Sec. 6.2, Fig. 23a",
+          "Partitioned leveling: merging exactly l0_trigger level-0 files measures a lower "
+          "maximum",
+          "30 % lower", PARTITIONED, lambda ev: _exact_lower(ev, "l0_merge_exact")),
+    Claim("LC26", "luo-carey", "Sec. 6.2, Fig. 23b",
+          "Partitioned leveling: LevelDB's single-threaded scheduler sustains that lower "
+          "maximum",
+          "no write stalls (figures only)", PARTITIONED,
+          lambda ev: verdict_is(ev.one(l0_merge_exact=True), "exactly l0_trigger",
+                                ["sustainable"])),
+    Claim("LC27", "luo-carey", "Sec. 6.2, Fig. 24a",
+          "The partition size has little impact on the maximum write throughput",
+          "figures only (8 MB to 32 GB)", PSIZE,
+          lambda ev: _partition_size(ev, "testing_max")),
+    Claim("LC28", "luo-carey", "Sec. 6.2, Fig. 24b",
+          "A large partition size gives large write latencies (single-threaded scheduler)",
+          "figures only (8 MB to 32 GB)", PSIZE, lambda ev: _partition_size(ev, P99)),
 ]
