@@ -25,7 +25,9 @@ from lsmbench.reproduce.evidence import (
     all_of,
     compare,
     fmt_plain,
+    fmt_seconds,
     param,
+    query_rate,
     read_evidence,
     similar,
 )
@@ -46,6 +48,7 @@ from lsmbench.stats import median_ci
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = Path(__file__).parent / "fixtures" / "reproduce" / "results" / "reproduce"
+DATASETS = Path(__file__).parent / "fixtures" / "datasets" / "results"
 
 
 @pytest.fixture()
@@ -310,6 +313,36 @@ def test_claims_on_the_recorded_schedulers_campaign(store):
                           "inconclusive": INCONCLUSIVE}[single.verdict]
     # A claim of an experiment that did not run says so.
     assert by_id["LC7"].judge(evidence).status == NOT_RUN
+
+
+def test_secondary_index_claims_read_the_sweep_and_the_query_rates():
+    """Sec. 7's claims on the recorded dataset campaign (fixtures/datasets: eager and lazy, a
+    0.7/0.95 sweep, secondary queries, one repetition, the greedy scheduler only): the p99 of
+    each swept utilization is that running phase's own (its summary.json), and claims that need
+    a scheduler the campaign did not vary, or three repetitions, are inconclusive, not
+    decided."""
+    from lsmbench.reproduce.claims import luo_carey
+    ev = read_evidence(DATASETS, "dataset-fixture")
+    assert ev is not None and len(ev.groups) == 2
+    for pid, pt in ev.points.items():
+        for u in (0.7, 0.95):
+            summary = json.loads((pt.path / f"running@{u}" / "summary.json").read_text())
+            want = summary["write_latency_us"]["p99"] / 1e6
+            got = luo_carey._p99_at(u)(pt)
+            assert got is not None and math.isclose(got, want, rel_tol=1e-3), (pid, u)
+        assert luo_carey._p99_at(0.5)(pt) is None
+        rate = query_rate("secondary")(pt)
+        assert rate is not None and rate > 0, pid
+    by_id = {c.id: c for c in all_claims()}
+    evidence = {"secondary-indexes": ev, "secondary-indexes-queries": ev}
+    for cid in ("LC29", "LC30", "LC32", "LC33", "LC34", "LC35"):
+        assert by_id[cid].judge(evidence).status == INCONCLUSIVE, cid
+    # The sweep's two ends, as measured, and one run is no evidence.
+    pt = next(iter(ev.points.values()))
+    sweep = luo_carey._sweep(ev, secondary_maintenance=pt.params["secondary_maintenance"])
+    assert sweep.status == INCONCLUSIVE and "fewer than 3 repetitions" in sweep.why
+    for u in (0.7, 0.95):
+        assert f"{u:.0%} {fmt_seconds(luo_carey._p99_at(u)(pt))}" in sweep.ours
 
 
 # ---------------------------------------------------------------- bad input
