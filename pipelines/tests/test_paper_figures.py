@@ -25,6 +25,7 @@ from lsmbench.report.papers import (
     numeric_dimensions,
     parameter_figure,
     parameter_series,
+    tick_labels,
     tradeoff_figure,
     tradeoff_points,
 )
@@ -80,6 +81,14 @@ def test_the_size_ratio_sweep_draws_the_stored_maxima_and_p99s(points):
     assert numeric_dimensions(trials) == ["size_ratio", "memtable_kib"]
     assert parameter_figure(trials, "size_ratio") is None
     assert parameter_figure(points, "no_such_parameter") is None
+    assert tick_labels(points, "size_ratio", [2.0, 10.0]) == ["2", "10"]
+    # Sizes keep the spec's spelling on the axis.
+    sized = [StoredPoint(pt.id, pt.path, {**pt.record, "params": {"partition_bytes": b}},
+                         pt.spec, pt.fingerprint, pt.phases)
+             for pt, b in zip(points, ("2M", "16M", "256M"), strict=False)]
+    xs = sorted(parameter_series(sized, "partition_bytes")["partition_bytes"])
+    assert len(xs) == 3
+    assert tick_labels(sized, "partition_bytes", xs) == ["2M", "16M", "256M"]
 
 
 def test_numeric_dimensions_read_sizes_and_skip_mixed_or_short_ones(tmp_path):

@@ -466,6 +466,13 @@ def parameter_series(points: Sequence[StoredPoint], dim: str
     return out
 
 
+def tick_labels(points: Sequence[StoredPoint], dim: str, xs: Sequence[float]) -> list[str]:
+    """Each value as the spec wrote it ("16M", not 1.67772e+07); a number as a number."""
+    written = {_value(v): v for pt in points
+               if isinstance(v := pt.params.get(dim), str) and _value(v) is not None}
+    return [written.get(x, f"{x:g}") for x in xs]
+
+
 MAX_CURVES = 8  # beyond this the legend outgrows the figure (a study's trials, say)
 
 
@@ -496,10 +503,11 @@ def parameter_figure(points: Sequence[StoredPoint], dim: str) -> Figure | None:
     for ax in (ax_max, ax_p99):
         ax.set_xlabel(dim)
         ax.set_xscale("log", base=2)
-        ax.set_xticks(xs_all, [f"{x:g}" for x in xs_all])
+        ax.set_xticks(xs_all, tick_labels(points, dim, xs_all))
         ax.xaxis.set_minor_formatter(NullFormatter())
         ax.grid(True, which="both", alpha=0.3)
     ax_p99.yaxis.set_major_formatter(ScalarFormatter())
+    ax_p99.yaxis.set_minor_formatter(ScalarFormatter())
     ax_max.set_ylim(bottom=0)
     _legend(fig, (ax_max, ax_p99))
     ref = PARAMETER_FIGURES.get(dim)
