@@ -82,8 +82,13 @@ def _legend(fig: MplFigure, axes: Sequence[Axes]) -> None:
                 labels.append(lab)
     if handles:
         per_row = 3 if len(axes) > 1 else 2  # a single axis is narrower
-        fig.legend(handles, labels, loc="outside lower center", ncols=min(per_row, len(labels)),
-                   fontsize="small", frameon=False)
+        # Fewer columns when the longest entry would not fit: a "small" character is about
+        # 0.07 in wide and a handle with its gaps about 0.7 in; the legend must not outgrow
+        # the figure (it was cut at both edges).
+        fits = int(fig.get_figwidth() // (0.07 * max(len(lab) for lab in labels) + 0.7))
+        fig.legend(handles, labels, loc="outside lower center",
+                   ncols=max(1, min(per_row, fits, len(labels))), fontsize="small",
+                   frameon=False)
 
 
 def label(pt: StoredPoint) -> str:
