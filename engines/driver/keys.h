@@ -18,6 +18,7 @@
 
 #include "driver/random.h"
 #include "driver/workload.h"
+#include "driver/zipfian.h"
 
 namespace lsmbench {
 namespace driver {
@@ -34,22 +35,6 @@ class KeyFormatter {
   uint32_t key_size_;
   std::string prefix_;
   Permutation permutation_;
-};
-
-// Draws zipfian ranks in [0, n) with parameter theta in (0, 1).
-class Zipfian {
- public:
-  Zipfian(uint64_t n, double theta);
-  uint64_t Sample(double u) const;  // u uniform in [0, 1)
-  uint64_t n() const { return n_; }
-
-  // sum_{i=1..n} i^-theta: exact for the first million terms, then by the
-  // midpoint integral, whose error is far below the sampling noise.
-  static double Zeta(uint64_t n, double theta);
-
- private:
-  uint64_t n_;
-  double theta_, alpha_, zetan_, eta_, half_pow_theta_;
 };
 
 class KeyChooser {

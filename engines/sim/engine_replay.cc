@@ -1,8 +1,11 @@
 #include "sim/engine_replay.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 
+#include "driver/random.h"
+#include "driver/zipfian.h"
 #include "lsm/db.h"
 #include "lsm/option_table.h"
 #include "sim/simulator.h"
@@ -33,6 +36,44 @@ double WriteAmp(uint64_t flushed, uint64_t merged) {
                       : static_cast<double>(flushed + merged) / static_cast<double>(flushed);
 }
 
+// The writes' keys: new ids in order, or (a fraction update_fraction of the
+// writes, once something exists) an existing id a zipfian distance back from
+// the newest. The zipfian domain bounds the ids the run can insert; a draw
+// beyond the ids inserted so far is redrawn, which leaves exactly the
+// zipfian law over the existing ids (YCSB's "latest" on a growing store).
+class WriteKeys {
+ public:
+  explicit WriteKeys(const ReplayOptions& o)
+      : update_fraction_(o.update_fraction),
+        rng_(o.seed),
+        zipf_(update_fraction_ > 0 ? MaxInserts(o) : 1, o.update_theta) {}
+
+  uint64_t Next() {
+    if (inserted_ > 0 && update_fraction_ > 0 && rng_.UniformDouble() < update_fraction_) {
+      uint64_t back;
+      do {
+        back = zipf_.Sample(rng_.UniformDouble());
+      } while (back >= inserted_);
+      updates_++;
+      return inserted_ - 1 - back;
+    }
+    return inserted_++;
+  }
+  uint64_t updates() const { return updates_; }
+
+ private:
+  // Every flush holds at most a memtable of new records.
+  static uint64_t MaxInserts(const ReplayOptions& o) {
+    return (o.flushes + 1) * (o.memtable_bytes / std::max<uint64_t>(o.value_bytes, 1) + 1);
+  }
+
+  const double update_fraction_;
+  lsmbench::driver::Rng rng_;
+  const lsmbench::driver::Zipfian zipf_;
+  uint64_t inserted_ = 0;
+  uint64_t updates_ = 0;
+};
+
 bool InSeries(const ReplayOptions& o, uint64_t flushes) {
   return o.series_every > 0 && (flushes % o.series_every == 0 || flushes == o.flushes);
 }
@@ -49,12 +90,13 @@ Status RunEngine(const ReplayOptions& o, ReplayResult* r) {
   s = DB::Open(options, o.dir, &db);
   if (!s.ok()) return s;
   std::string value(o.value_bytes, 'v');
+  WriteKeys keys(o);
   uint64_t flushes = 0, flushed = 0;
   for (uint64_t i = 0; flushes < o.flushes; ++i) {
     for (size_t j = 0; j < value.size(); j += 8) {
       value[j] = static_cast<char>('a' + Mix(i + j) % 26);
     }
-    s = db->Put(Key(i), value);
+    s = db->Put(Key(keys.Next()), value);
     if (!s.ok()) return s;
     Stats st = db->GetStats();
     if (st.memory_components_immutable == 0 && st.flushes_completed == flushes) continue;
@@ -82,6 +124,7 @@ Status RunEngine(const ReplayOptions& o, ReplayResult* r) {
   const Stats st = db->GetStats();
   r->engine_write_amp = WriteAmp(st.flush_bytes_written, st.merge_bytes_written);
   r->engine_avg_sstables = st.average_sstables;
+  r->updates = keys.updates();
   db.reset();
   return Status::OK();
 }
@@ -91,6 +134,12 @@ Status RunEngine(const ReplayOptions& o, ReplayResult* r) {
 Status RunReplay(const ReplayOptions& o, ReplayResult* r) {
   *r = ReplayResult();
   std::error_code ec;
+  if (!(o.update_fraction >= 0 && o.update_fraction < 1)) {
+    return Status::InvalidArgument("update_fraction", "must be in [0, 1)");
+  }
+  if (!(o.update_theta > 0 && o.update_theta < 1)) {
+    return Status::InvalidArgument("update_theta", "must be in (0, 1)");
+  }
   if (std::filesystem::exists(o.dir, ec)) {
     return Status::InvalidArgument("replay directory " + o.dir, "exists; give a fresh one");
   }

@@ -4,6 +4,9 @@
 // every merge has completed, the instant model of the simulator), records
 // the size of every flushed component, then runs the simulator on exactly
 // those sizes and compares write amplification and average SSTable count.
+// With updates (Mao et al.'s Sec. V-E, Fig. 4) the engine's merges drop the
+// overwritten versions while the simulator's model keeps every byte: the
+// model is then an upper bound (the paper's Sec. III), not a prediction.
 #ifndef LSM_SIM_ENGINE_REPLAY_H_
 #define LSM_SIM_ENGINE_REPLAY_H_
 
@@ -22,6 +25,12 @@ struct ReplayOptions {
   uint64_t memtable_bytes = 64 << 10;
   uint64_t value_bytes = 1000;  // ~1 KB records, as in the paper
   std::string dir;  // a fresh directory for the engine (removed afterwards)
+  // Mao et al.'s Fig. 4: this fraction of the writes update an existing key,
+  // chosen by a zipfian distance back from the newest insert (YCSB's
+  // "latest"), with parameter update_theta; the rest insert new keys.
+  double update_fraction = 0;
+  double update_theta = 0.99;
+  uint64_t seed = 1;  // the updates' choices: a run is reproducible
   // Mao et al.'s Fig. 6: when > 0, both sides' figures after every
   // `series_every`-th flush and after the last (ReplayResult::series).
   uint64_t series_every = 0;
@@ -39,6 +48,7 @@ struct SeriesPoint {
 
 struct ReplayResult {
   std::vector<uint64_t> flush_sizes;  // bytes of each flushed component
+  uint64_t updates = 0;  // writes that overwrote an existing key
   // Engine: (flush + merge bytes written) / flush bytes, Stats::average_sstables.
   double engine_write_amp = 0;
   double engine_avg_sstables = 0;

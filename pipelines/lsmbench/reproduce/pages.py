@@ -31,7 +31,7 @@ from .evidence import (
     read_evidence,
     testing_engine_metric,
 )
-from .simfigure import agreement_figure, long_figure, over_time_figure
+from .simfigure import SIM_FIGURES, long_figure
 from .simlong import LongSims, SimLongError, read_long
 from .simtable import SimTable, SimTableError, read_table
 from .suite import PAPERS, Experiment
@@ -177,7 +177,7 @@ def section(exp: Experiment, evidence: Evidence, run: SuiteRun | None,
     ev = evidence.get(exp.name)
     if isinstance(ev, SimTable):
         sec.sim = ev
-        figs = (agreement_figure(ev), over_time_figure(ev))
+        figs = [SIM_FIGURES[fid](ev) for fid in exp.figures if fid in SIM_FIGURES]
         sec.figures = [_write_figure(f, exp, out_dir) for f in figs if f is not None]
     elif isinstance(ev, LongSims):
         sec.columns = LONG_COLUMNS

@@ -25,6 +25,7 @@ SERIES_FILE = "series.csv"
 class SimRow(BaseModel):
     policy: str
     k: int
+    update_fraction: float = 0.0  # a table stored before updates were run has none
     flushes: int
     engine_write_amp: float
     sim_write_amp: float
@@ -40,6 +41,7 @@ class SeriesRow(BaseModel):
 
     policy: str
     k: int
+    update_fraction: float = 0.0
     flushes: int
     engine_write_amp: float
     sim_write_amp: float
@@ -56,12 +58,21 @@ class SimTable(BaseModel):
     rows: list[SimRow]
     series: list[SeriesRow] = []  # empty for a table stored before series were kept
 
-    def row(self, policy: str, k: int) -> SimRow | None:
-        return next((r for r in self.rows if r.policy == policy and r.k == k), None)
+    def row(self, policy: str, k: int, update_fraction: float = 0.0) -> SimRow | None:
+        return next((r for r in self.rows if r.policy == policy and r.k == k
+                     and r.update_fraction == update_fraction), None)
 
     @property
     def ks(self) -> list[int]:
         return sorted({r.k for r in self.rows})
+
+    @property
+    def update_fractions(self) -> list[float]:
+        return sorted({r.update_fraction for r in self.rows})
+
+    def appends(self) -> list[SimRow]:
+        """The runs without updates (the model's own setting)."""
+        return [r for r in self.rows if r.update_fraction == 0]
 
 
 class SimTableError(RuntimeError):
