@@ -258,7 +258,7 @@ def test_pages_from_a_recorded_store(store, tmp_path, lsmbench):
     said = json.loads(proc.stdout)
     assert said["pages"] == [str(out / f"{p}.md") for p in PAPERS]
     assert said["experiments"] == {"repro-lc-schedulers": 0, "repro-mao-sim": 0,
-                                   "repro-mao-long": 0}
+                                   "repro-mao-long": 0, "repro-mao-updates": 0}
     evidence = pages.load_evidence(store / "reproduce", list(SUITE))
     for paper in PAPERS:
         text = (out / f"{paper}.md").read_text()
@@ -419,6 +419,47 @@ def test_the_over_time_and_long_run_figures_plot_the_store(store):
     assert fig is not None and fig.id == "sim-long" and "Fig. 8" in fig.caption
     assert f"All {len(sims.runs)} runs took" in fig.caption
     assert over_time_figure(SimTable(name="t", rows=table.rows)) is None  # no series kept
+
+
+def test_the_updates_figure_and_claims_follow_the_store(store):
+    """Mao et al.'s Fig. 4 from the recorded store (k 4, 100 flushes, without and with 70 %
+    updates): the figure's two panels are the two settings' stored series, and M10-M12's
+    statuses follow from the table by their rules, recomputed here from its numbers. A table
+    without updates (the older repro-mao-sim, stored before the column existed) draws no such
+    figure and its rows read as appends."""
+    from lsmbench.reproduce.simfigure import series_by_policy, updates_figure
+
+    table = read_table(store / "reproduce", "repro-mao-updates")
+    assert table is not None and table.update_fractions == [0.0, 0.7]
+    for f in table.update_fractions:
+        runs = series_by_policy(table, 4, f)
+        assert set(runs) == {"bigtable", "exploring", "minlatency", "binomial"}
+        for policy, rows in runs.items():
+            final = table.row(policy, 4, f)
+            assert final is not None and rows[-1].flushes == final.flushes == 100
+            assert rows[-1].engine_write_amp == pytest.approx(final.engine_write_amp, abs=1e-4)
+    fig = updates_figure(table)
+    assert fig is not None and fig.id == "sim-updates" and fig.png.startswith(b"\x89PNG")
+    assert "Fig. 4" in fig.caption and "70%" in fig.caption
+
+    pairs = {r.policy: (table.row(r.policy, 4).engine_write_amp, r.engine_write_amp)
+             for r in table.rows if r.update_fraction == 0.7}
+    by_id = {c.id: c for c in all_claims()}
+    evidence = {"repro-mao-updates": table}
+    lower = all(b < a for a, b in pairs.values())
+    assert by_id["M10"].judge(evidence).status == (REPRODUCED if lower else NOT_REPRODUCED)
+    same = sorted(pairs, key=lambda p: pairs[p][0]) == sorted(pairs, key=lambda p: pairs[p][1])
+    m11 = by_id["M11"].judge(evidence)
+    assert m11.status == (REPRODUCED if same else NOT_REPRODUCED)
+    assert same or "trade places" in m11.why
+    bounded = all(r.engine_write_amp <= r.sim_write_amp for r in table.rows
+                  if r.update_fraction > 0)
+    assert by_id["M12"].judge(evidence).status == (REPRODUCED if bounded else NOT_REPRODUCED)
+
+    appends = read_table(store / "reproduce", "repro-mao-sim")
+    assert appends is not None and appends.update_fractions == [0.0]
+    assert updates_figure(appends) is None
+    assert by_id["M10"].judge({"repro-mao-updates": appends}).status == INCONCLUSIVE
 
 
 def test_one_experiment_again_into_the_stored_run(store, tmp_path, lsmbench):

@@ -258,7 +258,12 @@ def _updates_same_order(t: Any) -> Finding:
     ours = (f"k={k}, lowest write amplification first: without updates "
             f"{' < '.join(without)}; with {f:.0%} updates {' < '.join(with_updates)}")
     if without != with_updates:
-        return Finding(status=NOT_REPRODUCED, ours=ours, why="the order changes")
+        swapped = [f"{a} and {b} ({pairs[a][1]:.3f} against {pairs[b][1]:.3f} with updates, "
+                   f"{pairs[a][0]:.3f} against {pairs[b][0]:.3f} without)"
+                   for i, a in enumerate(without) for b in without[i + 1:]
+                   if with_updates.index(a) > with_updates.index(b)]
+        return Finding(status=NOT_REPRODUCED, ours=ours,
+                       why="the order changes: " + "; ".join(swapped) + " trade places")
     return Finding(status=REPRODUCED, ours=ours, why="the same order")
 
 
