@@ -507,7 +507,6 @@ def parameter_figure(points: Sequence[StoredPoint], dim: str) -> Figure | None:
         ax.xaxis.set_minor_formatter(NullFormatter())
         ax.grid(True, which="both", alpha=0.3)
     ax_p99.yaxis.set_major_formatter(ScalarFormatter())
-    ax_p99.yaxis.set_minor_formatter(ScalarFormatter())
     ax_max.set_ylim(bottom=0)
     _legend(fig, (ax_max, ax_p99))
     ref = PARAMETER_FIGURES.get(dim)
