@@ -30,13 +30,5 @@ Zipfian::Zipfian(uint64_t n, double theta) : n_(std::max<uint64_t>(n, 1)), theta
   half_pow_theta_ = std::pow(0.5, theta_);
 }
 
-uint64_t Zipfian::Sample(double u) const {
-  const double uz = u * zetan_;
-  if (uz < 1.0) return 0;
-  if (n_ > 1 && uz < 1.0 + half_pow_theta_) return 1;
-  const double r = static_cast<double>(n_) * std::pow(eta_ * u - eta_ + 1, alpha_);
-  return std::min(static_cast<uint64_t>(r), n_ - 1);
-}
-
 }  // namespace driver
 }  // namespace lsmbench

@@ -6,6 +6,8 @@
 #ifndef LSMBENCH_DRIVER_ZIPFIAN_H_
 #define LSMBENCH_DRIVER_ZIPFIAN_H_
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace lsmbench {
@@ -15,7 +17,15 @@ namespace driver {
 class Zipfian {
  public:
   Zipfian(uint64_t n, double theta);
-  uint64_t Sample(double u) const;  // u uniform in [0, 1)
+  // u uniform in [0, 1). Inline: the driver's key choice calls it per
+  // operation (it was inlined there when it lived in keys.cc).
+  uint64_t Sample(double u) const {
+    const double uz = u * zetan_;
+    if (uz < 1.0) return 0;
+    if (n_ > 1 && uz < 1.0 + half_pow_theta_) return 1;
+    const double r = static_cast<double>(n_) * std::pow(eta_ * u - eta_ + 1, alpha_);
+    return std::min(static_cast<uint64_t>(r), n_ - 1);
+  }
   uint64_t n() const { return n_; }
 
   // sum_{i=1..n} i^-theta: exact for the first million terms, then by the
