@@ -103,6 +103,16 @@ def series_by_policy(table: SimTable, k: int,
     return out
 
 
+def _plot_policies(ax: Axes, runs: dict[str, list[SeriesRow]], side: str) -> None:
+    """A curve per policy over the flushes: `side` is a SeriesRow field (engine_write_amp,
+    sim_write_amp), in the page's policy order and styles."""
+    for policy in sorted(runs, key=_policy_rank):
+        st = _policy_style(policy)
+        rows = runs[policy]
+        ax.plot([r.flushes for r in rows], [getattr(r, side) for r in rows], color=st.color,
+                linestyle=st.linestyle, label=policy)
+
+
 def over_time_figure(table: SimTable) -> Figure | None:
     """Mao et al.'s Fig. 6: (a) the engine's write amplification over its flushes, (b)
     lsm-sim's on the same flush sizes, a curve per policy, for one k."""
@@ -113,11 +123,7 @@ def over_time_figure(table: SimTable) -> Figure | None:
     fig, axes = _new(2, height=3.8)
     for ax, side, label in ((axes[0], "engine_write_amp", "(a) observed: the engine"),
                             (axes[1], "sim_write_amp", "(b) simulated: lsm-sim")):
-        for policy in sorted(runs, key=_policy_rank):
-            st = _policy_style(policy)
-            rows = runs[policy]
-            ax.plot([r.flushes for r in rows], [getattr(r, side) for r in rows], color=st.color,
-                    linestyle=st.linestyle, label=policy)
+        _plot_policies(ax, runs, side)
         ax.set_title(label, fontsize="medium")
         ax.set_xlabel("flushes")
         _log_axes(ax)
@@ -151,11 +157,7 @@ def updates_figure(table: SimTable) -> Figure | None:
     fig, axes = _new(2, height=3.8)
     top = max(r.engine_write_amp for by in runs.values() for rows in by.values() for r in rows)
     for ax, (f, label) in zip(axes, panels, strict=True):
-        for policy in sorted(runs[f], key=_policy_rank):
-            st = _policy_style(policy)
-            rows = runs[f][policy]
-            ax.plot([r.flushes for r in rows], [r.engine_write_amp for r in rows],
-                    color=st.color, linestyle=st.linestyle, label=policy)
+        _plot_policies(ax, runs[f], "engine_write_amp")
         ax.set_title(label, fontsize="medium")
         ax.set_xlabel("flushes")
         ax.set_ylim(0, top * 1.05)
