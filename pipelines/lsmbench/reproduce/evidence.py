@@ -138,6 +138,11 @@ class CampaignEvidence:
         found = self.select(**params)
         return found[0] if len(found) == 1 else None
 
+    def of(self, metric: str | PointMetric, **params: Any) -> Estimate:
+        """`metric` over the one group these matrix values select (no estimate when they
+        select none or several)."""
+        return self.estimate(self.one(**params), metric)
+
     def estimate(self, group: Group | None, metric: str | PointMetric) -> Estimate:
         """A group figure (a name of lsmbench.groups.FIGURES) or a per-point metric's median
         and interval over the group's complete repetitions."""

@@ -61,8 +61,8 @@ def _ratio_trend(ev: CampaignEvidence, policy: str, higher: bool) -> Finding:
     if ends is None:
         return Finding(status=INCONCLUSIVE, ours="-", why="fewer than two size ratios ran")
     lo, hi = ends
-    a = ev.estimate(ev.one(policy=policy, size_ratio=hi, scheduler="fair"), testing_max)
-    b = ev.estimate(ev.one(policy=policy, size_ratio=lo, scheduler="fair"), testing_max)
+    a = ev.of(testing_max, policy=policy, size_ratio=hi, scheduler="fair")
+    b = ev.of(testing_max, policy=policy, size_ratio=lo, scheduler="fair")
     return compare(a, b, f"T={hi:g}", f"T={lo:g}", higher=higher, fmt=fmt_rate,
                    what="testing maximum")
 
@@ -77,7 +77,7 @@ def _largest_ratio(ev: CampaignEvidence, policy: str, scheduler: str, wanted: st
 
 def _local_and_global(ev: CampaignEvidence, policy: str, sched: str) -> tuple[Estimate, Estimate]:
     """The p99 under the local and under the global constraint, one policy and scheduler."""
-    return tuple(ev.estimate(ev.one(policy=policy, constraint=c, scheduler=sched), P99)
+    return tuple(ev.of(P99, policy=policy, constraint=c, scheduler=sched)
                  for c in ("local", "global"))  # type: ignore[return-value]
 
 
@@ -100,8 +100,8 @@ def _query_compare(ev: CampaignEvidence, kind: str, a: dict[str, str], b: dict[s
                    *, higher: bool = True, same: bool = False) -> Finding:
     """Compares the rate of `kind` queries (the groups that ran only that kind)."""
     only = {"get": 1, "scan": 0} if kind == "get" else {"get": 0, "scan": 1}
-    ea = ev.estimate(ev.one(**a, **only), query_rate(kind))
-    eb = ev.estimate(ev.one(**b, **only), query_rate(kind))
+    ea = ev.of(query_rate(kind), **a, **only)
+    eb = ev.of(query_rate(kind), **b, **only)
     na = ", ".join(a.values())
     nb = ", ".join(b.values())
     if same:
@@ -112,8 +112,8 @@ def _query_compare(ev: CampaignEvidence, kind: str, a: dict[str, str], b: dict[s
 def _exact_lower(ev: CampaignEvidence, exact: str, **params: object) -> Finding:
     """The testing maximum measured with exact merges (`exact` is the dimension) against the
     elastic one."""
-    a = ev.estimate(ev.one(**{exact: True}, **params), testing_max)
-    b = ev.estimate(ev.one(**{exact: False}, **params), testing_max)
+    a = ev.of(testing_max, **{exact: True}, **params)
+    b = ev.of(testing_max, **{exact: False}, **params)
     return compare(a, b, "exact", "elastic", higher=False, fmt=fmt_rate,
                    what="testing maximum")
 
@@ -152,8 +152,8 @@ def _p99_at(utilization: float) -> PointMetric:
 
 
 def _greedy_p99_lower(ev: CampaignEvidence, strategy: str) -> Finding:
-    return compare(ev.estimate(ev.one(secondary_maintenance=strategy, scheduler="greedy"), P99),
-                   ev.estimate(ev.one(secondary_maintenance=strategy, scheduler="fair"), P99),
+    return compare(ev.of(P99, secondary_maintenance=strategy, scheduler="greedy"),
+                   ev.of(P99, secondary_maintenance=strategy, scheduler="fair"),
                    f"{strategy}, greedy", f"{strategy}, fair", higher=False,
                    fmt=fmt_seconds, what="p99")
 
@@ -179,10 +179,8 @@ def _greedy_queries(ev: CampaignEvidence, strategy: str) -> Finding:
         return Finding(status=INCONCLUSIVE, ours="-", why="no secondary queries ran")
     rate = query_rate("secondary")
     return all_of([compare(
-        ev.estimate(ev.one(secondary_maintenance=strategy, scheduler="greedy", selectivity=s),
-                    rate),
-        ev.estimate(ev.one(secondary_maintenance=strategy, scheduler="fair", selectivity=s),
-                    rate),
+        ev.of(rate, secondary_maintenance=strategy, scheduler="greedy", selectivity=s),
+        ev.of(rate, secondary_maintenance=strategy, scheduler="fair", selectivity=s),
         f"greedy, selectivity {s}", f"fair, selectivity {s}", higher=True, fmt=fmt_rate,
         what="query rate") for s in sels])
 
@@ -201,10 +199,8 @@ CLAIMS: list[Claim] = [
     Claim("LC3", "luo-carey", "Sec. 4.2, Thm. 2; Fig. 9",
           "The greedy scheduler keeps fewer disk components than fair (tiering)",
           "greedy minimizes the number of components (figures only)", SCHED,
-          lambda ev: compare(ev.estimate(ev.one(policy="tiering", scheduler="greedy"),
-                                         components_mean),
-                             ev.estimate(ev.one(policy="tiering", scheduler="fair"),
-                                         components_mean),
+          lambda ev: compare(ev.of(components_mean, policy="tiering", scheduler="greedy"),
+                             ev.of(components_mean, policy="tiering", scheduler="fair"),
                              "greedy", "fair", higher=False, fmt=fmt_plain,
                              what="mean disk components")),
     Claim("LC4", "luo-carey", "Sec. 5.2, Fig. 10",
@@ -221,8 +217,8 @@ CLAIMS: list[Claim] = [
     Claim("LC6", "luo-carey", "Sec. 5.2, Fig. 10",
           "Leveling: greedy's write p99 is lower than fair's",
           "figures only", SCHED,
-          lambda ev: compare(ev.estimate(ev.one(policy="leveling", scheduler="greedy"), P99),
-                             ev.estimate(ev.one(policy="leveling", scheduler="fair"), P99),
+          lambda ev: compare(ev.of(P99, policy="leveling", scheduler="greedy"),
+                             ev.of(P99, policy="leveling", scheduler="fair"),
                              "greedy", "fair", higher=False, fmt=fmt_seconds, what="p99")),
     Claim("LC7", "luo-carey", "Sec. 5.2, Fig. 11a",
           "A larger size ratio raises tiering's maximum write throughput",
@@ -251,14 +247,14 @@ CLAIMS: list[Claim] = [
     Claim("LC14", "luo-carey", "Sec. 5.2, Fig. 13b",
           "Writing as fast as possible gives lower write latencies than delaying writes",
           "figures only", BURSTS,
-          lambda ev: compare(ev.estimate(ev.one(write_control="stop"), P99),
-                             ev.estimate(ev.one(write_control="slowdown"), P99),
+          lambda ev: compare(ev.of(P99, write_control="stop"),
+                             ev.of(P99, write_control="slowdown"),
                              "stop", "slowdown", higher=False, fmt=fmt_seconds, what="p99")),
     Claim("LC15", "luo-carey", "Sec. 5.2, Fig. 13a",
           "Delaying writes avoids write stalls",
           "figures only", BURSTS,
-          lambda ev: compare(ev.estimate(ev.one(write_control="slowdown"), "stall_s"),
-                             ev.estimate(ev.one(write_control="stop"), "stall_s"),
+          lambda ev: compare(ev.of("stall_s", write_control="slowdown"),
+                             ev.of("stall_s", write_control="stop"),
                              "slowdown", "stop", higher=False, fmt=fmt_seconds,
                              what="stalled time")),
     Claim("LC16", "luo-carey", "Sec. 5.2.4, Figs. 14, 17",
@@ -298,10 +294,8 @@ CLAIMS: list[Claim] = [
     Claim("LC23", "luo-carey", "Sec. 5.3, Fig. 20b",
           "Size-tiered: greedy keeps fewer disk components than fair",
           "\"slightly\" fewer (figures only)", TIERED,
-          lambda ev: compare(ev.estimate(ev.one(merge_exact_min=True, scheduler="greedy"),
-                                         components_mean),
-                             ev.estimate(ev.one(merge_exact_min=True, scheduler="fair"),
-                                         components_mean),
+          lambda ev: compare(ev.of(components_mean, merge_exact_min=True, scheduler="greedy"),
+                             ev.of(components_mean, merge_exact_min=True, scheduler="fair"),
                              "greedy", "fair", higher=False, fmt=fmt_plain,
                              what="mean disk components")),
     Claim("LC24", "luo-carey", "Sec. 6.2, Fig. 21",
@@ -332,15 +326,15 @@ CLAIMS: list[Claim] = [
           "(its point lookups)",
           "7,601 against 9,731 records/s (-22 %)", SECONDARY,
           lambda ev: compare(
-              ev.estimate(ev.one(secondary_maintenance="eager", scheduler="fair"), testing_max),
-              ev.estimate(ev.one(secondary_maintenance="lazy", scheduler="fair"), testing_max),
+              ev.of(testing_max, secondary_maintenance="eager", scheduler="fair"),
+              ev.of(testing_max, secondary_maintenance="lazy", scheduler="fair"),
               "eager", "lazy", higher=False, fmt=fmt_rate, what="testing maximum")),
     Claim("LC30", "luo-carey", "Sec. 7, Figs. 25-26",
           "At 95 %, eager maintenance gives larger write latencies than lazy (fair scheduler)",
           "figures only", SECONDARY,
           lambda ev: compare(
-              ev.estimate(ev.one(secondary_maintenance="eager", scheduler="fair"), P99),
-              ev.estimate(ev.one(secondary_maintenance="lazy", scheduler="fair"), P99),
+              ev.of(P99, secondary_maintenance="eager", scheduler="fair"),
+              ev.of(P99, secondary_maintenance="lazy", scheduler="fair"),
               "eager", "lazy", higher=True, fmt=fmt_seconds, what="p99")),
     Claim("LC31", "luo-carey", "Sec. 7, Fig. 25",
           "Lazy maintenance sustains 95 % of the maximum, with fair and greedy (like a single "

@@ -26,8 +26,8 @@ LEVELDB_FILE_DEFAULT = 2 * 2**20  # LevelDB's max_file_size
 
 
 def _idle_vs_single(ev: Any, mode: str) -> Finding:
-    idle = ev.estimate(ev.one(scheduler="idle", idle_mode=mode), burst_write_rate)
-    single = ev.estimate(ev.one(scheduler="single", idle_mode="rate"), burst_write_rate)
+    idle = ev.of(burst_write_rate, scheduler="idle", idle_mode=mode)
+    single = ev.of(burst_write_rate, scheduler="single", idle_mode="rate")
     f = compare(idle, single, f"idle ({mode})", "single", higher=True, fmt=fmt_rate,
                 what="write throughput within bursts")
     if idle.median and single.median:
@@ -36,8 +36,8 @@ def _idle_vs_single(ev: Any, mode: str) -> Finding:
 
 
 def _idle_latency(ev: Any) -> Finding:
-    idle = ev.estimate(ev.one(scheduler="idle", idle_mode="rate"), "p99_write_latency_s")
-    single = ev.estimate(ev.one(scheduler="single", idle_mode="rate"), "p99_write_latency_s")
+    idle = ev.of("p99_write_latency_s", scheduler="idle", idle_mode="rate")
+    single = ev.of("p99_write_latency_s", scheduler="single", idle_mode="rate")
     return compare(idle, single, "idle (rate)", "single", higher=False, fmt=fmt_seconds,
                    what="write p99")
 
