@@ -45,6 +45,14 @@ struct EngineEvent {
   bool moved = false;
 };
 
+// What KvAdapter::Settle found.
+struct SettleReport {
+  bool supported = false;  // the engine can tell its pending and running flushes and merges
+  bool idle = false;       // none was pending or running at the last look
+  double waited_s = 0;
+  std::string detail;      // the last look, in words; or why the engine cannot tell
+};
+
 // Every method is safe to call from many threads at once.
 class KvAdapter {
  public:
@@ -73,6 +81,16 @@ class KvAdapter {
   // The flushes and merges completed since the last call, in completion
   // order; none from engines that do not tell (the default).
   virtual std::vector<EngineEvent> TakeEvents() { return {}; }
+  // Waits until no flush or merge is pending or running, for at most
+  // timeout_s (0: one look), so that a phase measured next starts from a
+  // quiet tree rather than from the transient its predecessor left. OK with
+  // *report saying whether the engine got there; the engine's error when a
+  // flush or merge failed. The default: an engine that cannot tell.
+  virtual Status Settle(double /*timeout_s*/, SettleReport* report) {
+    *report = SettleReport();
+    report->detail = "this engine cannot tell its pending flushes and merges";
+    return Status::OK();
+  }
   // Flushes what the engine buffers and closes; no other call may follow.
   virtual Status Close() = 0;
 };

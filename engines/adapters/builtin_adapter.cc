@@ -40,6 +40,16 @@ class BuiltinAdapter final : public KvAdapter {
 
   std::vector<EngineEvent> TakeEvents() override { return events_->Take(); }
 
+  // Polls the stats, not DB::WaitForIdle: that has no time limit, and with
+  // idle-time merges (merge_scheduler=idle) or a slow I/O budget the limit
+  // is what the caller asked for.
+  Status Settle(double timeout_s, SettleReport* report) override {
+    return PollUntilIdle(
+        timeout_s,
+        [this](BackgroundWork* work) { return builtin::LookAtWork({db_->GetStats()}, "", work); },
+        report);
+  }
+
   Status Close() override {
     if (!db_) return Status::OK();
     Status s;

@@ -13,6 +13,10 @@
 // disk_bytes, max_components, memory_components_immutable, user_bytes, puts,
 // deletes, gets, background_error (1 after a flush, merge or WAL failure).
 //
+// Settle polls the stats every 10 ms until no memtable waits for or is in
+// its flush and no merge is pending or running (in every tree of a
+// dataset), or the time limit; a failed flush or merge is its error.
+//
 // Close flushes the memtable first when wal=off (nothing else would keep
 // those writes, and RocksDB behaves the same way), then closes the DB.
 #ifndef LSMBENCH_ADAPTERS_BUILTIN_ADAPTER_H_

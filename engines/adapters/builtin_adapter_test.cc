@@ -297,5 +297,83 @@ TEST(BuiltinAdapterTest, DatasetRecordsQueriesAndMetrics) {
   EXPECT_FALSE(AdapterHasSecondaryIndexes("null"));
 }
 
+// A burst of writes through tiny memtables leaves flushes and merges behind;
+// Settle waits until none is pending or running, and the stats agree.
+TEST(BuiltinAdapterTest, SettlesToIdleAfterABurst) {
+  TempDir dir;
+  std::unique_ptr<KvAdapter> db;
+  ASSERT_TRUE(OpenAdapter("builtin", dir.Sub("db"),
+                          {{"memtable_bytes", "64K"}, {"merge_policy", "leveling"}}, &db)
+                  .ok());
+  const std::string value(100, 'z');
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) ASSERT_TRUE(db->Put(TestKey(i * 7919 % n), value).ok());
+  SettleReport r;
+  ASSERT_TRUE(db->Settle(120, &r).ok());
+  EXPECT_TRUE(r.supported);
+  ASSERT_TRUE(r.idle) << r.detail;
+  EXPECT_EQ("no flush or merge pending or running", r.detail);
+  EXPECT_LE(r.waited_s, 120 + 1);
+  const Metrics m = db->GetMetrics();
+  EXPECT_EQ(0, m.at("merges_pending"));
+  EXPECT_EQ(0, m.at("merges_running"));
+  EXPECT_EQ(0, m.at("memory_components_immutable"));
+  EXPECT_GE(m.at("flushes"), 10);
+  // The flushes and merges of the burst were told as events.
+  EXPECT_FALSE(db->TakeEvents().empty());
+  ASSERT_TRUE(db->Close().ok());
+}
+
+// A time limit of 0 with a flush in progress: supported, not idle. The I/O
+// budget makes it certain: the first flush takes the budget into debt
+// (64 KiB at once), so the second waits about a second to be paid for, and
+// the burst ends right after that second flush began.
+TEST(BuiltinAdapterTest, SettleTimesOutWhileAFlushIsPending) {
+  TempDir dir;
+  std::unique_ptr<KvAdapter> db;
+  ASSERT_TRUE(OpenAdapter("builtin", dir.Sub("db"),
+                          {{"memtable_bytes", "64K"}, {"io_budget_bytes_per_sec", "64K"}}, &db)
+                  .ok());
+  const std::string value(100, 'z');
+  for (int i = 0;; ++i) {
+    const Metrics m = db->GetMetrics();
+    if (m.at("flushes") >= 1 && m.at("memory_components_immutable") >= 1) break;
+    ASSERT_LT(i, 100000) << "no second flush began";
+    ASSERT_TRUE(db->Put(TestKey(i), value).ok());
+  }
+  SettleReport r;
+  ASSERT_TRUE(db->Settle(0, &r).ok());
+  EXPECT_TRUE(r.supported);
+  EXPECT_FALSE(r.idle) << r.detail;
+  EXPECT_NE(std::string::npos, r.detail.find("1 memtables waiting for or in flush")) << r.detail;
+  ASSERT_TRUE(db->Close().ok());
+}
+
+// A dataset settles when every tree has: its flush rounds and each index's
+// merges.
+TEST(BuiltinAdapterTest, DatasetSettlesToIdleAfterABurst) {
+  TempDir dir;
+  std::unique_ptr<KvAdapter> ds;
+  ASSERT_TRUE(OpenDatasetAdapter("builtin", dir.Sub("ds"), {{"memtable_bytes", "64K"}}, 2, &ds)
+                  .ok());
+  const std::string value(100, 'r');
+  const int n = 5000;
+  for (int i = 0; i < n; ++i) {
+    ASSERT_TRUE(ds->PutRecord(TestKey(i), {static_cast<uint64_t>(i), 7}, value).ok());
+  }
+  SettleReport r;
+  ASSERT_TRUE(ds->Settle(120, &r).ok());
+  EXPECT_TRUE(r.supported);
+  ASSERT_TRUE(r.idle) << r.detail;
+  const Metrics m = ds->GetMetrics();
+  for (const char* tree : {"primary.", "secondary0.", "secondary1."}) {
+    EXPECT_EQ(0, m.at(std::string(tree) + "merges_pending")) << tree;
+    EXPECT_EQ(0, m.at(std::string(tree) + "merges_running")) << tree;
+    EXPECT_EQ(0, m.at(std::string(tree) + "memory_components_immutable")) << tree;
+  }
+  EXPECT_GE(m.at("flush_rounds"), 1);
+  ASSERT_TRUE(ds->Close().ok());
+}
+
 }  // namespace
 }  // namespace lsmbench

@@ -130,6 +130,17 @@ class BuiltinDatasetAdapter final : public KvAdapter {
 
   std::vector<EngineEvent> TakeEvents() override { return events_->Take(); }
 
+  // Every tree's flushes and merges (see BuiltinAdapter::Settle).
+  Status Settle(double timeout_s, SettleReport* report) override {
+    return PollUntilIdle(
+        timeout_s,
+        [this](BackgroundWork* work) {
+          const lsm::DatasetStats st = dataset_->GetStats();
+          return builtin::LookAtWork(st.trees, st.background_error, work);
+        },
+        report);
+  }
+
   Status Close() override {
     dataset_.reset();  // the destructor flushes every tree
     return Status::OK();

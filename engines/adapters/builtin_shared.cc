@@ -46,7 +46,28 @@ void AddStatsMetrics(const lsm::Stats& st, const std::string& prefix, Metrics* m
   // 1 once a flush, merge or WAL write failed: the run's writes fail from
   // then on, with the error the run's result carries.
   (*m)[prefix + "background_error"] = st.background_error.empty() ? 0 : 1;
+}
 
+Status LookAtWork(const std::vector<lsm::Stats>& trees, const std::string& error,
+                  BackgroundWork* work) {
+  uint64_t flushes = 0, pending = 0, running = 0;
+  std::string failure = error;
+  for (const lsm::Stats& t : trees) {
+    flushes += t.memory_components_immutable;
+    pending += t.merges_pending;
+    running += t.merges_running;
+    work->completed += t.flushes_completed + t.merges_completed;
+    if (failure.empty()) failure = t.background_error;
+  }
+  // The engine keeps the error and fails every later write with it: there
+  // is nothing to wait for.
+  if (!failure.empty()) return Status::IOError("a background flush or merge failed", failure);
+  work->busy = flushes + pending + running > 0;
+  work->detail = work->busy ? std::to_string(flushes) + " memtables waiting for or in flush, " +
+                                  std::to_string(pending) + " merges pending, " +
+                                  std::to_string(running) + " running"
+                            : "no flush or merge pending or running";
+  return Status::OK();
 }
 
 }  // namespace builtin

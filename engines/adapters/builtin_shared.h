@@ -1,7 +1,7 @@
 // Pieces the builtin engine's two adapters share (the DB adapter in
 // builtin_adapter.cc, the dataset adapter in builtin_dataset_adapter.cc):
-// the flush and merge event log and the translation of lsm::Stats into
-// metrics.
+// the flush and merge event log, the translation of lsm::Stats into
+// metrics, and what the stats say about background work (Settle).
 #ifndef LSMBENCH_ADAPTERS_BUILTIN_SHARED_H_
 #define LSMBENCH_ADAPTERS_BUILTIN_SHARED_H_
 
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "adapters/adapter.h"
+#include "adapters/settle_poll.h"
 #include "lsm/listener.h"
 #include "lsm/stats.h"
 
@@ -77,6 +78,13 @@ class EventLog final : public lsm::EventListener {
 // The metrics of one lsm::Stats (the names builtin_adapter.h lists), each
 // name prefixed with `prefix` ("" or e.g. "primary.").
 void AddStatsMetrics(const lsm::Stats& st, const std::string& prefix, Metrics* m);
+
+// The background work of the trees (one for a DB, every index of a
+// dataset), for Settle: busy while a memtable waits for or is in its flush,
+// or a merge is pending or running. A failed flush or merge (a tree's
+// background_error, or `error`, the dataset's own) is returned as an error.
+Status LookAtWork(const std::vector<lsm::Stats>& trees, const std::string& error,
+                  BackgroundWork* work);
 
 }  // namespace builtin
 }  // namespace lsmbench

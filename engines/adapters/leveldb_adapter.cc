@@ -230,6 +230,16 @@ class LevelDbAdapter final : public KvAdapter {
     return m;
   }
 
+  // Unsupported, and said so: LevelDB's properties name no pending or
+  // running compaction and no memtable waiting for its flush.
+  Status Settle(double /*timeout_s*/, SettleReport* report) override {
+    *report = SettleReport();
+    report->detail =
+        "LevelDB exposes no pending-compaction property: it cannot tell its pending flushes "
+        "and merges";
+    return Status::OK();
+  }
+
   Status Close() override {
     // LevelDB has no explicit close: deleting the DB waits for its
     // background compaction and releases the lock. Its log holds the

@@ -20,6 +20,8 @@
 // LevelDB does not tell them apart), disk_bytes, merge_seconds; plus
 // memory_bytes (leveldb.approximate-memory-usage), user_bytes and
 // write_amplification = bytes_written / user_bytes.
+//
+// Settle: unsupported (LevelDB exposes no pending-compaction property).
 #ifndef LSMBENCH_ADAPTERS_LEVELDB_ADAPTER_H_
 #define LSMBENCH_ADAPTERS_LEVELDB_ADAPTER_H_
 

@@ -85,5 +85,20 @@ TEST(LevelDbAdapterTest, AllOptionsOpenAndWork) {
   EXPECT_TRUE(db->Close().ok());
 }
 
+// LevelDB cannot tell its pending compactions: Settle says so at once.
+TEST(LevelDbAdapterTest, SettleIsUnsupported) {
+  TempDir dir;
+  std::unique_ptr<KvAdapter> db;
+  ASSERT_TRUE(OpenAdapter("leveldb", dir.Sub("db"), {}, &db).ok());
+  SettleReport r;
+  ASSERT_TRUE(db->Settle(60, &r).ok());
+  EXPECT_FALSE(r.supported);
+  EXPECT_FALSE(r.idle);
+  EXPECT_EQ(0, r.waited_s);
+  EXPECT_NE(std::string::npos, r.detail.find("LevelDB exposes no pending-compaction property"))
+      << r.detail;
+  EXPECT_TRUE(db->Close().ok());
+}
+
 }  // namespace
 }  // namespace lsmbench

@@ -20,6 +20,7 @@
 //
 // Metrics: ops, paused_ops (ops that arrived during a pause), pauses (pauses
 // begun so far), pause_micros (scheduled pause time elapsed so far).
+// Settle: idle at once.
 #ifndef LSMBENCH_ADAPTERS_NULL_ADAPTER_H_
 #define LSMBENCH_ADAPTERS_NULL_ADAPTER_H_
 

@@ -52,6 +52,16 @@ TEST(NullAdapterTest, StoresNothing) {
   EXPECT_TRUE(db->Close().ok());
 }
 
+TEST(NullAdapterTest, SettlesAtOnce) {
+  auto db = MustOpen({});
+  SettleReport r;
+  ASSERT_TRUE(db->Settle(60, &r).ok());
+  EXPECT_TRUE(r.supported);
+  EXPECT_TRUE(r.idle);
+  EXPECT_EQ(0, r.waited_s);
+  EXPECT_TRUE(db->Close().ok());
+}
+
 TEST(NullAdapterTest, GetHitsReturnsFixedValue) {
   auto db = MustOpen({{"get_hits", "true"}, {"value_bytes", "10"}});
   std::string value;

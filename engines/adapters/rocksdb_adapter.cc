@@ -13,6 +13,7 @@
 #include <rocksdb/write_batch.h>
 
 #include "adapters/option_parser.h"
+#include "adapters/settle_poll.h"
 
 namespace lsmbench {
 
@@ -193,6 +194,14 @@ class RocksDbAdapter final : public KvAdapter {
     return m;
   }
 
+  // Polls what db_bench's waitforcompaction polled (RocksDB 7.8 has no
+  // DB::WaitForCompact): a memtable waiting for its flush, a compaction
+  // needed, flushes and compactions running.
+  Status Settle(double timeout_s, SettleReport* report) override {
+    return PollUntilIdle(timeout_s, [this](BackgroundWork* work) { return LookAtWork(work); },
+                         report);
+  }
+
   Status Close() override {
     if (!db_) return Status::OK();
     // With the WAL disabled RocksDB flushes the memtables here (its default
@@ -206,6 +215,25 @@ class RocksDbAdapter final : public KvAdapter {
   static double MapNumber(const std::map<std::string, std::string>& map, const std::string& key) {
     auto it = map.find(key);
     return it == map.end() ? 0.0 : std::strtod(it->second.c_str(), nullptr);
+  }
+
+  Status LookAtWork(BackgroundWork* work) {
+    using P = rocksdb::DB::Properties;
+    uint64_t flush_pending = 0, compaction_pending = 0, flushes = 0, compactions = 0;
+    if (!db_->GetIntProperty(P::kMemTableFlushPending, &flush_pending) ||
+        !db_->GetIntProperty(P::kCompactionPending, &compaction_pending) ||
+        !db_->GetIntProperty(P::kNumRunningFlushes, &flushes) ||
+        !db_->GetIntProperty(P::kNumRunningCompactions, &compactions)) {
+      return Status::IOError("rocksdb", "cannot read the flush and compaction properties");
+    }
+    work->busy = flush_pending + compaction_pending + flushes + compactions > 0;
+    work->completed = work_->flushes.load(std::memory_order_relaxed) +
+                      work_->merges.load(std::memory_order_relaxed);
+    work->detail = "rocksdb.mem-table-flush-pending " + std::to_string(flush_pending) +
+                   ", rocksdb.compaction-pending " + std::to_string(compaction_pending) +
+                   ", rocksdb.num-running-flushes " + std::to_string(flushes) +
+                   ", rocksdb.num-running-compactions " + std::to_string(compactions);
+    return Status::OK();
   }
 
   // One batch per thread, cleared and reused for each write, as db_bench

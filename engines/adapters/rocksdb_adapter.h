@@ -15,6 +15,10 @@
 // merges_running, flushes_running, merges_pending, pending_merge_bytes,
 // memory_components_immutable, bytes_flushed, bytes_merged, bytes_merge_read,
 // flushes, merges, disk_bytes, user_bytes, write_amplification.
+//
+// Settle polls rocksdb.mem-table-flush-pending, rocksdb.compaction-pending,
+// rocksdb.num-running-flushes and rocksdb.num-running-compactions until all
+// are 0 (db_bench's old waitforcompaction), or the time limit.
 #ifndef LSMBENCH_ADAPTERS_ROCKSDB_ADAPTER_H_
 #define LSMBENCH_ADAPTERS_ROCKSDB_ADAPTER_H_
 

@@ -143,5 +143,32 @@ TEST(RocksDbAdapterTest, MetricsAfterFlushesAndCompactions) {
   EXPECT_TRUE(db->Close().ok());
 }
 
+// A burst of writes through small memtables leaves flushes and compactions
+// behind; Settle waits them out and the properties agree afterwards.
+TEST(RocksDbAdapterTest, SettlesAfterABurst) {
+  TempDir dir;
+  std::unique_ptr<KvAdapter> db;
+  ASSERT_TRUE(OpenAdapter("rocksdb", dir.Sub("db"),
+                          {{"write_buffer_size", "64K"},
+                           {"level0_file_num_compaction_trigger", "2"},
+                           {"target_file_size_base", "256K"},
+                           {"max_bytes_for_level_base", "512K"}},
+                          &db)
+                  .ok());
+  const std::string value(100, 'x');
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) ASSERT_TRUE(db->Put(TestKey(i * 7919 % n), value).ok());
+  SettleReport r;
+  ASSERT_TRUE(db->Settle(120, &r).ok());
+  EXPECT_TRUE(r.supported);
+  ASSERT_TRUE(r.idle) << r.detail;
+  EXPECT_NE(std::string::npos, r.detail.find("rocksdb.compaction-pending 0")) << r.detail;
+  const Metrics m = db->GetMetrics();
+  EXPECT_EQ(0, m.at("merges_running"));
+  EXPECT_EQ(0, m.at("flushes_running"));
+  EXPECT_EQ(0, m.at("merges_pending"));
+  EXPECT_TRUE(db->Close().ok());
+}
+
 }  // namespace
 }  // namespace lsmbench

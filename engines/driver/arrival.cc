@@ -2,6 +2,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -401,6 +402,22 @@ int64_t ArrivalQueue::PeekNext() {
   return t;
 }
 
+int64_t ArrivalQueue::EndNow(const std::function<int64_t()>& now) {
+  lock_.Lock();
+  end_ns_ = std::min(end_ns_, now());
+  if (next_ns_ >= end_ns_) next_ns_ = -1;
+  const int64_t end = end_ns_;
+  lock_.Unlock();
+  return end;
+}
+
+bool ArrivalQueue::BeforeEnd(int64_t intended_ns) {
+  lock_.Lock();
+  const bool before = intended_ns < end_ns_;
+  lock_.Unlock();
+  return before;
+}
+
 ArrivalCounter::ArrivalCounter(std::unique_ptr<ArrivalProcess> process, int64_t end_ns,
                                uint64_t max_requests)
     : process_(std::move(process)), end_ns_(end_ns), max_requests_(max_requests) {
@@ -428,6 +445,11 @@ uint64_t ArrivalCounter::CountUpTo(int64_t t_ns) {
 int64_t ArrivalCounter::TimeOf(uint64_t seq) {
   while (count_ < seq && pending_ns_ >= 0) Step();
   return count_ == seq ? pending_ns_ : -1;
+}
+
+void ArrivalCounter::EndAt(int64_t end_ns) {
+  end_ns_ = std::min(end_ns_, end_ns);
+  if (pending_ns_ >= end_ns_) pending_ns_ = -1;
 }
 
 }  // namespace driver

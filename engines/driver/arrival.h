@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -95,13 +96,22 @@ class ArrivalQueue {
   int64_t PeekNext();
   // Requests claimed so far.
   uint64_t claimed();
+  // Ends the arrivals early, at now() (never later than the end given at
+  // construction): no request intended at or after it is issued from then
+  // on. now() is read under the claim lock, so a claim either comes before
+  // that moment and saw the old end, or comes after it and sees the new one.
+  // Returns the end.
+  int64_t EndNow(const std::function<int64_t()>& now);
+  // Whether a request already claimed, intended at intended_ns, is before
+  // the end: decided under the claim lock, like EndNow.
+  bool BeforeEnd(int64_t intended_ns);
 
  private:
   void Advance();  // REQUIRES: lock_ held
 
   SpinLock lock_;
   std::unique_ptr<ArrivalProcess> process_;
-  const int64_t end_ns_;
+  int64_t end_ns_;  // GUARDED_BY(lock_)
   const uint64_t max_requests_;
   uint64_t next_seq_ = 0;
   int64_t next_ns_ = -1;  // -1: exhausted
@@ -116,12 +126,15 @@ class ArrivalCounter {
   // Intended time of the request with sequence number `seq` (>= the number
   // counted so far), advancing the copy; -1 if it never arrives.
   int64_t TimeOf(uint64_t seq);
+  // Ends the arrivals early, at end_ns (as ArrivalQueue::EndNow). REQUIRES:
+  // end_ns is later than every time counted so far.
+  void EndAt(int64_t end_ns);
 
  private:
   void Step();  // consumes the pending arrival
 
   std::unique_ptr<ArrivalProcess> process_;
-  const int64_t end_ns_;
+  int64_t end_ns_;
   const uint64_t max_requests_;
   uint64_t count_ = 0;     // arrivals consumed
   int64_t pending_ns_;     // time of arrival number count_, -1 if none

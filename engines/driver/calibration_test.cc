@@ -16,40 +16,11 @@
 #include "adapters/adapter.h"
 #include "driver/run_config.h"
 #include "driver/runner.h"
+#include "driver/runner_test_util.h"
 
 namespace lsmbench {
 namespace driver {
 namespace {
-
-RunConfig Config(const std::string& text) {
-  RunConfig c;
-  Status s = ParseRunConfig(Json::parse(text), ".", AdapterNames(), &c);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return c;
-}
-
-std::unique_ptr<KvAdapter> OpenNull(const std::map<std::string, std::string>& options) {
-  std::unique_ptr<KvAdapter> adapter;
-  Status s = OpenAdapter("null", "", options, &adapter);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return adapter;
-}
-
-// Collects every writer operation (thread-safe).
-class OpLog {
- public:
-  std::function<void(const OpTrace&)> Hook() {
-    return [this](const OpTrace& t) {
-      std::lock_guard<std::mutex> l(mu_);
-      ops_.push_back(t);
-    };
-  }
-  const std::vector<OpTrace>& ops() const { return ops_; }
-
- private:
-  std::mutex mu_;
-  std::vector<OpTrace> ops_;
-};
 
 constexpr int64_t kMs = 1'000'000;
 

@@ -184,6 +184,17 @@ TEST_F(CliTest, CheckConfigNamesThePathOfTheError) {
   EXPECT_EQ(Run({"--check-config"}).code, 2);
 }
 
+TEST_F(CliTest, CheckConfigReportsABadSettle) {
+  WriteConfig(std::string(R"({"engine": "null", "phase": "testing", "duration_s": 1,
+      "settle_s": 1e6, )") + kWorkload + "}");
+  Outcome o = Run({"--check-config", Path("run.json")});
+  EXPECT_EQ(o.code, 1) << o.err;
+  const Json reply = Json::parse(o.out);
+  ASSERT_EQ(reply["errors"].size(), 1u);
+  EXPECT_EQ(reply["errors"][0]["path"], "settle_s");
+  EXPECT_EQ(reply["errors"][0]["message"], "must be <= 86400 (got 1000000.0)");
+}
+
 TEST_F(CliTest, EngineOpenFailureExitsOneWithTheEnginesMessage) {
   const std::string engine = DiskEngine();
   if (engine.empty()) GTEST_SKIP() << "no disk engine built";
@@ -319,6 +330,96 @@ TEST_F(CliTest, LoadPhaseInsertsEveryRecordAndStops) {
   EXPECT_LT(s["elapsed_s"].get<double>(), 30);
 }
 
+// settle_s: the wait before the phase is in the summary.
+TEST_F(CliTest, SettleBeforeThePhaseIsReported) {
+  Outcome o = RunWithConfig(std::string(R"({"engine": "null", "phase": "testing",
+      "duration_s": 0.3, "interval_ms": 100, "settle_s": 30, )") + kWorkload + "}");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_CONTAINS(o.err, "[lsm-driver] settle: idle");
+  Json s = ReadJson(Path("out/summary.json"));
+  EXPECT_EQ(s["config"]["settle_s"], 30.0);
+  const Json& settle = s["settle"];
+  EXPECT_EQ(settle["limit_s"], 30.0);
+  EXPECT_EQ(settle["supported"], true);
+  EXPECT_EQ(settle["idle"], true);
+  EXPECT_EQ(settle["timed_out"], false);
+  EXPECT_EQ(settle["flushes"], 0);
+  EXPECT_EQ(settle["merges"], 0);
+  EXPECT_LT(settle["waited_s"].get<double>(), 30);
+  EXPECT_TRUE(settle["detail"].is_string());
+
+  // Without settle_s there is no settle object.
+  o = RunWithConfig(std::string(R"({"engine": "null", "phase": "testing", "duration_s": 0.3,
+      "interval_ms": 100, )") + kWorkload + "}");
+  ASSERT_EQ(o.code, 0) << o.err;
+  s = ReadJson(Path("out/summary.json"));
+  EXPECT_FALSE(s.contains("settle"));
+  EXPECT_FALSE(s["config"].contains("settle_s"));
+  EXPECT_TRUE(s["ended_early"].is_null());
+}
+
+#ifdef LSMBENCH_HAVE_BUILTIN
+// The bundled engine after a load through tiny memtables (and an I/O budget,
+// so that merges are usually still due when the next phase opens the tree):
+// the testing phase settles first; the flushes and merges it waited for are
+// counted there, and none of them lands in the phase's time series.
+TEST_F(CliTest, BuiltinSettlesAfterTheLoad) {
+  const std::string common = R"("engine": "builtin", "dir": ")" + Path("db") +
+                             R"(", "engine_options": {"memtable_bytes": "64K",
+      "merge_policy": "leveling", "io_budget_bytes_per_sec": "4M"}, "progress_s": 0,
+      "workload": {"record_count": 20000, "value_size": 100})";
+  Outcome o = RunWithConfig(R"({"phase": "load", )" + common + "}");
+  ASSERT_EQ(o.code, 0) << o.err;
+  o = RunWithConfig(R"({"phase": "testing", "duration_s": 0.5, "interval_ms": 100,
+      "settle_s": 120, )" + common + "}");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const Json s = ReadJson(Path("out/summary.json"));
+  const Json& settle = s["settle"];
+  EXPECT_EQ(settle["supported"], true);
+  EXPECT_EQ(settle["idle"], true) << settle.dump();
+  EXPECT_EQ(settle["timed_out"], false);
+  EXPECT_EQ(settle["detail"], "no flush or merge pending or running");
+  printf("settled after %.3f s: %llu flushes, %llu merges\n", settle["waited_s"].get<double>(),
+         static_cast<unsigned long long>(settle["flushes"].get<uint64_t>()),
+         static_cast<unsigned long long>(settle["merges"].get<uint64_t>()));
+  // Every event in the time series completed during the phase.
+  for (const Json& line : ReadLines(Path("out/timeseries.jsonl"))) {
+    if (!line.contains("events")) continue;
+    for (const Json& e : line["events"]) EXPECT_GE(e["end_s"].get<double>(), 0) << e.dump();
+  }
+}
+
+// A load settles after its writes: it closes a tree with nothing left to do.
+// (Reopening it recovers the last memtable from the log, which may start a
+// merge: the next phase settles again, by default.)
+TEST_F(CliTest, BuiltinLoadSettlesAfterItsWrites) {
+  const std::string common = R"("engine": "builtin", "dir": ")" + Path("db") +
+                             R"(", "engine_options": {"memtable_bytes": "64K",
+      "merge_policy": "leveling", "io_budget_bytes_per_sec": "4M"}, "progress_s": 0,
+      "workload": {"record_count": 20000, "value_size": 100})";
+  Outcome o = RunWithConfig(R"({"phase": "load", "settle_s": 120, "progress_s": 60, )" +
+                            common.substr(0, common.find(R"(, "progress_s": 0)")) +
+                            common.substr(common.find(R"(, "progress_s": 0)") + 17) + "}");
+  ASSERT_EQ(o.code, 0) << o.err;
+  // The run's last progress line (written when its writes end) comes before the settle.
+  const size_t last_progress = o.err.rfind("[lsm-driver] load ");
+  ASSERT_NE(last_progress, std::string::npos) << o.err;
+  EXPECT_GT(o.err.find("[lsm-driver] settling"), last_progress) << o.err;
+  Json s = ReadJson(Path("out/summary.json"));
+  EXPECT_EQ(s["ops_total"]["insert"], 20000);
+  EXPECT_EQ(s["settle"]["idle"], true) << s["settle"].dump();
+  EXPECT_EQ(s["settle"]["detail"], "no flush or merge pending or running");
+  EXPECT_EQ(s["settle"]["timed_out"], false);
+  // Settled after the writes, not before them: the settle's events are not in
+  // the time series, and the series holds the load's writes.
+  uint64_t writes = 0;
+  for (const Json& line : ReadLines(Path("out/timeseries.jsonl"))) {
+    writes += line["ops"]["writes"].get<uint64_t>();
+  }
+  EXPECT_EQ(writes, 20000u);
+}
+#endif
+
 void ExpectInterrupted(const Json& s, int signo) {
   EXPECT_EQ(s["interrupted"], true);
   EXPECT_EQ(s["status"], "interrupted");
@@ -338,6 +439,52 @@ TEST_F(CliTest, SigintStopsCleanlyAndKeepsTheMeasurements) {
   ExpectInterrupted(s, SIGINT);
   EXPECT_GT(ReadLines(Path("out/timeseries.jsonl")).size(), 3u);
   EXPECT_GT(s["write_latency_us"]["count"].get<uint64_t>(), 5000u);
+  EXPECT_TRUE(Exists(Path("out/histograms.json")));
+}
+
+// SIGUSR1 (the orchestrator's stopping rule has decided) ends the phase as
+// if its duration had elapsed: exit 0, complete outputs, not interrupted.
+TEST_F(CliTest, Sigusr1EndsThePhaseEarlyAndCleanly) {
+  WriteConfig(R"({"engine": "null", "phase": "running", "duration_s": 30, "interval_ms": 200,
+      "drain_s": 1, "progress_s": 0, "workload": {"record_count": 1000},
+      "arrival": {"process": "poisson", "rate": 5000}})");
+  const auto started = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int fd = open(Path("stderr.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 2);
+    execl(LSM_DRIVER_BINARY, LSM_DRIVER_BINARY, "--config", Path("run.json").c_str(), "--out",
+          Path("out").c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // After the first interval line: the phase is under way.
+  const std::string partial = Path("out/timeseries.jsonl.partial");
+  while (ReadFile(partial).find('\n') == std::string::npos) {
+    ASSERT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(25))
+        << "no interval line; stderr: " << ReadFile(Path("stderr.txt"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(pid, SIGUSR1);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << ReadFile(Path("stderr.txt"));
+  EXPECT_LT(elapsed, 25);
+  EXPECT_EQ(ReadFile(Path("stderr.txt")).find("interrupted"), std::string::npos);
+  const Json s = ReadJson(Path("out/summary.json"));
+  EXPECT_EQ(s["status"], "ok");
+  EXPECT_EQ(s["interrupted"], false);
+  EXPECT_EQ(s["exit_code"], 0);
+  ASSERT_TRUE(s["ended_early"].is_object()) << s["ended_early"].dump();
+  const double at = s["ended_early"]["at_s"].get<double>();
+  EXPECT_EQ(s["ended_early"]["duration_s"], 30.0);
+  EXPECT_GT(at, 0.2);
+  EXPECT_LT(at, 25);
+  // The exact window ends where the phase did.
+  EXPECT_NEAR(s["open_loop"]["window_s"].get<double>(), at, 1e-6);
+  EXPECT_TRUE(Exists(Path("out/timeseries.jsonl")));
   EXPECT_TRUE(Exists(Path("out/histograms.json")));
 }
 

@@ -3,10 +3,14 @@
 // lsm-driver --check-options ENGINE [--option NAME=VALUE]...
 // lsm-driver --check-config run.json
 //
-// Exit codes: 0 success; 1 engine failure (open, an operation, close) or an
-// output file that could not be written; 2 bad input (usage, configuration,
-// engine options, output directory); 128+N interrupted by signal N (the
-// outputs are written, marked "interrupted").
+// Exit codes: 0 success; 1 engine failure (open, the settle before the
+// phase, an operation, close) or an output file that could not be written;
+// 2 bad input (usage, configuration, engine options, output directory);
+// 128+N interrupted by signal N (the outputs are written, marked
+// "interrupted").
+//
+// SIGUSR1 is not an interruption: it ends the phase now, as if its duration
+// had elapsed (the orchestrator's stopping rule has decided); exit 0.
 #include <signal.h>
 #include <unistd.h>
 
@@ -24,6 +28,7 @@
 #include "driver/report.h"
 #include "driver/run_config.h"
 #include "driver/runner.h"
+#include "driver/settle.h"
 
 namespace {
 
@@ -36,6 +41,10 @@ void OnSignal(int signo) {
   // A second signal means "now": leave without writing anything more.
   if (g_signal.exchange(signo) != 0) _exit(128 + signo);
 }
+
+std::atomic<int> g_end_signal{0};
+
+void OnEndSignal(int signo) { g_end_signal.store(signo); }
 
 const char kUsage[] =
     "usage: lsm-driver --config run.json --out DIR [--quiet]\n"
@@ -194,6 +203,13 @@ int main(int argc, char** argv) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  // The run goes on after SIGUSR1: system calls it lands in restart.
+  struct sigaction end_sa;
+  memset(&end_sa, 0, sizeof(end_sa));
+  end_sa.sa_handler = OnEndSignal;
+  end_sa.sa_flags = SA_RESTART;
+  sigemptyset(&end_sa.sa_mask);
+  sigaction(SIGUSR1, &end_sa, nullptr);
 
   std::unique_ptr<KvAdapter> adapter;
   const int secondary_indexes = static_cast<int>(config.workload.secondary_fields);
@@ -208,21 +224,54 @@ int main(int argc, char** argv) {
                        s.ToString());
   }
 
+  RunInfo info;
+  // A load settles after its writes (its job is the tree the next phases start
+  // from); a testing or running phase before its clock starts.
+  const bool settle_after = config.phase == Phase::kLoad;
+  auto settle = [&]() -> Status {
+    if (!quiet) {
+      fprintf(stderr, "[lsm-driver] settling: up to %g s for the engine's flushes and merges\n",
+              config.settle_s);
+    }
+    Status st = SettleEngine(adapter.get(), config.settle_s, &g_signal, &info.settle);
+    if (st.ok() && !quiet) {
+      const SettleOutcome& o = info.settle;
+      fprintf(stderr, "[lsm-driver] settle: %s after %.1f s (%s)\n",
+              !o.report.supported ? "not supported"
+              : o.report.idle     ? "idle"
+              : o.timed_out       ? "still busy at the limit"
+                                  : "interrupted",
+              o.report.waited_s, o.report.detail.c_str());
+    }
+    return st;
+  };
+  if (config.settle_s > 0 && !settle_after) {
+    s = settle();
+    if (!s.ok()) {
+      adapter->Close();
+      return Fail(1, "engine " + config.engine + " failed while settling: " + s.ToString());
+    }
+  }
+
   TimeseriesWriter timeseries;
   s = timeseries.Open(out_dir);
   if (!s.ok()) return Fail(1, s.ToString());
 
-  RunInfo info;
   info.start_time_utc = UtcNow();
   info.hostname = Hostname();
   RunHooks hooks;
   hooks.stop_signal = &g_signal;
+  hooks.end_signal = &g_end_signal;
   hooks.on_interval = [&](const IntervalStats& st) { timeseries.Append(IntervalJson(config, st)); };
   if (!quiet) {
     hooks.on_progress = [](const std::string& line) { fprintf(stderr, "%s\n", line.c_str()); };
   }
   auto result = std::make_unique<RunResult>();
   RunPhase(config, adapter.get(), hooks, result.get());
+  if (config.settle_s > 0 && settle_after && result->error.ok() && !result->interrupted) {
+    s = settle();
+    if (!s.ok()) result->error = s;
+  }
 
   Status close_status = adapter->Close();
   if (!close_status.ok() && result->error.ok()) result->error = close_status;

@@ -236,7 +236,21 @@ Json SummaryJson(const RunConfig& config, const RunResult& r, const RunInfo& inf
   j["start_time_utc"] = info.start_time_utc;
   j["hostname"] = info.hostname;
   j["config"] = config.ToJson();
+  if (config.settle_s > 0) {
+    const SettleOutcome& o = info.settle;
+    j["settle"] = {{"limit_s", o.limit_s},
+                   {"supported", o.report.supported},
+                   {"idle", o.report.idle},
+                   {"waited_s", o.report.waited_s},
+                   {"timed_out", o.timed_out},
+                   {"flushes", o.flushes},
+                   {"merges", o.merges},
+                   {"detail", o.report.detail}};
+  }
   j["elapsed_s"] = r.elapsed_s;
+  // Ended early on request (SIGUSR1): a complete run, only shorter.
+  j["ended_early"] = r.ended_early ? Json{{"at_s", r.ended_at_s}, {"duration_s", config.duration_s}}
+                                   : Json(nullptr);
   j["interval_s"] = config.interval_ms / 1000.0;
   j["intervals"] = r.intervals;
   const double window_s = r.window_end_s - r.window_start_s;

@@ -15,6 +15,7 @@
 #include "driver/json_reader.h"
 #include "driver/run_config.h"
 #include "driver/runner.h"
+#include "driver/settle.h"
 
 namespace lsmbench {
 namespace driver {
@@ -32,6 +33,7 @@ struct RunInfo {
   std::string hostname;
   int exit_code = 0;
   int signal = 0;
+  SettleOutcome settle;  // config.settle_s > 0: the wait before the phase
 };
 
 Json SummaryJson(const RunConfig& config, const RunResult& r, const RunInfo& info);

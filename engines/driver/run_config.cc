@@ -17,7 +17,7 @@ const std::vector<std::string>& RunFields() {
       "engine",    "engine_options", "dir",         "label",   "workload",  "workload_file",
       "phase",     "duration_s",     "warmup_s",    "threads", "interval_ms", "arrival",
       "queries",   "seed",           "max_ops",     "insert_start", "progress_s", "spin_us",
-      "slow_ms",   "drain_s"};
+      "slow_ms",   "drain_s",        "settle_s"};
   return names;
 }
 
@@ -145,6 +145,7 @@ Json RunConfig::ToJson() const {
   j["spin_us"] = spin_us;
   j["slow_ms"] = slow_ms;
   if (phase == Phase::kRunning) j["drain_s"] = drain_s;
+  if (settle_s > 0) j["settle_s"] = settle_s;
   return j;
 }
 
@@ -245,6 +246,7 @@ Status ParseRunConfig(const Json& json, const std::string& config_dir,
   if (s.ok() && c.drain_s > 0 && c.phase != Phase::kRunning) {
     s = obj.Error("drain_s", "only used by phase running");
   }
+  if (s.ok()) s = obj.GetDouble("settle_s", 0, 86400, &c.settle_s);
   if (!s.ok()) return s;
 
   // Arrival: the running phase only. The workload's arrival section gives

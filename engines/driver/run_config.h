@@ -56,6 +56,9 @@ struct RunConfig {
   double spin_us = 50;        // open loop: busy-wait this close to an arrival
   double drain_s = 0;         // open loop: time allowed to finish queued requests
   double slow_ms = 100;       // writes at least this slow count as stalled
+  // > 0: before the phase starts, wait at most this long until the engine
+  // has no flush or merge pending or running (KvAdapter::Settle).
+  double settle_s = 0;
 
   Json ToJson() const;
 };

@@ -173,6 +173,43 @@ TEST(RunConfigTest, InvalidValuesAreExplained) {
   EXPECT_CONTAINS(Error(R"([1, 2])"), "expected an object");
 }
 
+// settle_s: off by default (and then not echoed, so earlier summaries' config
+// objects stay as they were), any phase, 0..86400 seconds.
+TEST(RunConfigTest, SettleBeforeThePhase) {
+  RunConfig c;
+  ASSERT_TRUE(ParseText(kMinimal, &c).ok());
+  EXPECT_EQ(c.settle_s, 0);
+  EXPECT_FALSE(c.ToJson().contains("settle_s"));
+  for (const char* phase : {"load", "testing", "running"}) {
+    Json j = Json::parse(R"({"engine": "null", "duration_s": 10, "settle_s": 120,
+                             "workload": {"record_count": 100},
+                             "arrival": {"process": "constant", "rate": 10}})");
+    j["phase"] = phase;
+    if (std::string(phase) != "running") j.erase("arrival");
+    Status s = ParseRunConfig(j, ".", kEngines, &c);
+    ASSERT_TRUE(s.ok()) << phase << ": " << s.ToString();
+    EXPECT_EQ(c.settle_s, 120);
+    EXPECT_EQ(c.ToJson()["settle_s"], 120.0);
+    RunConfig again;
+    ASSERT_TRUE(ParseRunConfig(c.ToJson(), ".", kEngines, &again).ok());
+    EXPECT_EQ(again.settle_s, 120);
+  }
+  ASSERT_TRUE(ParseText(R"({"engine": "null", "phase": "testing", "duration_s": 10,
+                            "settle_s": 86400, "workload": {"record_count": 1}})",
+                        &c)
+                  .ok());
+  EXPECT_EQ(c.settle_s, 86400);
+  EXPECT_CONTAINS(Error(R"({"engine": "null", "phase": "testing", "duration_s": 10,
+                            "settle_s": -1, "workload": {"record_count": 1}})"),
+                  "settle_s: must be >= 0 (got -1)");
+  EXPECT_CONTAINS(Error(R"({"engine": "null", "phase": "testing", "duration_s": 10,
+                            "settle_s": 86401, "workload": {"record_count": 1}})"),
+                  "settle_s: must be <= 86400 (got 86401)");
+  EXPECT_CONTAINS(Error(R"({"engine": "null", "phase": "testing", "duration_s": 10,
+                            "settle_s": "1m", "workload": {"record_count": 1}})"),
+                  "settle_s: expected a number, got a string");
+}
+
 TEST(RunConfigTest, LoadPhaseNeedsNoDuration) {
   RunConfig c;
   Status s = ParseText(R"({"engine": "null", "phase": "load", "workload": {"record_count": 5}})",

@@ -76,8 +76,11 @@ class PhaseRun {
   // Executes op; false (and the run stops) on an engine error.
   bool Execute(const Op& op, std::string* key, std::string* value_buf);
   void RecordError(const Status& s);
-  // Busy-waits the last spin_ns_ before target, sleeps before that.
+  // Busy-waits the last spin_ns_ before target, sleeps before that. False
+  // when the run stops first, or the phase ended early before target.
   bool WaitUntil(int64_t target_ns);
+  // Ends the phase now (RunHooks::end_signal); returns the new end (absolute).
+  int64_t EndNow();
 
   void TakeSnapshot(int64_t now, int64_t interval_start, bool measured, IntervalStats* out);
   uint64_t StartedTotal() const;
@@ -98,6 +101,9 @@ class PhaseRun {
   int64_t window_begin_rel_ = 0;
   int64_t window_end_rel_ = INT64_MAX;
   std::atomic<bool> stop_{false};
+  // The phase was ended early: open-loop writers check their claimed
+  // request against the queue's new end (see EndNow).
+  std::atomic<bool> ended_early_{false};
   std::atomic<bool> failed_{false};
   std::atomic<int> writers_done_{0};
   std::atomic<uint64_t> next_seq_{0};  // closed loop
@@ -188,6 +194,12 @@ bool PhaseRun::WaitUntil(int64_t target_ns) {
     if (remaining <= 0) return true;
     if (stop_.load(std::memory_order_relaxed)) return false;
     if (remaining > spin_ns_) {
+      // Early for the request: no cost in looking whether the phase has
+      // ended before it (rather than sleeping until then for nothing).
+      if (ended_early_.load(std::memory_order_relaxed) &&
+          !queue_->BeforeEnd(target_ns - start_ns_)) {
+        return false;
+      }
       SleepUntil(now + std::min(remaining - spin_ns_, kMaxSleepNs));
       continue;
     }
@@ -243,6 +255,10 @@ void PhaseRun::WriterOpenLoop(int index) {
   while (!stop_.load(std::memory_order_relaxed) && queue_->Claim(&seq, &intended)) {
     const int64_t intended_abs = start_ns_ + intended;
     if (!WaitUntil(intended_abs)) break;
+    // The phase may have ended early since this request was claimed, before
+    // its intended time. One relaxed load per request; the queue's lock only
+    // once the phase has ended early.
+    if (ended_early_.load(std::memory_order_relaxed) && !queue_->BeforeEnd(intended)) break;
     const int64_t t0 = NowNs();
     stats.started.store(stats.started.load(std::memory_order_relaxed) + 1,
                         std::memory_order_relaxed);
@@ -366,6 +382,20 @@ void PhaseRun::TakeSnapshot(int64_t now, int64_t interval_start, bool measured,
   pending_events_ = std::move(later);
 }
 
+int64_t PhaseRun::EndNow() {
+  // Set before the end is chosen: a writer that still sees false read its
+  // clock (at or after its request's intended time) before the end was read
+  // from the clock, so that request is before the end.
+  ended_early_.store(true);
+  if (!open_loop_) return NowNs();
+  const int64_t end_rel = queue_->EndNow([this] { return NowNs() - start_ns_; });
+  // The sampler has counted arrivals only up to its earlier clock readings.
+  counter_->EndAt(end_rel);
+  // window_end_rel_ (the writers' test for the exact window) stays: no
+  // request at or after the new end is executed any more.
+  return start_ns_ + end_rel;
+}
+
 void PhaseRun::Progress(const IntervalStats& s, int64_t now) {
   if (!hooks_.on_progress) return;
   Histogram write;
@@ -419,7 +449,7 @@ void PhaseRun::Run() {
   start_ns_ = hooks_.start_ns > 0 ? hooks_.start_ns : NowNs() + 20'000'000;
   const int64_t duration_ns =
       config_.duration_s > 0 ? SecondsToNs(config_.duration_s) : INT64_MAX / 2;
-  const int64_t end_ns = start_ns_ + duration_ns;
+  int64_t end_ns = start_ns_ + duration_ns;  // earlier if the phase is ended early
   const int64_t drain_ns = open_loop_ ? SecondsToNs(config_.drain_s) : 0;
   // The warm-up ends on an interval boundary so that intervals are either
   // entirely in the window or entirely out of it.
@@ -495,6 +525,17 @@ void PhaseRun::Run() {
     if (hooks_.stop_signal != nullptr && hooks_.stop_signal->load() != 0) {
       result_->interrupted = true;
       stopping = true;
+    }
+    // Ended early: from here on, exactly as if the duration ended now.
+    if (!draining && !ended_early_.load() && hooks_.end_signal != nullptr &&
+        hooks_.end_signal->load() != 0) {
+      const int64_t end = EndNow();
+      if (end < end_ns) {
+        end_ns = end;
+        result_->ended_early = true;
+        result_->ended_at_s = static_cast<double>(end - start_ns_) * 1e-9;
+      }
+      now = NowNs();  // at or after the new end
     }
     if (failed_.load()) stopping = true;
     const bool all_done = writers_done_.load() == nw;

@@ -69,6 +69,10 @@ struct IntervalStats {
 // Everything the summary needs; the window is the set of measured intervals.
 struct RunResult {
   bool interrupted = false;
+  // The phase was ended early (RunHooks::end_signal) this long after the
+  // start, before its duration had elapsed.
+  bool ended_early = false;
+  double ended_at_s = 0;
   Status error;                 // first engine failure, if any
   double elapsed_s = 0;         // start to final snapshot
   int intervals = 0;
@@ -91,7 +95,8 @@ struct RunResult {
   uint64_t zero_write_intervals = 0;
   uint64_t errors = 0;
   // Open loop. The exact window is [warm-up end, end of arrivals) in
-  // intended time; its arrivals are counted exactly.
+  // intended time (the arrivals end at the duration, or where the phase was
+  // ended early); its arrivals are counted exactly.
   bool open_loop = false;
   double exact_window_s = 0;
   uint64_t window_arrivals = 0;             // intended arrivals in the exact window
@@ -126,6 +131,12 @@ struct RunHooks {
   std::function<void(const std::string&)> on_progress;  // one line, no newline
   // Nonzero: stop now and report what was measured as interrupted.
   const std::atomic<int>* stop_signal = nullptr;
+  // Nonzero: end the phase now, as if its duration had elapsed at this
+  // moment; not an interruption. The closed loop stops. The open loop's
+  // arrivals end here: no request intended at or after this moment is
+  // executed, the drain (drain_s) finishes only those that arrived before,
+  // and the exact window ends here. Seen by the sampler within 10 ms.
+  const std::atomic<int>* end_signal = nullptr;
   // Tests only: called by writer threads for every completed operation.
   std::function<void(const OpTrace&)> on_op;
   // Absolute NowNs() time of the start; 0: shortly after the call.

@@ -30,11 +30,15 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .adaptive import group_undecided
 from .calibrate import DiskProfile
 from .faults import NODE_RETIRING, ResultsStoreFull, is_no_space, is_under, results_full_text
+from .groups import group_repetitions, repetition_from_store
 from .plan import Plan
+from .points import group_id
 from .progress import Reporter
 from .publish import SinkBudget
+from .spec.checks import repetition_range
 from .stages import PointContext, PointFailed, PointPipeline, shared_testing_errors
 from .store import (
     STATE_COMPLETE,
@@ -418,15 +422,6 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
             session.sink.publish(point.id, rec)
 
     extra: dict[str, Any] = {}
-    if session.remote:
-        dist = _run_distributed(plan, store, session.testbed, session.nodes,
-                                session.node_limits, todo, session.hashes, reporter, options,
-                                session.sink)
-        session.complete, session.failed = dist["complete"], dist["failed"]
-        session.driver_s = dist["driver_s"]
-        extra = {"nodes": [n.name for n in session.nodes],
-                 "node_failures": dist["node_failures"]}
-        todo = []
     # phases.testing.shared_across: a group's maximum, once one of its points measured it
     # (in this run, or in an earlier one whose point is still current).
     group_max: dict[tuple[Any, ...], dict[str, Any]] = {}
@@ -442,12 +437,65 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
 
     for point in skipped:
         remember_max(point, existing[point.id].data)
-    for n, point in enumerate(todo, 1):
-        record = session.run_point(point, n, len(todo),
-                                   shared_testing=group_max.get(plan.testing_group(point)),
-                                   shared_testing_dir=shared_dir(point))
-        remember_max(point, record)
+    counter = {"n": 0}
+    ran: set[str] = set()
+
+    def run_wave(wave: list[Any], total: int) -> None:
+        ran.update(p.id for p in wave)
+        if session.remote:
+            dist = _run_distributed(plan, store, session.testbed, session.nodes,
+                                    session.node_limits, wave, session.hashes, reporter,
+                                    options, session.sink)
+            session.complete += dist["complete"]
+            session.failed += dist["failed"]
+            session.driver_s += dist["driver_s"]
+            extra.setdefault("node_failures", []).extend(dist["node_failures"])
+            return
+        for point in wave:
+            counter["n"] += 1
+            record = session.run_point(point, counter["n"], total,
+                                       shared_testing=group_max.get(plan.testing_group(point)),
+                                       shared_testing_dir=shared_dir(point))
+            remember_max(point, record)
+
+    rep_min, rep_max = repetition_range(spec.matrix)
+    first = [p for p in todo if p.rep < rep_min]
+    total = len(first)
+    run_wave(first, total)
+    added: dict[str, int] = {}
+    for r in range(rep_min, rep_max):
+        undecided = _undecided_groups(store, spec.name)
+        wave = [p for p in todo if p.rep == r and group_id(p.params) in undecided]
+        if not wave:
+            break
+        for p in wave:
+            added[group_id(p.params)] = added.get(group_id(p.params), 0) + 1
+            reporter.message(f"{group_id(p.params)}: repetition {r + 1} of at most {rep_max}: "
+                             f"{undecided[group_id(p.params)]}", "info")
+        total += len(wave)
+        run_wave(wave, total)
+    if session.remote:
+        extra["nodes"] = [n.name for n in session.nodes]
+        extra.setdefault("node_failures", [])
+    if rep_max > rep_min:
+        extra["repetitions"] = {
+            "min": rep_min, "max": rep_max, "added": added,
+            "not_needed": sum(1 for p in todo if p.id not in ran),
+            "undecided": sorted(_undecided_groups(store, spec.name)),
+        }
     return session.close(len(skipped), extra)
+
+
+def _undecided_groups(store: Store, campaign: str) -> dict[str, str]:
+    """The campaign's stored groups that need another repetition, with why
+    (adaptive.group_undecided)."""
+    reps = [repetition_from_store(r) for r in store.points(campaign)]
+    out = {}
+    for g in group_repetitions(reps):
+        why = group_undecided(g)
+        if why is not None:
+            out[g.group] = why
+    return out
 
 
 def _node_failure(e: BaseException | None, exit_code: int | None) -> tuple[bool, bool]:

@@ -132,6 +132,28 @@ def _history_load_s(results: Path, campaign: str) -> float | None:
     return sum(times) / len(times) if times else None
 
 
+def _history_phase_s(results: Path, campaign: str) -> dict[str, float]:
+    """Mean length of the campaign's stored testing and running phases (their clocks, the
+    driver's elapsed time) and of each phase's settle wait, over its complete points (the
+    expected time of adaptive phases: plan.expected_time)."""
+    from .store import Store
+
+    seen: dict[str, list[float]] = {}
+    for rec in Store(results).points(campaign):
+        if rec.state != "complete":
+            continue
+        for name, ph in (rec.data.get("phases") or {}).items():
+            kind = name.split("@")[0]
+            if not isinstance(ph, dict):
+                continue
+            if kind in ("testing", "running") and ph.get("driver_elapsed_s"):
+                seen.setdefault(kind, []).append(float(ph["driver_elapsed_s"]))
+            settle = ph.get("settle") or {}
+            if settle.get("waited_s") is not None:
+                seen.setdefault(f"{kind}_settle", []).append(float(settle["waited_s"]))
+    return {k: sum(v) / len(v) for k, v in seen.items() if v}
+
+
 def _check_data_size(plan: Any, results: Path) -> None:
     """Each point's estimated data against the testbed's data disk (datasize)."""
     from .datasize import check_data_size
@@ -197,7 +219,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     except SpecError as e:
         return _spec_errors(e, args.spec, args.json)
     history = _history_load_s(Path(args.results), loaded.spec.name)
-    plan = build_plan(loaded, history)
+    plan = build_plan(loaded, history, _history_phase_s(Path(args.results), loaded.spec.name))
     if loaded.spec.tune is None:  # a study's points are not known before it runs
         _check_cycles(plan, Path(args.results))
     _check_data_size(plan, Path(args.results))
@@ -305,7 +327,8 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"{args.spec}`", file=sys.stderr)
         return EXIT_USAGE
     results = Path(args.results)
-    plan = build_plan(loaded, _history_load_s(results, loaded.spec.name))
+    plan = build_plan(loaded, _history_load_s(results, loaded.spec.name),
+                      _history_phase_s(results, loaded.spec.name))
     if not plan.points:
         print(f"{args.spec}: the exclude rules leave no point to run", file=sys.stderr)
         return EXIT_USAGE

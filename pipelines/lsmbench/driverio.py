@@ -54,8 +54,11 @@ def build_run_json(
     progress_s: float = 0.0,
     drain_s: float = 0.0,
     queries: dict[str, Any] | None = None,
+    settle_s: float = 0.0,
 ) -> dict[str, Any]:
-    """One run.json document (fields as the driver's README names them)."""
+    """One run.json document (fields as the driver's README names them). settle_s > 0 makes
+    the driver wait (at most that long) for the engine's pending flushes and merges before the
+    phase starts; 0 leaves the field out, so documents without it stay as they were."""
     if phase not in ("load", "testing", "running"):
         raise ValueError(f"unknown phase {phase!r}")
     doc: dict[str, Any] = {
@@ -83,6 +86,8 @@ def build_run_json(
             doc["drain_s"] = float(drain_s)
     elif arrival or drain_s:
         raise ValueError("arrival and drain_s are only for the running phase")
+    if settle_s > 0:
+        doc["settle_s"] = float(settle_s)
     return doc
 
 

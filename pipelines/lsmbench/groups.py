@@ -74,6 +74,8 @@ class Repetition(BaseModel):
     p99_limit_s: float | None = None
     max_backlog_s: float | None = None
     max_write_throughput: float | None = None  # writes/s, testing phase
+    # phases.testing.steady: whether the maximum attained steady state (None: fixed length)
+    steady: bool | None = None
     p50_write_latency_s: float | None = None  # running phase, from intended arrival
     p99_write_latency_s: float | None = None
     p999_write_latency_s: float | None = None
@@ -194,6 +196,7 @@ def make_repetition(point_id: str, record: dict[str, Any],
         p99_limit_s=_num(v.get("p99_limit_s")),
         max_backlog_s=_num(v.get("max_backlog_s")),
         max_write_throughput=_num(_get(record, "max_throughput", "writes_per_s")),
+        steady=_steady(record),
         p50_write_latency_s=_first(_num(v.get("p50_write_latency_s")),
                                    _us_to_s(_get(s, "write_latency_us", "p50"))),
         p99_write_latency_s=_first(_num(v.get("p99_write_latency_s")),
@@ -209,6 +212,11 @@ def make_repetition(point_id: str, record: dict[str, Any],
         max_sustainable_utilization=_num((search or {}).get("utilization")),
         max_sustainable_rate=_num((search or {}).get("rate")),
     )
+
+
+def _steady(record: dict[str, Any]) -> bool | None:
+    attained = _get(record, "max_throughput", "steady", "attained")
+    return attained if isinstance(attained, bool) else None
 
 
 def headline_phase(record: dict[str, Any]) -> str:
@@ -358,6 +366,10 @@ def make_group(reps: Sequence[Repetition]) -> Group:
     search = group_search(reps)
     if search is not None:
         reasons = [search.reason, *reasons]
+    unsteady = [r for r in judged if r.steady is False]
+    if unsteady:
+        reasons.append(f"the testing maximum did not attain steady state in {len(unsteady)} of "
+                       f"{len(judged)} repetition(s): it is the rate of the last rounds")
     return Group(
         group=reps[0].group,
         params=reps[0].params,

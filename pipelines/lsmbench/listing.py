@@ -108,7 +108,9 @@ def print_listing(data: dict[str, Any], store_dir: str, repetitions: bool) -> No
                 r = reps[pid]
                 cells = [f"  rep {r.rep if r.rep is not None else pid}",
                          "" if r.state == "complete" else r.state,
-                         _count(r.max_write_throughput), _seconds(r.p99_write_latency_s),
+                         _count(r.max_write_throughput)
+                         + (" (not steady)" if r.steady is False else ""),
+                         _seconds(r.p99_write_latency_s),
                          {True: "yes", False: "NO", None: "-"}[r.sustainable],
                          ", ".join(r.failed_criteria)]
                 if searched:

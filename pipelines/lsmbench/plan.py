@@ -22,6 +22,7 @@ from .engine_options import option_string
 from .points import Point, ResolvedPoint, point_id, resolve_point, running_dir
 from .search import steps_needed
 from .spec import MATRIX_RESERVED, CampaignSpec, LoadedSpec, RunningPhase
+from .spec.checks import repetition_range
 from .units import format_duration
 
 # Rough speed of a load phase when nothing better is known (records/s), used
@@ -37,6 +38,16 @@ class PhasePlan:
     duration_s: float | None  # None: load until done; a search: all its running phases
     utilization: float | None = None
     runs: int = 1  # a search: at most this many running phases
+    until: str | None = None  # an adaptive phase: what ends it before duration_s, its cap
+
+
+@dataclass
+class Expected:
+    """An adaptive campaign's expected time, and how it was estimated."""
+
+    point_s: float  # a point with min repetitions' share of the testing phases
+    total_s: float
+    basis: list[str]
 
 
 @dataclass
@@ -59,6 +70,9 @@ class Plan:
     data_bytes: dict[str, int] = field(default_factory=dict)
     # Per point id, lsm-sim's predicted testing maximum and verdict (predict.predict_plan).
     predictions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Adaptive phases or repetitions: the expected time (phases as long as the last run's,
+    # else their minimum; the minimum repetitions) beside estimate_s, the worst case.
+    expected: Expected | None = None
 
     @property
     def spec(self) -> CampaignSpec:
@@ -124,6 +138,7 @@ class Plan:
             "cycles": self.cycles,
             "data_bytes": self.data_bytes,
             "predictions": self.predictions,
+            "expected_s": round(self.expected.total_s, 1) if self.expected else None,
         }
 
 
@@ -168,10 +183,8 @@ def expand_matrix(matrix: dict[str, Any]) -> tuple[list[Point], int]:
             axes.append([d])
     axis_values = [list(zip(*(dims[d] for d in axis), strict=True)) for axis in axes]
     rules = matrix.get("exclude") or []
-    reps = matrix.get("repetitions")
     seeds = matrix.get("seeds")
-    if reps is None:
-        reps = len(seeds) if seeds else 1
+    reps = repetition_range(matrix)[1]  # every repetition that may run; adaptive ones too
     if not seeds:
         seeds = [r + 1 for r in range(reps)]
     order = list(dims)
@@ -198,7 +211,8 @@ def phase_plan(spec: CampaignSpec, workload: dict[str, Any] | None = None) -> li
     records = (workload or {}).get("record_count", 1)
     if spec.phases.load.enabled and records:
         phases.append(PhasePlan("load", None))
-    phases.append(PhasePlan("testing", spec.phases.testing.duration))
+    phases.append(PhasePlan("testing", spec.phases.testing.duration,
+                            until="steady" if spec.phases.testing.steady else None))
     search = spec.phases.running.search
     if spec.phases.running.enabled and search is not None:
         # At most max_steps running phases: the estimate is the longest search.
@@ -207,7 +221,9 @@ def phase_plan(spec: CampaignSpec, workload: dict[str, Any] | None = None) -> li
     elif spec.phases.running.enabled:
         for u in spec.phases.running.sweep():
             name = running_dir(u, bool(spec.phases.running.utilizations))
-            phases.append(PhasePlan(name, spec.phases.running.duration, u))
+            phases.append(PhasePlan(name, spec.phases.running.duration, u,
+                                    until="decided" if spec.phases.running.until_decided
+                                    else None))
     return phases
 
 
@@ -234,7 +250,56 @@ def estimate_point_s(spec: CampaignSpec, workload: dict[str, Any],
     return total
 
 
-def build_plan(loaded: LoadedSpec, history_load_s: float | None = None) -> Plan:
+def adaptive(spec: CampaignSpec) -> bool:
+    """Whether a campaign's length is decided by its measurements."""
+    lo, hi = repetition_range(spec.matrix)
+    ph = spec.phases
+    return (ph.testing.steady is not None or ph.running.until_decided is not None or lo < hi)
+
+
+def expected_time(plan: Plan, history_phase_s: dict[str, float] | None = None) -> Expected:
+    """The expected time of an adaptive campaign: each adaptive phase as long as the same
+    campaign's stored phases of that kind took on average (history_phase_s), else its least
+    (a steady testing phase: the ramp and its rounds plus one; a running phase until decided:
+    its cap, nothing being known of its merges); the minimum repetitions of every group.
+    The settle waits are counted only from history."""
+    spec = plan.spec
+    hist = history_phase_s or {}
+    basis: list[str] = []
+    point = plan.estimate_point_s
+    testing, running = spec.phases.testing, spec.phases.running
+    if testing.steady is not None:
+        st = testing.steady
+        least = min(testing.duration, st.ramp + (st.rounds + 1) * st.round)
+        got = hist.get("testing")
+        point += (got if got is not None else least) - testing.duration
+        basis.append(f"testing ~{format_duration(got)} as last run" if got is not None else
+                     f"testing at least {format_duration(least)} (ramp + {st.rounds + 1} rounds)"
+                     f" of its {format_duration(testing.duration)} cap")
+    if running.enabled and running.until_decided is not None and running.search is None:
+        got = hist.get("running")
+        if got is not None:
+            point += (got - running.duration) * len(running.sweep())
+            basis.append(f"running ~{format_duration(got)} as last run")
+        else:
+            basis.append(f"running at its {format_duration(running.duration)} cap (no earlier "
+                         "run tells how soon it decides)")
+    for name in ("load", "testing", "running"):
+        if hist.get(f"{name}_settle"):
+            point += hist[f"{name}_settle"]
+            basis.append(f"{name} settle ~{format_duration(hist[name + '_settle'])} as last run")
+    lo, hi = repetition_range(spec.matrix)
+    share = lo / hi
+    if lo < hi:
+        basis.append(f"{lo} repetitions per group (at most {hi})")
+    sharing = sum(1 for pid, leader in plan.testing_leaders().items() if pid != leader)
+    testing_s = hist.get("testing", testing.duration)
+    total = (point * len(plan.points) - sharing * testing_s) * share
+    return Expected(point, max(total, 0.0), basis)
+
+
+def build_plan(loaded: LoadedSpec, history_load_s: float | None = None,
+               history_phase_s: dict[str, float] | None = None) -> Plan:
     spec = loaded.spec
     points, excluded = expand_matrix(spec.matrix)
     notes: list[str] = []
@@ -263,7 +328,7 @@ def build_plan(loaded: LoadedSpec, history_load_s: float | None = None) -> Plan:
         if spec.phases.running.utilization != RunningPhase.model_fields["utilization"].default:
             notes.append("phases.running.utilization is not used: the search chooses the "
                          "utilizations")
-    reps = spec.matrix.get("repetitions") or len(spec.matrix.get("seeds") or []) or 1
+    reps = repetition_range(spec.matrix)[1]
     plan = Plan(
         loaded=loaded,
         points=points,
@@ -275,6 +340,8 @@ def build_plan(loaded: LoadedSpec, history_load_s: float | None = None) -> Plan:
         notes=notes,
         resolved={p.id: resolve_point(loaded, p) for p in points},
     )
+    if adaptive(spec):
+        plan.expected = expected_time(plan, history_phase_s)
     if spec.phases.testing.shared_across and points:
         groups = len(set(plan.testing_leaders().values()))
         notes.append(f"phases.testing.shared_across: {groups} testing phases for "
@@ -288,6 +355,8 @@ def _phase_text(p: PhasePlan) -> str:
     if p.runs > 1:
         each = format_duration(p.duration_s / p.runs)
         return f"{p.name} (<= {p.runs} running phases of {each}: {format_duration(p.duration_s)})"
+    if p.until:
+        return f"{p.name} (until {p.until}, <= {format_duration(p.duration_s)})"
     return f"{p.name} ({format_duration(p.duration_s)})"
 
 
@@ -327,12 +396,19 @@ def describe(plan: Plan) -> list[str]:
     else:
         lines = [f"campaign {spec.name}: {len(plan.points)} points"
                  f" ({plan.excluded} excluded), ~{format_duration(plan.estimate_s)} estimated"]
+        if plan.expected is not None:
+            lines[0] = (f"campaign {spec.name}: up to {len(plan.points)} points"
+                        f" ({plan.excluded} excluded), ~{format_duration(plan.expected.total_s)}"
+                        f" expected, at most ~{format_duration(plan.estimate_s)}")
+            lines.append(f"  adaptive: {'; '.join(plan.expected.basis)}")
     for d, vals in plan.dimensions.items():
         lines.append(f"  dimension {d}: {', '.join(option_string(v) for v in vals)}")
     for g in plan.zips:
         lines.append(f"  zipped: {' + '.join(g)}")
     if spec.tune is None:
-        lines.append(f"  repetitions: {plan.repetitions}")
+        lo, hi = repetition_range(spec.matrix)
+        lines.append(f"  repetitions: {plan.repetitions}" if lo == hi else
+                     f"  repetitions: {lo} to {hi} (more while a group is undecided)")
     ph = ", ".join(_phase_text(p) for p in plan.phases())
     lines.append(f"  phases: {ph}")
     if spec.engine.options:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import adaptive
 from . import verdict as vd
 from .cyclecheck import ExpectedCycle, from_testing, short_phase_warning, simulated
 from .cycles import MergeCycle, merge_cycle
@@ -48,6 +49,7 @@ from .progress import Reporter
 from .search import SearchResult, StepVerdict, run_search
 from .spec import CampaignSpec
 from .testbeds import Node, Testbed
+from .testbeds.base import Monitor
 
 DEFAULT_LOAD_TIMEOUT_S = 3600.0
 
@@ -176,7 +178,8 @@ class PointPipeline:
                    warmup_s: float = 0.0, threads: int | None = None,
                    arrival: dict[str, Any] | None = None, insert_start: int | None = None,
                    timeout_s: float | None = None, options_phase: str | None = None,
-                   drain_s: float = 0.0, queries: dict[str, Any] | None = None) -> DriverOutputs:
+                   drain_s: float = 0.0, queries: dict[str, Any] | None = None,
+                   settle_s: float = 0.0, monitor: Monitor | None = None) -> DriverOutputs:
         ctx = self.ctx
         opts = self.resolved.phase_options(options_phase or phase)
         doc = build_run_json(
@@ -196,6 +199,7 @@ class PointPipeline:
             progress_s=5.0,
             drain_s=drain_s,
             queries=queries,
+            settle_s=settle_s,
         )
         out = ctx.out_dir / phase_dir
         throttled = self.spec.throttle.enabled and phase in self.spec.throttle.phases
@@ -209,6 +213,7 @@ class PointPipeline:
                 cgroup_name=cg_name[:180],
                 timeout_s=timeout_s,
                 tick=ctx.reporter.phase_tick,
+                monitor=monitor,
             )
         except Exception as e:
             fault = diagnose_error(e, self._fault_context(out))
@@ -230,6 +235,15 @@ class PointPipeline:
         }
         if phase == "running" and arrival:
             info["arrival"] = arrival
+        summary = outputs.summary or {}
+        if summary.get("settle") is not None:
+            info["settle"] = summary["settle"]
+        if monitor is not None:
+            # An adaptive phase: whether it ended before its cap, and when.
+            info["ended_early"] = run.ended_early
+            info["cap_s"] = duration_s
+            if summary.get("ended_early"):
+                info["ended_at_s"] = summary["ended_early"].get("at_s")
         self.result.phases[phase_dir] = info
         ctx.reporter.phase_end(ctx.point, phase_dir, info)
         ctx.log.info("%s: %s in %.1fs", phase_dir, describe_exit(run.exit_code), run.wall_s)
@@ -268,20 +282,32 @@ class PointPipeline:
     def load(self, phase_dir: str = "load") -> DriverOutputs:
         ph = self.spec.phases.load
         return self._run_phase(phase_dir, "load", threads=ph.threads,
-                               timeout_s=ph.timeout or DEFAULT_LOAD_TIMEOUT_S)
+                               timeout_s=(ph.timeout or DEFAULT_LOAD_TIMEOUT_S) + ph.settle,
+                               settle_s=ph.settle)
 
     def testing(self, insert_start: int | None) -> vd.MaxThroughput:
         ph = self.spec.phases.testing
         warmup = ph.warmup_seconds()
+        monitor = adaptive.SteadyMonitor(ph.steady) if ph.steady is not None else None
         out = self._run_phase(
             "testing", "testing", duration_s=ph.duration, warmup_s=warmup, threads=ph.threads,
-            insert_start=insert_start, timeout_s=ph.timeout or _default_timeout(ph.duration),
-            queries=ph.queries,
+            insert_start=insert_start,
+            timeout_s=ph.timeout or _default_timeout(ph.duration + ph.settle),
+            queries=ph.queries, settle_s=ph.settle, monitor=monitor,
         )
+        steady = None
         try:
-            mt = vd.max_throughput_of_testing(out.intervals, warmup, ph.maximum)
+            if ph.steady is not None:
+                mt, steady = adaptive.steady_maximum(out.intervals, ph.steady, ph.maximum)
+            else:
+                mt = vd.max_throughput_of_testing(out.intervals, warmup, ph.maximum)
         except vd.VerdictError as e:
             raise PointFailed("max-throughput", str(e)) from e
+        if steady is not None:
+            self.ctx.log.info("testing: %s", steady.reason)
+            if not steady.attained:
+                self.result.warnings.append(f"testing: the maximum did not attain steady state "
+                                            f"({steady.reason})")
         self._testing_intervals = out.intervals
         if mt.writes_per_s <= 0:
             raise PointFailed("max-throughput",
@@ -289,6 +315,8 @@ class PointPipeline:
                               "running phase at (is the workload write-free?)")
         fig = mt.to_json()
         fig["driver_max_write_throughput"] = out.driver_max_write_throughput()
+        if steady is not None:
+            fig["steady"] = steady.to_json()
         # The testing phase's merges into its deepest level: how long a running window must be
         # to see one (shared with the points that take this maximum).
         mc = merge_cycle(out.intervals)
@@ -306,11 +334,19 @@ class PointPipeline:
         if "process" not in arrival and not isinstance(self.workload.get("arrival"), dict):
             arrival["process"] = "constant"
         arrival["rate"] = round(rate, 3)
+        rule = ph.until_decided
+        monitor = None
+        if rule is not None:
+            deepest = (adaptive.deepest_level(self._testing_intervals)
+                       if self._testing_intervals is not None else None)
+            monitor = adaptive.RunningMonitor(rule, self.spec.verdict, rate, ph.duration,
+                                              ph.warmup, deepest)
         out = self._run_phase(
             phase_dir, "running", duration_s=ph.duration, warmup_s=ph.warmup,
             threads=ph.threads, arrival=arrival, insert_start=insert_start,
-            timeout_s=ph.timeout or _default_timeout(ph.duration + ph.drain),
+            timeout_s=ph.timeout or _default_timeout(ph.duration + ph.drain + ph.settle),
             options_phase="running", drain_s=ph.drain, queries=ph.queries,
+            settle_s=ph.settle, monitor=monitor,
         )
         self._running_next_insert = out.next_insert_id
         try:
@@ -321,11 +357,34 @@ class PointPipeline:
         bounds = self.spec.verdict
         coverage = (vd.running_coverage(self._testing_intervals, out.intervals, fig)
                     if self._testing_intervals is not None else None)
-        v = vd.judge(fig, bounds.p99_write_latency, bounds.max_backlog,
-                     max_backlog_growth=bounds.max_backlog_growth,
-                     max_stalled_fraction=bounds.max_stalled_fraction,
-                     max_rate_shortfall=bounds.max_rate_shortfall, coverage=coverage)
+        if rule is not None and monitor is not None:
+            cycle = self._expected_cycle()
+            v = adaptive.judge_until_decided(
+                fig, out.intervals, coverage, rule, bounds,
+                cycle.seconds_at(rate) if cycle is not None else None)
+        else:
+            v = vd.judge(fig, bounds.p99_write_latency, bounds.max_backlog,
+                         max_backlog_growth=bounds.max_backlog_growth,
+                         max_stalled_fraction=bounds.max_stalled_fraction,
+                         max_rate_shortfall=bounds.max_rate_shortfall, coverage=coverage)
         record = v.to_json()
+        steady = (self.result.max_throughput or {}).get("steady") or {}
+        if steady.get("attained") is False:
+            record["reasons"].append("the testing maximum did not attain steady state: "
+                                     + str(steady.get("reason")))
+        if rule is not None and monitor is not None:
+            info = self.result.phases[phase_dir]
+            ran = out.elapsed_s or 0.0
+            last = monitor.log[-1].reason if monitor.log else "no interval"
+            record["reasons"].append(
+                f"ran {ran:.0f} s of its {ph.duration:.0f} s cap: {last}" if info.get("ended_early")
+                else f"ran to its {ph.duration:.0f} s cap ({last})")
+            record["decision"] = {
+                "rule": rule.model_dump(), "cap_s": ph.duration,
+                "ended_early": bool(info.get("ended_early")),
+                "ended_at_s": info.get("ended_at_s"),
+                "log": [d.to_json() for d in monitor.log],
+            }
         record["phase"] = phase_dir
         record["figures_source"] = fig.source
         record["max_queue_length"] = fig.max_queue_length

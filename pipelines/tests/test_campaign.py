@@ -408,3 +408,70 @@ def test_search_for_the_maximum_sustainable_rate(tmp_path, data_root, driver_pat
     html = files.html.read_text()
     assert 'id="search-table"' in html and "start=reload,rep=0" in html
     assert "Maximum sustainable rate" in files.markdown.read_text()
+
+
+def test_adaptive_phases_and_repetitions_end_to_end(tmp_path, data_root, driver_path):
+    """Settle after the load, a testing phase until steady, running phases until decided and
+    repetitions {min, max}: what each decided is in the store, recomputable from the stored
+    series, and a phase that ended before its cap says so. Nothing here depends on the
+    machine's speed: whichever way a rule decides, the records must agree with the series."""
+    from lsmbench import adaptive
+    from lsmbench.spec.models import SteadyState
+
+    spec = write_spec(
+        tmp_path / "adaptive.yaml", data_root,
+        name="adaptive",
+        matrix={"policy": ["tiering", "leveling"], "repetitions": {"min": 1, "max": 2}},
+        phases={"load": {"settle": "60s"},
+                "testing": {"duration": "40s", "steady": {"rounds": 3, "round": "2s"}},
+                "running": {"duration": "30s", "until_decided": {"deepest_merges": 1}}})
+    results = tmp_path / "results"
+    plan = lsmbench("plan", str(spec), "--results", str(results))
+    assert plan.returncode == 0, plan.stderr
+    assert "expected, at most" in plan.stdout and "repetitions: 1 to 2" in plan.stdout
+    r = lsmbench("run", str(spec), "--json", "--results", str(results),
+                 "--set", f"testbed.driver={driver_path}")
+    assert r.returncode == 0, r.stderr + r.stdout
+    summary = events(r.stdout)[-1]
+    reps = summary["repetitions"]
+    assert reps["min"] == 1 and reps["max"] == 2
+    store = Store(results)
+    recs = {rec.point_id: rec for rec in store.points("adaptive")}
+    # A second repetition ran exactly for the groups the first left undecided.
+    for policy in ("tiering", "leveling"):
+        group = f"policy={policy}"
+        assert (f"{group},rep=1" in recs) == (reps["added"].get(group, 0) == 1)
+    assert reps["not_needed"] == 2 - sum(reps["added"].values())
+    for rec in recs.values():
+        p, d = rec.data, rec.path
+        settle = p["phases"]["load"]["settle"]
+        assert settle["supported"] is True and settle["limit_s"] == 60
+        assert settle["idle"] is (not settle["timed_out"])
+        steady = p["max_throughput"]["steady"]
+        testing = DriverOutputs.read(d / "testing")
+        again = adaptive.steady_state(testing.intervals, SteadyState(**steady["rule"]))
+        assert again.attained is steady["attained"]
+        assert p["max_throughput"]["writes_per_s"] == pytest.approx(
+            again.writes_per_s if again.writes_per_s is not None
+            else max_throughput_of_testing(testing.intervals, 0.0).writes_per_s)
+        info = p["phases"]["testing"]
+        assert info["cap_s"] == 40
+        if info["ended_early"]:  # (a window that became steady at the cap ends there)
+            assert steady["attained"]
+        if steady["attained"]:
+            assert p["max_throughput"]["method"] == "steady"
+            assert testing.elapsed_s < 40
+        decision = p["verdict"]["decision"]
+        log = decision["log"]
+        assert decision["cap_s"] == 30 and log
+        running = p["phases"]["running"]
+        assert decision["ended_early"] is running["ended_early"]
+        if running["ended_early"]:
+            assert log[-1]["state"] in ("pass", "fail")
+            assert any("of its 30 s cap" in why for why in p["verdict"]["reasons"])
+            if log[-1]["state"] == "fail":
+                assert p["verdict"]["verdict"] == "not-sustainable"
+        else:
+            assert any("ran to its 30 s cap" in why for why in p["verdict"]["reasons"])
+    ls = lsmbench("ls", "adaptive", "--results", str(results), "--json")
+    assert ls.returncode == 0

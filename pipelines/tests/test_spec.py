@@ -127,7 +127,8 @@ BAD = [
      "phases, verdict, throttle, sinks, testbed, tune)"),
     ({"phases": {"testing": {"durtion": 5}}},
      "phases.testing.durtion: unknown key 'durtion' (allowed: duration, warmup, "
-     "warmup_fraction, threads, queries, engine_options, timeout, shared_across, maximum)"),
+     "warmup_fraction, threads, queries, engine_options, timeout, shared_across, maximum, "
+     "settle, steady)"),
     ({"phases": {"testing": {"duration": "10 parsecs"}}},
      "phases.testing.duration: bad duration '10 parsecs' (expected a number of seconds or a "
      "number with a unit: ms, s, sec, m, min, h)"),
@@ -199,7 +200,8 @@ BAD = [
      "matrix.exclude[0].scheduler: unknown dimension 'scheduler' (choose from: policy)"),
     ({"matrix": {"size_ratio": [3, 3]}}, "matrix.size_ratio[1]: duplicate value 3"),
     ({"matrix": {"size_ratio": []}}, "matrix.size_ratio: a dimension needs at least one value"),
-    ({"matrix": {"repetitions": 0}}, "matrix.repetitions: expected an integer >= 1, got 0"),
+    ({"matrix": {"repetitions": 0}},
+     "matrix.repetitions: expected an integer >= 1 or {min: N, max: M}, got 0"),
     ({"matrix": {"repetitions": 3, "seeds": [1, 2]}},
      "matrix.seeds: 2 seeds for 3 repetitions (give one seed per repetition)"),
     ({"matrix": {"phases.running.utilization": [0.5, 5]}},
@@ -213,6 +215,39 @@ BAD = [
     ({"matrix": {"rep": [1, 2]}},
      "matrix.rep: 'rep' is reserved for the repetition number (use matrix.repetitions)"),
     ({"matrix": {"size_ratio": [[3]]}}, "matrix.size_ratio[0]: expected a scalar value, got [3]"),
+    # adaptive phases and repetitions
+    ({"phases": {"testing": {"duration": 60, "steady": {"rounds": 1}}}},
+     "phases.testing.steady.rounds: must be greater than or equal to 2 (got 1)"),
+    ({"phases": {"testing": {"duration": 60, "steady": {"max_range": 0}}}},
+     "phases.testing.steady.max_range: must be greater than 0 (got 0)"),
+    ({"phases": {"testing": {"duration": 60, "steady": {"round": "a while"}}}},
+     "phases.testing.steady.round: bad duration 'a while'"),
+    ({"phases": {"testing": {"duration": 60, "steady": {"rounds": 5, "round": 20}}}},
+     "phases.testing: steady: ramp (0s) + rounds (5) x round (20s) = 100s exceeds duration "
+     "(60s), the phase's cap"),
+    ({"phases": {"testing": {"duration": 60, "warmup": 5, "steady": {}}}},
+     "phases.testing: steady and warmup exclude each other"),
+    ({"phases": {"testing": {"steady": {"window": 5}}}},
+     "phases.testing.steady.window: unknown key 'window' (allowed: rounds, round, "
+     "deepest_merges, max_range, max_slope, ramp)"),
+    ({"phases": {"testing": {"settle": "soon"}}},
+     "phases.testing.settle: bad duration 'soon'"),
+    ({"phases": {"load": {"settle": -1}}},
+     "phases.load.settle: duration must not be negative, got -1"),
+    ({"phases": {"running": {"duration": 30, "until_decided": {"min_duration": 30}}}},
+     "phases.running: until_decided.min_duration (30s) must be under duration (30s)"),
+    ({"phases": {"running": {"until_decided": {"deepest_merges": 0}}}},
+     "phases.running.until_decided.deepest_merges: must be greater than or equal to 1 (got 0)"),
+    ({"matrix": {"repetitions": {"min": 3}}},
+     "matrix.repetitions.max: required (an integer >= 1)"),
+    ({"matrix": {"repetitions": {"min": 4, "max": 3}}},
+     "matrix.repetitions.min: min (4) must not exceed max (3)"),
+    ({"matrix": {"repetitions": {"min": 1, "max": 2, "step": 1}}},
+     "matrix.repetitions.step: unknown field (allowed: min, max)"),
+    ({"matrix": {"repetitions": {"min": "three", "max": 5}}},
+     "matrix.repetitions.min: expected an integer >= 1, got 'three'"),
+    ({"matrix": {"repetitions": [3, 5]}},
+     "matrix.repetitions: expected an integer >= 1 or {min: N, max: M}, got [3, 5]"),
 ]
 
 
@@ -297,6 +332,34 @@ def test_apply_set_index_out_of_range():
         apply_set(r, "matrix.policy[3]=leveling")
 
 
+def test_adaptive_settings_and_their_defaults():
+    spec = validate_raw(raw(phases={
+        "testing": {"duration": "2m", "steady": {"ramp": "5s"}},
+        "running": {"duration": "3m", "until_decided": {}}},
+        matrix={"repetitions": {"min": 3, "max": 6}})).spec
+    st = spec.phases.testing.steady
+    assert (st.rounds, st.round, st.ramp, st.max_range, st.max_slope) == (5, 10.0, 5.0, 0.1, 0.05)
+    assert spec.phases.testing.warmup_seconds() == 5.0  # the ramp
+    assert spec.phases.running.until_decided.deepest_merges == 2
+    # Every phase settles (10 minutes at most) unless told not to.
+    assert spec.phases.load.settle == spec.phases.testing.settle == 600.0
+    assert spec.phases.running.settle == 600.0
+    off = validate_raw(raw(phases={"load": {"settle": False}, "testing": {"settle": "30s"}})).spec
+    assert off.phases.load.settle == 0.0 and off.phases.testing.settle == 30.0
+    from lsmbench.plan import build_plan, expand_matrix
+    points, _ = expand_matrix({"policy": ["tiering"], "repetitions": {"min": 2, "max": 4}})
+    assert [p.rep for p in points] == [0, 1, 2, 3]  # every repetition that may run
+    plan = build_plan(validate_raw(raw(matrix={"repetitions": {"min": 2, "max": 4}})))
+    assert plan.expected is not None and plan.expected.total_s < plan.estimate_s
+
+
+def test_a_fixed_length_spec_plans_as_before():
+    from lsmbench.plan import build_plan
+    plan = build_plan(validate_raw(raw(matrix={"repetitions": 3})))
+    assert plan.expected is None and len(plan.points) == 3
+    assert all(p.until is None for p in plan.phases())
+
+
 def test_model_rejects_unknown_keys_directly():
     with pytest.raises(Exception, match="Extra inputs"):
         CampaignSpec.model_validate({**BASE, "x": 1})
@@ -308,8 +371,10 @@ def test_every_spec_field_is_documented():
     from lsmbench.spec.tune import ConfirmSpec, TuneParameter, TuneSpec
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "orchestrator.md").read_text()
+    from lsmbench.spec.models import SteadyState, UntilDecided
     models = [s.CampaignSpec, s.EngineSpec, s.WorkloadRef, s.Phases, s.LoadPhase,
-              s.TestingPhase, s.RunningPhase, s.RateSearch, s.VerdictSpec, s.ThrottleSpec, s.Sinks,
+              s.TestingPhase, SteadyState, UntilDecided, s.RunningPhase, s.RateSearch,
+              s.VerdictSpec, s.ThrottleSpec, s.Sinks,
               s.InfluxSinkSpec, s.LocalTestbed, s.SshTestbed, s.SshHost, s.TerraformTestbed,
               TuneSpec, TuneParameter, ConfirmSpec]
     missing = [f"{m.__name__}.{f}" for m in models for f in m.model_fields

@@ -154,6 +154,51 @@ def test_status_reports_reachable_and_current(bed):
                                              deployed["node1"]["content_hash"]]
 
 
+def test_monitor_ends_a_running_phase_early_over_ssh(bed, tmp_path, monkeypatch):
+    """An adaptive phase's stopping rule on a node: the helper streams the driver's intervals
+    (`run --follow`), the monitor sees them in order and says stop after two, `end` over a
+    second connection has the driver end its 30 s phase as if the time were up (SIGUSR1),
+    and the outputs come back complete."""
+    monkeypatch.setenv("LSMBENCH_TESTBEDS", str(bed.base / "testbeds"))
+    from lsmbench.driverio import build_run_json
+    from lsmbench.testbeds import open_named
+
+    tb = open_named(NAME, campaign="early")
+    node = tb.up()[0]
+    assert tb.needs_deploy([node]) == []  # the helper deployed by `up` is this one
+    workload = yaml.safe_load((Path(__file__).resolve().parents[2] / "workloads" /
+                               "update-uniform-1kb.yaml").read_text())
+    doc = build_run_json(engine="null", engine_options={}, data_dir="", phase="running",
+                         workload={**workload, "record_count": 1000}, seed=1, label="early",
+                         duration_s=30, arrival={"process": "constant", "rate": 2000})
+    seen: list[dict] = []
+
+    def monitor(fresh: list[dict]) -> bool:
+        seen.extend(fresh)
+        return len(seen) >= 2
+
+    out = tmp_path / "running"
+    t0 = time.monotonic()
+    run = tb.run_driver(node, doc, out, monitor=monitor, timeout_s=120)
+    wall = time.monotonic() - t0
+    assert run.ended_early is True, run.log_tail
+    assert (run.exit_code, run.timed_out) == (0, False), run.log_tail
+    assert wall < 25
+    index = [d["interval"] for d in seen]
+    assert len(index) >= 2 and index == list(range(len(index)))
+    assert all(d["phase"] == "running" for d in seen)
+    # Complete outputs: the time series renamed (its first lines those the monitor saw), the
+    # summary and histograms written, the driver's log; no end marker among them.
+    assert sorted(p.name for p in out.iterdir()) == [
+        "driver.log", "histograms.json", "run.json", "summary.json", "timeseries.jsonl"]
+    lines = [json.loads(x) for x in (out / "timeseries.jsonl").read_text().splitlines()]
+    assert lines[:len(seen)] == seen
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["status"], summary["interrupted"], summary["exit_code"]) == ("ok", False, 0)
+    # The node's copy was moved here.
+    assert list((bed.nodes[0].remote_root / "out" / "early").iterdir()) == []
+
+
 def test_campaign_spreads_over_both_nodes(bed, tmp_path, influxd):
     sink = {"influx": {"url": influxd.url, "database": "tbtest", "username": "admin",
                        "token_env": "LSMBENCH_TEST_INFLUX_PASSWORD", "retries": 1}}

@@ -235,9 +235,7 @@ def matrix_errors(matrix: dict[str, Any], raw: dict[str, Any]) -> list[tuple[str
             errors += _dotted_dimension_errors(key, values, raw)
         dims[key] = values
     if "repetitions" in matrix:
-        r = matrix["repetitions"]
-        if isinstance(r, bool) or not isinstance(r, int) or r < 1:
-            errors.append(("matrix.repetitions", f"expected an integer >= 1, got {r!r}"))
+        errors += repetitions_errors(matrix["repetitions"])
     if "seeds" in matrix:
         seeds = matrix["seeds"]
         if not isinstance(seeds, list) or not seeds:
@@ -247,6 +245,8 @@ def matrix_errors(matrix: dict[str, Any], raw: dict[str, Any]) -> list[tuple[str
                 if isinstance(s, bool) or not isinstance(s, int) or s < 0:
                     errors.append((f"matrix.seeds[{i}]", f"expected an integer >= 0, got {s!r}"))
             r = matrix.get("repetitions")
+            if isinstance(r, dict) and "max" in r:
+                r = r["max"]
             if isinstance(r, int) and not isinstance(r, bool) and r != len(seeds):
                 errors.append((
                     "matrix.seeds",
@@ -255,6 +255,41 @@ def matrix_errors(matrix: dict[str, Any], raw: dict[str, Any]) -> list[tuple[str
     errors += _zip_errors(matrix.get("zip"), dims)
     errors += _exclude_errors(matrix.get("exclude"), dims)
     return errors
+
+
+def _is_count(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 1
+
+
+def repetitions_errors(r: Any) -> list[tuple[str, str]]:
+    """matrix.repetitions: a count, or {min, max}: min repetitions always, more (up to max)
+    while a group is undecided (lsmbench.adaptive.group_decided)."""
+    if not isinstance(r, dict):
+        return [] if _is_count(r) else [
+            ("matrix.repetitions", f"expected an integer >= 1 or {{min: N, max: M}}, got {r!r}")]
+    errors = [(f"matrix.repetitions.{k}", "unknown field (allowed: min, max)")
+              for k in r if k not in ("min", "max")]
+    for k in ("min", "max"):
+        if k not in r:
+            errors.append((f"matrix.repetitions.{k}", "required (an integer >= 1)"))
+        elif not _is_count(r[k]):
+            errors.append((f"matrix.repetitions.{k}", f"expected an integer >= 1, got {r[k]!r}"))
+    if not errors and r["min"] > r["max"]:
+        errors.append(("matrix.repetitions.min",
+                       f"min ({r['min']}) must not exceed max ({r['max']})"))
+    return errors
+
+
+def repetition_range(matrix: dict[str, Any]) -> tuple[int, int]:
+    """(min, max) repetitions of a validated matrix: a count N is (N, N); seeds alone give one
+    repetition per seed."""
+    r = matrix.get("repetitions")
+    if isinstance(r, dict):
+        return int(r["min"]), int(r["max"])
+    if r is None:
+        n = len(matrix.get("seeds") or []) or 1
+        return n, n
+    return int(r), int(r)
 
 
 def _dotted_dimension_errors(key: str, values: list[Any], raw: dict[str, Any]) -> list:

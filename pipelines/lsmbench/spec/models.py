@@ -90,11 +90,52 @@ def workload_shorthand(v: Any) -> Any:
 # ---------------------------------------------------------------- phases
 
 
+def _settle(v: Any) -> Any:
+    """`settle: false` is off (0), `true` the default limit; else a duration."""
+    if v is False:
+        return 0.0
+    if v is True:
+        return DEFAULT_SETTLE_S
+    return parse_duration(v) if v is not None else v
+
+
+# The most a phase waits for the engine to finish its pending flushes and merges.
+DEFAULT_SETTLE_S = 600.0
+Settle = Annotated[float, BeforeValidator(_settle), Field(ge=0, le=86400)]
+
+
 class LoadPhase(Strict):
     enabled: bool = True
     threads: int | None = Field(default=None, ge=1, le=1024)
     engine_options: EngineOptions = Field(default_factory=dict)
     timeout: Duration | None = None
+    # After its writes, the load waits (at most this long; 0 or false: not at all) until the
+    # engine has no pending or running flush or merge, so that the testing phase and the
+    # running phases' snapshot start from a settled tree, not during the merges the load
+    # left due (RocksDB's WaitForCompact; docs/orchestrator.md, "Adaptive phases").
+    settle: Settle = DEFAULT_SETTLE_S
+
+
+class SteadyState(Strict):
+    """phases.testing.steady: the testing phase ends once its write rate is steady (fio's
+    steadystate, the SNIA PTS rule), and ``duration`` is then its cap.
+
+    The phase is cut into rounds: each at least ``round`` long, from one memtable sealing to
+    another, and holding ``deepest_merges`` completed merges into the tree's deepest level (when
+    the engine tells its merges), so every round holds whole cycles of the merges that shape the
+    rate. The measurement window is the last ``rounds`` rounds after the ``ramp``; the state is
+    steady when the window's round rates span at most ``max_range`` of their mean and the
+    least-squares line through them changes by at most ``max_slope`` of the mean across the
+    window. The maximum is then the window's rate (lsmbench.adaptive.steady_state)."""
+
+    rounds: int = Field(default=5, ge=2, le=50)
+    round: Duration = Field(default=10.0, gt=0)
+    deepest_merges: int = Field(default=1, ge=0, le=10)
+    # Half the SNIA PTS's 20 % and 10 %: its rounds are fixed minutes, ours whole merge
+    # cycles, whose rates vary a few per cent once steady (docs/orchestrator.md).
+    max_range: float = Field(default=0.10, gt=0, le=1)
+    max_slope: float = Field(default=0.05, gt=0, le=1)
+    ramp: Duration = Field(default=0.0, ge=0)
 
 
 class TestingPhase(Strict):
@@ -114,6 +155,12 @@ class TestingPhase(Strict):
     # tell its flushes), "intervals" counts the window's writes
     # (verdict.max_throughput_of_testing; docs/results/quickstart.md measures both).
     maximum: Literal["intervals", "cycles"] = "cycles"
+    # Before its clock starts, the phase waits (at most this long; 0 or false: not at all)
+    # for the engine's pending flushes and merges: reopening the loaded tree recovers its last
+    # memtable from the log, which may start a merge.
+    settle: Settle = DEFAULT_SETTLE_S
+    # End at steady state instead of after `duration`, which becomes the cap (SteadyState).
+    steady: SteadyState | None = None
 
     @model_validator(mode="after")
     def _warmup_shorter(self) -> TestingPhase:
@@ -123,8 +170,24 @@ class TestingPhase(Strict):
             )
         return self
 
+    @model_validator(mode="after")
+    def _steady_fits(self) -> TestingPhase:
+        st = self.steady
+        if st is not None and st.ramp + st.rounds * st.round > self.duration:
+            raise ValueError(
+                f"steady: ramp ({st.ramp:g}s) + rounds ({st.rounds}) x round ({st.round:g}s) "
+                f"= {st.ramp + st.rounds * st.round:g}s exceeds duration ({self.duration:g}s), "
+                "the phase's cap: the window could never fill; raise duration or shorten them")
+        if st is not None and self.warmup is not None:
+            raise ValueError("steady and warmup exclude each other: with steady, the time "
+                             "ignored first is steady.ramp")
+        return self
+
     def warmup_seconds(self) -> float:
+        if self.steady is not None:
+            return self.steady.ramp
         return self.warmup if self.warmup is not None else self.duration * self.warmup_fraction
+
 
 
 class RateSearch(Strict):
@@ -146,6 +209,21 @@ class RateSearch(Strict):
         return self
 
 
+class UntilDecided(Strict):
+    """phases.running.until_decided: the running phase ends as soon as its verdict is decided,
+    and ``duration`` is then its cap (lsmbench.adaptive.RunningRule).
+
+    It fails fast once a criterion cannot pass any more within the cap (stalled time beyond
+    the stalls bound's share of the capped window; writes over the p99 bound beyond 1 % of all
+    the capped window can hold). It passes once the window has seen ``deepest_merges``
+    completed merges into the deepest level, every criterion passes and the backlog's trend
+    is flat (the upper end of its 95 % interval under verdict.max_backlog_growth); not before
+    ``min_duration``. At the cap, undecided is inconclusive, with the length it would need."""
+
+    deepest_merges: int = Field(default=2, ge=1, le=20)
+    min_duration: Duration = Field(default=0.0, ge=0)
+
+
 class RunningPhase(Strict):
     enabled: bool = True
     duration: Duration = Field(default=600.0, gt=0)
@@ -160,6 +238,8 @@ class RunningPhase(Strict):
     start: Literal["snapshot", "reload", "continue"] = "snapshot"
     timeout: Duration | None = None
     search: RateSearch | None = None
+    settle: Settle = DEFAULT_SETTLE_S  # as phases.testing.settle
+    until_decided: UntilDecided | None = None
 
     @field_validator("utilizations")
     @classmethod
@@ -187,6 +267,15 @@ class RunningPhase(Strict):
             raise ValueError(
                 f"warmup ({self.warmup:g}s) must be shorter than duration ({self.duration:g}s)"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _decided_fits(self) -> RunningPhase:
+        d = self.until_decided
+        if d is not None and d.min_duration >= self.duration:
+            raise ValueError(
+                f"until_decided.min_duration ({d.min_duration:g}s) must be under duration "
+                f"({self.duration:g}s), the phase's cap")
         return self
 
     @model_validator(mode="after")

@@ -65,10 +65,17 @@ class PhaseRun:
     cgroup_backend: str | None = None
     log_tail: str = ""
     pid: int | None = None  # the driver's (where a core dump may be named after it)
+    ended_early: bool = False  # a Monitor asked the driver to end the phase
 
 
 # Called about once a second while a driver runs, with the seconds elapsed.
 Tick = Callable[[float], None]
+# Called about once a second while a driver runs, with the time-series intervals (parsed
+# timeseries.jsonl lines) the driver wrote since the previous call, in order; returning True
+# asks the driver to end the phase now, as if its duration had elapsed (SIGUSR1: the driver
+# stops the arrivals, drains as asked and exits 0 with its outputs complete). An adaptive
+# phase's stopping rule (lsmbench.adaptive) is one.
+Monitor = Callable[[list[dict[str, Any]]], bool]
 
 
 class Testbed(abc.ABC):
@@ -116,8 +123,10 @@ class Testbed(abc.ABC):
         cgroup_name: str = "lsmbench",
         timeout_s: float | None = None,
         tick: Tick | None = None,
+        monitor: Monitor | None = None,
     ) -> PhaseRun:
-        """Runs one phase; run.json, the three outputs and driver.log end up in out_dir."""
+        """Runs one phase; run.json, the three outputs and driver.log end up in out_dir.
+        ``monitor`` sees the intervals as they come and may end the phase early (Monitor)."""
 
     @abc.abstractmethod
     def fingerprint(self, node: Node, data_dir: str, options_hash: str) -> dict[str, Any]: ...

@@ -14,11 +14,11 @@ from typing import Any
 
 from .. import fingerprint as fp
 from ..paths import driver_candidates, find_driver
-from .base import Node, PhaseRun, Testbed, TestbedError, Tick
+from .base import Monitor, Node, PhaseRun, Testbed, TestbedError, Tick
 
 # The node helper runs on remote nodes on its own (standard library only); the
-# local testbed stops its driver the same way.
-from .node_helper import terminate
+# local testbed follows and stops its driver the same way.
+from .node_helper import TimeseriesFollower, end_phase, terminate
 
 
 def _pdeathsig_prefix() -> list[str]:
@@ -138,6 +138,7 @@ class LocalTestbed(Testbed):
         cgroup_name: str = "lsmbench",
         timeout_s: float | None = None,
         tick: Tick | None = None,
+        monitor: Monitor | None = None,
     ) -> PhaseRun:
         global _PREFIX
         if node.driver is None:
@@ -158,7 +159,7 @@ class LocalTestbed(Testbed):
                 with RunCgroup(cgroup_name, limits, data_dir=run_doc.get("dir")) as cg:
                     proc = cg.popen(argv, stdout=log, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL)
-                    run = self._wait(proc, timeout_s, tick)
+                    run = self._wait(proc, timeout_s, tick, monitor, out_dir)
                     with contextlib.suppress(Exception):
                         run.io_counters = cg.io_counters()
                     run.throttled = limits.has_io_limits
@@ -166,14 +167,16 @@ class LocalTestbed(Testbed):
             else:
                 proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
                                         stdin=subprocess.DEVNULL)
-                run = self._wait(proc, timeout_s, tick)
+                run = self._wait(proc, timeout_s, tick, monitor, out_dir)
         run.log_tail = _tail(log_path)
         return run
 
     def _wait(self, proc: subprocess.Popen[Any], timeout_s: float | None,
-              tick: Tick | None) -> PhaseRun:
+              tick: Tick | None, monitor: Monitor | None = None,
+              out_dir: Path | None = None) -> PhaseRun:
         start = time.monotonic()
-        timed_out = False
+        timed_out = ended = False
+        follower = TimeseriesFollower(out_dir) if monitor is not None and out_dir else None
         try:
             while True:
                 try:
@@ -184,6 +187,11 @@ class LocalTestbed(Testbed):
                 elapsed = time.monotonic() - start
                 if tick is not None:
                     tick(elapsed)
+                if follower is not None and not ended and monitor is not None:
+                    fresh = follower.new_intervals()
+                    if fresh and monitor(fresh):
+                        ended = True
+                        end_phase(proc)
                 if timeout_s is not None and elapsed > timeout_s and not timed_out:
                     timed_out = True
                     self.log.error("driver exceeded its %.0fs timeout; stopping it", timeout_s)
@@ -194,7 +202,7 @@ class LocalTestbed(Testbed):
             terminate(proc)
             raise
         return PhaseRun(exit_code=code, wall_s=time.monotonic() - start, timed_out=timed_out,
-                        pid=proc.pid)
+                        pid=proc.pid, ended_early=ended)
 
     # -- environment ----------------------------------------------------------------------
 

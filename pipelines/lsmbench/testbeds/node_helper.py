@@ -9,10 +9,19 @@ testbed uses. It needs nothing but Python 3 on the node.
     lsmbench_node.py prepare --root R --campaign C --key K [--drop-caches] [--fstrim]
     lsmbench_node.py snapshot SRC DST | remove PATH
     lsmbench_node.py run --out O --driver D [--limits JSON] [--cgroup N] [--timeout S]
+                         [--follow]
         run.json on stdin; prints "tick <seconds>" about once a second while the driver runs,
-        then "result <json>". The ticks double as a liveness check: when the controller goes
-        away, the next tick cannot be written and the driver is stopped (SIGTERM, then SIGKILL),
-        so a lost controller leaves no orphan writing to the disk.
+        then "result <json>" (exit_code, wall_s, timed_out, ended_early, ...). The ticks
+        double as a liveness check: when the controller goes away, the next tick cannot be
+        written and the driver is stopped (SIGTERM, then SIGKILL), so a lost controller leaves
+        no orphan writing to the disk. With --follow it also prints each time-series interval
+        the driver completes, as "interval <json>" (a timeseries.jsonl line), in order.
+    lsmbench_node.py end --out O
+        asks the `run` of O to end its phase now, as if its duration had elapsed: it leaves
+        the marker O/.lsmbench-end-phase, which that run looks for while its driver runs (a few
+        times a second with --follow, else once a second) and answers with SIGUSR1 to the driver
+        (result ended_early: true). Idempotent; harmless once the driver has exited; never
+        creates O (a run already fetched and removed is left alone).
     lsmbench_node.py fingerprint --data-dir D --hash H --driver P
     lsmbench_node.py calibrate --dir D --runtime S --size-mb N
 
@@ -39,6 +48,10 @@ from typing import Any
 # its outputs (marked interrupted) before SIGKILL.
 TERM_GRACE_S = 15.0
 EXIT_ERROR = 2
+# `end` leaves this in the run's output directory; `run` then ends the phase (SIGUSR1).
+END_MARKER = ".lsmbench-end-phase"
+# How often `run --follow` looks for new intervals and the end marker.
+FOLLOW_POLL_S = 0.25
 
 
 class _ControllerGone(Exception):
@@ -126,6 +139,44 @@ def cmd_remove(a: argparse.Namespace) -> dict[str, Any]:
     return {"removed": a.path}
 
 
+class TimeseriesFollower:
+    """The driver's time series as it grows: the whole lines appended to
+    OUT/timeseries.jsonl.partial since the last call (the driver writes a line at a time and
+    renames the file to timeseries.jsonl when it ends; both are followed)."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.out_dir = Path(out_dir)
+        self.offset = 0
+        self._rest = b""
+
+    def new_intervals(self) -> list[dict[str, Any]]:
+        data = b""
+        for name in ("timeseries.jsonl.partial", "timeseries.jsonl"):
+            try:
+                with open(self.out_dir / name, "rb") as f:
+                    f.seek(self.offset)
+                    data = f.read()
+                break
+            except OSError:
+                continue
+        self.offset += len(data)
+        lines = (self._rest + data).split(b"\n")
+        self._rest = lines.pop()
+        out = []
+        for line in lines:
+            with contextlib.suppress(ValueError):
+                doc = json.loads(line)
+                if isinstance(doc, dict):
+                    out.append(doc)
+        return out
+
+
+def end_phase(proc: subprocess.Popen[Any]) -> None:
+    """Asks the driver to end its phase now, as if its duration had elapsed (SIGUSR1)."""
+    with contextlib.suppress(ProcessLookupError):
+        proc.send_signal(signal.SIGUSR1)
+
+
 def terminate(proc: subprocess.Popen[Any]) -> int | None:
     """SIGTERM, then SIGKILL after TERM_GRACE_S; the exit code."""
     if proc.poll() is not None:
@@ -140,18 +191,31 @@ def terminate(proc: subprocess.Popen[Any]) -> int | None:
         return proc.wait()
 
 
-def _wait(proc: subprocess.Popen[Any], timeout_s: float | None) -> dict[str, Any]:
-    start = time.monotonic()
-    timed_out = False
+def _wait(proc: subprocess.Popen[Any], timeout_s: float | None, out: Path,
+          follow: bool = False) -> dict[str, Any]:
+    start = last_tick = time.monotonic()
+    timed_out = ended = False
+    follower = TimeseriesFollower(out) if follow else None
+    marker = out / END_MARKER
+    poll_s = FOLLOW_POLL_S if follow else 1.0
     try:
         while True:
             try:
-                code = proc.wait(timeout=1.0)
+                code = proc.wait(timeout=poll_s)
                 break
             except subprocess.TimeoutExpired:
                 pass
-            elapsed = time.monotonic() - start
-            _emit(f"tick {elapsed:.1f}")
+            now = time.monotonic()
+            elapsed = now - start
+            if follower is not None:
+                for doc in follower.new_intervals():
+                    _emit("interval " + json.dumps(doc, separators=(",", ":")))
+            if not ended and marker.exists():
+                ended = True
+                end_phase(proc)
+            if now - last_tick >= 1.0 - poll_s / 2:
+                last_tick = now
+                _emit(f"tick {elapsed:.1f}")
             if timeout_s is not None and elapsed > timeout_s:
                 timed_out = True
                 code = terminate(proc)
@@ -159,7 +223,8 @@ def _wait(proc: subprocess.Popen[Any], timeout_s: float | None) -> dict[str, Any
     except BaseException:
         terminate(proc)
         raise
-    return {"exit_code": code, "wall_s": time.monotonic() - start, "timed_out": timed_out}
+    return {"exit_code": code, "wall_s": time.monotonic() - start, "timed_out": timed_out,
+            "ended_early": ended}
 
 
 def cmd_run(a: argparse.Namespace) -> None:
@@ -182,7 +247,7 @@ def cmd_run(a: argparse.Namespace) -> None:
                 with RunCgroup(a.cgroup, limits, data_dir=data_dir) as cg:
                     proc = cg.popen(argv, stdout=log, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL)
-                    res = _wait(proc, a.timeout)
+                    res = _wait(proc, a.timeout, out, a.follow)
                     with contextlib.suppress(Exception):
                         res["io_counters"] = cg.io_counters()
                     res["throttled"] = limits.has_io_limits
@@ -190,10 +255,32 @@ def cmd_run(a: argparse.Namespace) -> None:
             else:
                 proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
                                         stdin=subprocess.DEVNULL)
-                res = _wait(proc, a.timeout)
+                res = _wait(proc, a.timeout, out, a.follow)
         except _ControllerGone:
             return
+    with contextlib.suppress(OSError):
+        (out / END_MARKER).unlink()
     _emit("result " + json.dumps(res))
+
+
+def cmd_end(a: argparse.Namespace) -> dict[str, Any]:
+    """Leaves the end marker in a run's existing output directory (see the module docstring).
+    The directory is opened first and the marker made relative to it, so a run directory
+    removed meanwhile (fetched) is never made again: the request then does nothing."""
+    try:
+        dfd = os.open(a.out, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return {"requested": False, "reason": f"no run directory {a.out}"}
+    try:
+        try:
+            os.stat("run.json", dir_fd=dfd)
+            os.close(os.open(END_MARKER, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=dfd))
+        except OSError as e:
+            return {"requested": False, "reason": f"{a.out} is no run's directory (now): "
+                    f"{e.strerror}"}
+    finally:
+        os.close(dfd)
+    return {"requested": True, "out": a.out}
 
 
 def cmd_fingerprint(a: argparse.Namespace) -> dict[str, Any]:
@@ -240,6 +327,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--limits")
     s.add_argument("--cgroup", default="lsmbench")
     s.add_argument("--timeout", type=float)
+    s.add_argument("--follow", action="store_true")
+    s = sub.add_parser("end")
+    s.add_argument("--out", required=True)
     s = sub.add_parser("fingerprint")
     s.add_argument("--data-dir", required=True)
     s.add_argument("--hash", required=True)
@@ -258,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
             cmd_run(a)
             return 0
         fn = {"check": cmd_check, "prepare": cmd_prepare, "snapshot": cmd_snapshot,
-              "remove": cmd_remove, "fingerprint": cmd_fingerprint,
+              "remove": cmd_remove, "end": cmd_end, "fingerprint": cmd_fingerprint,
               "calibrate": cmd_calibrate}[a.cmd]
         print(json.dumps(fn(a)))
         return 0

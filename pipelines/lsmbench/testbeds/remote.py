@@ -9,6 +9,9 @@ driven through the node helper (node_helper.py, shipped to REMOTE_ROOT/lib/lsmbe
   in deployed.json) differs from what is here; otherwise nothing (a kept testbed is reused).
 * ``run_driver``: run.json goes to the node on stdin, the helper runs lsm-driver inside the
   node's cgroup throttle, the outputs come back with tar over ssh into the point's directory.
+  With a monitor the helper also streams the time series (``run --follow``: ``interval``
+  lines); when the monitor says so, ``lsmbench_node.py end`` over a second connection asks
+  the helper to end the phase (SIGUSR1 to the driver).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -24,8 +28,9 @@ from typing import Any
 from .. import fingerprint as fp
 from ..paths import project_root
 from .ansible_runner import PlaybookResult, run_playbook
-from .base import Node, PhaseRun, Testbed, TestbedError, Tick
+from .base import Monitor, Node, PhaseRun, Testbed, TestbedError, Tick
 from .inventory import HostEntry, ansible_inventory, write_yaml
+from .node_helper import END_MARKER
 from .sshconn import HostKeyChanged, NodeUnreachable, SshTarget
 from .state import TestbedState, content_hash, helper_archive, source_archive
 
@@ -172,7 +177,8 @@ class RemoteTestbed(Testbed):
 
     def run_driver(self, node: Node, run_doc: dict[str, Any], out_dir: Path, *,
                    limits: Any = None, cgroup_name: str = "lsmbench",
-                   timeout_s: float | None = None, tick: Tick | None = None) -> PhaseRun:
+                   timeout_s: float | None = None, tick: Tick | None = None,
+                   monitor: Monitor | None = None) -> PhaseRun:
         if node.driver is None:
             raise TestbedError("the testbed is not deployed (no driver)")
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -184,22 +190,56 @@ class RemoteTestbed(Testbed):
             args += ["--limits", json.dumps(dataclasses.asdict(limits))]
         if timeout_s is not None:
             args += ["--timeout", f"{timeout_s:.0f}"]
+        if monitor is not None:
+            args.append("--follow")
         result: dict[str, Any] = {}
+        t = self.target(node)
+        # The monitor's request to end the phase: `lsmbench_node.py end` over a second SSH
+        # connection, from a thread of its own (the stream's lines keep being read meanwhile).
+        ender: threading.Thread | None = None
+
+        def request_end() -> None:
+            try:
+                r = t.run(self._helper(node, "end", "--out", remote_out), timeout=60)
+                doc = json.loads(r.stdout or b"{}")
+                if not doc.get("requested"):
+                    self.log.info("%s: the phase was not ended early: %s", node.name,
+                                  doc.get("reason", "?"))
+            except Exception as e:  # never fatal: the phase then runs its full time
+                self.log.warning("%s: could not ask the driver to end the phase early (%s); "
+                                 "it runs its full duration", node.name, e)
 
         def on_line(line: str) -> None:
-            if line.startswith("tick ") and tick is not None:
+            nonlocal ender
+            if line.startswith("interval "):
+                if monitor is None or ender is not None:
+                    return
+                try:
+                    doc = json.loads(line[9:])
+                except ValueError:
+                    return
+                if isinstance(doc, dict) and monitor([doc]):
+                    ender = threading.Thread(target=request_end, daemon=True,
+                                             name=f"end-phase-{node.name}")
+                    ender.start()
+            elif line.startswith("tick ") and tick is not None:
                 with contextlib.suppress(ValueError):
                     tick(float(line[5:]))
             elif line.startswith("result "):
                 result.update(json.loads(line[7:]))
 
-        t = self.target(node)
         code, err, _ = t.stream(args, input=(json.dumps(run_doc, indent=2) + "\n").encode(),
                                 on_line=on_line)
+        if ender is not None:
+            # Done before the outputs are fetched, so a late request cannot land among them
+            # (and its marker, if the driver had already exited, is removed below).
+            ender.join(timeout=90)
         if code != 0 or not result:
             raise TestbedError(f"node {node.name}: the node helper failed (exit {code}): "
                                f"{err.strip()[-800:]}")
         t.fetch_dir(remote_out, out_dir, sudo=self.sudo)
+        # A request that came after the driver had exited left its marker behind.
+        (out_dir / END_MARKER).unlink(missing_ok=True)
         log_tail = ""
         with contextlib.suppress(OSError):
             log_tail = (out_dir / "driver.log").read_text(errors="replace")[-4000:]
@@ -207,7 +247,8 @@ class RemoteTestbed(Testbed):
                         timed_out=bool(result.get("timed_out")),
                         io_counters=result.get("io_counters"),
                         throttled=bool(result.get("throttled")),
-                        cgroup_backend=result.get("cgroup_backend"), log_tail=log_tail)
+                        cgroup_backend=result.get("cgroup_backend"), log_tail=log_tail,
+                        ended_early=bool(result.get("ended_early")))
 
     # -- environment ------------------------------------------------------------------------
 

@@ -1,0 +1,231 @@
+"""Adaptive phases' stopping rules on synthetic series (lsmbench.adaptive): no driver, no clock.
+
+A synthetic testing phase: one interval a second, a memtable sealed every second holding that
+second's writes, a merge into level 2 (the deepest) every `cycle` seconds. A synthetic running
+phase: the same with an open-loop queue.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from lsmbench import adaptive
+from lsmbench.cycles import Coverage
+from lsmbench.groups import Repetition, make_group
+from lsmbench.spec.models import SteadyState, UntilDecided, VerdictSpec
+from lsmbench.verdict import INCONCLUSIVE, NOT_SUSTAINABLE, SUSTAINABLE, running_figures
+
+SEED = 20261127
+
+
+def make_testing_series(rates: list[float], cycle: int = 5, seed: int = SEED) -> list[dict]:
+    """One interval per rate (writes/s), flushes sealed at every interval's end, a merge into
+    level 2 completing every `cycle` seconds; the tree's metrics say level 2 exists."""
+    rng = random.Random(seed)
+    out = []
+    for i, rate in enumerate(rates):
+        writes = max(0.0, rate * (1 + rng.uniform(-0.01, 0.01)))
+        evs = [{"kind": "flush", "start_s": i + 0.9, "end_s": i + 0.95, "sealed_s": i + 0.9,
+                "entries": writes, "output_level": 0}]
+        if (i + 1) % cycle == 0:
+            evs.append({"kind": "merge", "start_s": i - 2.0, "end_s": i + 0.5,
+                        "output_level": 2, "input_bytes": 100 << 20})
+        out.append({"index": i, "t_start_s": float(i), "t_end_s": float(i + 1),
+                    "ops": {"writes": writes}, "events": evs,
+                    "engine": {"disk_components.L0": 2, "disk_components.L2": 1}})
+    # The sealing at 0 opens the first round (a phase's first memtable started then).
+    out[0]["events"].insert(0, {"kind": "flush", "start_s": 0.0, "end_s": 0.01, "sealed_s": 0.0,
+                                "entries": 0, "output_level": 0})
+    return out
+
+
+RULE = SteadyState(rounds=5, round=10.0, ramp=0.0)
+
+
+def test_a_steady_series_stops_after_its_window():
+    series = make_testing_series([2000.0] * 200)
+    res = adaptive.steady_state(series, RULE)
+    print("seed", SEED)
+    assert res.attained, res.reason
+    # Rounds of >= 10 s each holding a level-2 merge, from the sealing at 0: closed at the
+    # first sealing 10 s on (10.9, 20.9, ...); the window is the first five.
+    assert res.window == (0, 5)
+    assert [r.end_s for r in res.rounds[:5]] == pytest.approx([10.9, 20.9, 30.9, 40.9, 50.9])
+    assert res.writes_per_s == pytest.approx(2000, rel=0.01)
+    assert res.range_fraction <= RULE.max_range and res.slope_fraction <= RULE.max_slope
+
+
+def test_the_live_monitor_stops_where_the_stored_figure_says():
+    series = make_testing_series([1500.0] * 16 + [2000.0] * 184)
+    mon = adaptive.SteadyMonitor(RULE)
+    stopped_at = None
+    for i in range(0, len(series), 3):  # batches, as a monitor sees them
+        if mon(series[i:i + 3]):
+            stopped_at = i + 3
+            break
+    assert stopped_at is not None
+    # The driver ends a little after it was asked: the stored figure over more intervals
+    # still takes the first steady window, the one the monitor saw.
+    later = adaptive.steady_state(series[:stopped_at + 4], RULE)
+    assert mon.result is not None
+    assert later.window == mon.result.window
+    assert later.writes_per_s == pytest.approx(mon.result.writes_per_s)
+
+
+def test_a_transient_at_the_start_is_left_out_of_the_window():
+    # The merge the load left pending: the first 16 s at 1,500 writes/s, then 2,000.
+    series = make_testing_series([1500.0] * 16 + [2000.0] * 184)
+    res = adaptive.steady_state(series, RULE)
+    assert res.attained
+    # Rounds 0 (1,500/s) and 1 (1,750/s: 6 s of 1,500) span 12.5 % or more of any window
+    # they are in, more than the default 10 %.
+    assert res.window == (2, 7)
+    assert res.writes_per_s == pytest.approx(2000, rel=0.02)
+    mt, steady = adaptive.steady_maximum(series, RULE)
+    assert mt.method == "steady" and mt.writes_per_s == pytest.approx(res.writes_per_s)
+    assert steady.attained
+
+
+def test_a_drifting_series_runs_to_the_cap_and_says_so():
+    # 1 % more every second: every window of five 10 s rounds spans ~50 %.
+    series = make_testing_series([1000.0 * 1.01 ** i for i in range(120)])
+    res = adaptive.steady_state(series, RULE)
+    assert not res.attained
+    assert res.reason.startswith("not steady")
+    assert "range" in res.reason
+    assert len(res.rounds) == 11 and res.window == (6, 11)  # the last five rounds
+    mon = adaptive.SteadyMonitor(RULE)
+    assert not any(mon(series[i:i + 1]) for i in range(len(series)))
+
+
+def test_rounds_wait_for_a_merge_into_the_deepest_level():
+    # Merges every 25 s: a round of >= 10 s must hold one, so rounds are ~25 s long.
+    series = make_testing_series([2000.0] * 200, cycle=25)
+    rounds = adaptive.testing_rounds(series, RULE)
+    assert [r.end_s for r in rounds[:3]] == pytest.approx([24.9, 49.9, 74.9])
+    assert all(r.deepest_merges >= 1 for r in rounds)
+    res = adaptive.steady_state(series[:90], RULE)
+    assert not res.attained and "only 3 of the 5 rounds" in res.reason
+
+
+def test_without_merge_events_rounds_are_time_alone():
+    series = make_testing_series([2000.0] * 60)
+    for iv in series:
+        iv["events"] = [e for e in iv["events"] if e["kind"] != "merge"]
+    rounds = adaptive.testing_rounds(series, RULE)
+    assert len(rounds) == 5 and rounds[0].deepest_merges == 0
+
+
+# ---------------------------------------------------------------- running until decided
+
+BOUNDS = VerdictSpec(p99_write_latency=1.0, max_backlog=1.0)
+DECIDE = UntilDecided(deepest_merges=2)
+
+
+def running_series(n: int, rate: float = 1000.0, merges_at: tuple[int, ...] = (),
+                   stall: tuple[int, int] | None = None, queue_growth: float = 0.0) -> list[dict]:
+    out = []
+    queue = 0.0
+    for i in range(n):
+        stalled = stall is not None and stall[0] <= i < stall[1]
+        writes = 0.0 if stalled else rate
+        queue = queue + rate if stalled else max(0.0, queue_growth * i)
+        p = 5e6 if stalled else 500.0  # microseconds
+        evs = [{"kind": "merge", "start_s": i - 5.0, "end_s": i + 0.5, "output_level": 2,
+                "input_bytes": 1 << 27} for m in merges_at if m == i]
+        out.append({"index": i, "t_start_s": float(i), "t_end_s": float(i + 1),
+                    "ops": {"writes": writes}, "arrivals": rate, "events": evs,
+                    "queue": {"length": queue, "max": queue},
+                    "write_latency_us": {"count": rate, "p50": p, "p90": p, "p99": p, "p999": p},
+                    "engine": {"disk_components.L2": 1}})
+    return out
+
+
+def decide(series: list[dict], cap: float = 100.0) -> adaptive.Decision:
+    return adaptive.running_decision(series, rule=DECIDE, bounds=BOUNDS, offered_rate=1000.0,
+                                     cap_s=cap, warmup_s=0.0, deepest=2)
+
+
+def test_a_stalling_running_phase_fails_at_its_first_stall():
+    series = running_series(60, merges_at=(50,), stall=(10, 13))
+    # The stall allowance of a 100 s cap is 1 s (1 %): the second stalled second decides.
+    assert decide(series[:10]).state == adaptive.CONTINUE
+    assert decide(series[:11]).state == adaptive.CONTINUE
+    d = decide(series[:12])
+    assert d.state == adaptive.FAIL and "stalls criterion cannot pass" in d.reason
+    mon = adaptive.RunningMonitor(DECIDE, BOUNDS, 1000.0, 100.0, 0.0, 2)
+    stops = [mon(series[i:i + 1]) for i in range(12)]
+    assert stops == [False] * 11 + [True]
+    assert mon.log[-1].state == adaptive.FAIL
+
+
+def test_a_healthy_running_phase_passes_after_k_deepest_merges():
+    series = running_series(100, merges_at=(20, 45))
+    states = [decide(series[:i]).state for i in range(1, 100)]
+    first_pass = states.index(adaptive.PASS) + 1
+    assert first_pass == 46  # the interval in which the second merge into level 2 completed
+    assert all(s == adaptive.CONTINUE for s in states[:first_pass - 1])
+
+
+def test_min_duration_holds_a_pass_back():
+    series = running_series(100, merges_at=(5, 10))
+    rule = UntilDecided(deepest_merges=2, min_duration=30.0)
+    d = adaptive.running_decision(series[:20], rule=rule, bounds=BOUNDS, offered_rate=1000.0,
+                                  cap_s=100.0, warmup_s=0.0, deepest=2)
+    assert d.state == adaptive.CONTINUE and "min_duration" in d.reason
+    d = adaptive.running_decision(series[:31], rule=rule, bounds=BOUNDS, offered_rate=1000.0,
+                                  cap_s=100.0, warmup_s=0.0, deepest=2)
+    assert d.state == adaptive.PASS
+
+
+def _final(series: list[dict], merges: int) -> tuple:
+    fig = running_figures(0.95, 1000.0, series, None, None, 0.0)
+    cov = Coverage(merges > 0, 2, merges, 1 << 27, "synthetic")
+    return fig, cov
+
+
+def test_at_the_cap_too_few_deepest_merges_is_inconclusive_with_the_length_needed():
+    series = running_series(60, merges_at=(30,))
+    assert decide(series).state == adaptive.CONTINUE
+    fig, cov = _final(series, 1)
+    v = adaptive.judge_until_decided(fig, series, cov, DECIDE, BOUNDS, cycle_s=40.0)
+    assert v.verdict == INCONCLUSIVE and not v.sustainable
+    assert "1 of the 2 completed merges" in " ".join(v.reasons)
+    assert "about 120 s" in " ".join(v.reasons)  # 2 merges at one per 40 s, and the start
+    # With the merges, the same series is sustainable.
+    series = running_series(60, merges_at=(20, 45))
+    fig, cov = _final(series, 2)
+    v = adaptive.judge_until_decided(fig, series, cov, DECIDE, BOUNDS, cycle_s=None)
+    assert v.verdict == SUSTAINABLE
+
+
+def test_a_growing_backlog_is_never_passed_and_fails_at_the_end():
+    series = running_series(80, merges_at=(20, 45), queue_growth=30.0)
+    assert all(decide(series[:i]).state != adaptive.PASS for i in range(1, 81))
+    fig, cov = _final(series, 2)
+    v = adaptive.judge_until_decided(fig, series, cov, DECIDE, BOUNDS, cycle_s=None)
+    assert v.verdict == NOT_SUSTAINABLE
+
+
+# ---------------------------------------------------------------- repetitions
+
+
+def rep(i: int, verdict: str, p99: float) -> Repetition:
+    return Repetition(point=f"policy=x,rep={i}", group="policy=x", rep=i, params={"policy": "x"},
+                      state="complete", sustainable=verdict == SUSTAINABLE, verdict=verdict,
+                      p99_write_latency_s=p99, p99_limit_s=1.0, final_backlog_s=0.0,
+                      max_backlog_s=1.0)
+
+
+def test_a_split_group_is_undecided_and_an_agreeing_one_is_not():
+    split = make_group([rep(0, SUSTAINABLE, 0.5), rep(1, NOT_SUSTAINABLE, 1.5),
+                        rep(2, SUSTAINABLE, 0.6)])
+    assert adaptive.group_undecided(split) is not None
+    agree = make_group([rep(i, SUSTAINABLE, 0.1 + i / 100) for i in range(3)])
+    assert adaptive.group_undecided(agree) is None
+    # All sustainable, but the p99 interval reaches over the bound: another repetition.
+    straddle = make_group([rep(0, SUSTAINABLE, 0.5), rep(1, SUSTAINABLE, 0.7),
+                           rep(2, SUSTAINABLE, 0.9), rep(3, NOT_SUSTAINABLE, 1.2),
+                           rep(4, SUSTAINABLE, 0.8)])
+    assert adaptive.group_undecided(straddle) is not None
