@@ -59,8 +59,12 @@ class Round:
 
 
 def deepest_level(intervals: list[dict[str, Any]]) -> int | None:
-    """The tree's deepest level: of the phase's merges and of the tree it started from
-    (cycles.window_coverage's rule); None without merge events or level metrics."""
+    """The deepest level of the tree the phase started from (engine metrics) and of the
+    phase's merges (cycles.window_coverage's rule); None without either. Merges into it are
+    the largest the phase does, the ones that shape its rate. A tiered tree deepens as it takes
+    writes (a merge into level L + 1 every T^(L+1) flushes): a phase that reaches a new level
+    then needs rounds (and a running window) as long as that level's cycle, which its cap
+    bounds."""
     levels = [int(e.get("output_level", 0)) for e in events(intervals, "merge")]
     tree = tree_deepest_level(intervals)
     if tree is not None:
@@ -349,7 +353,7 @@ def judge_until_decided(fig: vd.RunningFigures, intervals: list[dict[str, Any]],
     merges into the deepest level in the window and a flat backlog; a window that fails no
     criterion but has neither is inconclusive, with the length it would need."""
     start = fig.window_start_s or 0.0
-    level = coverage.deepest_level if coverage is not None else None
+    level = coverage.deepest_level if coverage is not None else deepest_level(intervals)
     merges = deepest_merges_completed(intervals, level, start)
     window = (fig.window_end_s or start) - start
     if coverage is not None:
@@ -357,11 +361,13 @@ def judge_until_decided(fig: vd.RunningFigures, intervals: list[dict[str, Any]],
         coverage = Coverage(
             enough, level, merges, coverage.largest_merge_bytes,
             f"{merges} completed merge(s) into level {level}, the deepest, in the {window:.0f} s "
-            f"window ({rule.deepest_merges} needed)" if enough else
-            f"{merges} of the {rule.deepest_merges} completed merges into level {level} (the "
-            f"deepest) needed, in the {window:.0f} s window; it would need "
-            + needed_length(coverage, rule, window, cycle_s))
+            f"window ({rule.deepest_merges} needed)")
     v = _judge(fig, bounds, coverage)
+    if v.verdict == vd.INCONCLUSIVE and coverage is not None and not coverage.complete:
+        needed = needed_length(coverage, rule, window, cycle_s)
+        return v.model_copy(update={"reasons": [
+            *v.reasons, f"inconclusive: {rule.deepest_merges} merges into level {level} needed; "
+            f"a running phase would need {needed}"]})
     if v.verdict != vd.SUSTAINABLE:
         return v
     if flat_backlog(fig, bounds) is not True:
@@ -372,17 +378,23 @@ def judge_until_decided(fig: vd.RunningFigures, intervals: list[dict[str, Any]],
     return v
 
 
+# A flat backlog needs a trend over at least this many intervals (the second half of a 20 s
+# window at 1 s intervals): Theil-Sen's interval over fewer moves with every new point.
+MIN_FLAT_POINTS = 10
+
+
 def flat_backlog(fig: Any, bounds: VerdictSpec) -> bool | None:
     """True when the upper end of the backlog trend's 95 % interval is at most the growth
-    bound, False when its lower end is above it (growth), None in between or unknown."""
+    bound (over at least MIN_FLAT_POINTS intervals), False when its lower end is above it
+    (growth), None in between or unknown."""
     s = fig.backlog_slope
     if s is None:
         return None
     limit = bounds.max_backlog_growth * (fig.offered_rate or fig.arrival_rate)
-    if s.ci_high <= limit:
-        return True
     if s.ci_low > limit:
         return False
+    if s.ci_high <= limit and s.points >= MIN_FLAT_POINTS:
+        return True
     return None
 
 
@@ -390,6 +402,9 @@ def backlog_text(fig: Any, bounds: VerdictSpec) -> str:
     s = fig.backlog_slope
     if s is None:
         return "too few intervals in the second half for a trend"
+    if s.points < MIN_FLAT_POINTS:
+        return (f"a trend over {s.points} intervals (the second half of the window); a flat "
+                f"one needs {MIN_FLAT_POINTS}")
     limit = bounds.max_backlog_growth * (fig.offered_rate or fig.arrival_rate)
     return (f"95 % interval {s.ci_low:+.3g}..{s.ci_high:+.3g} writes/s straddles the "
             f"{limit:.3g} writes/s bound")
@@ -444,7 +459,9 @@ class RunningMonitor:
 
     def __call__(self, fresh: list[dict[str, Any]]) -> bool:
         self.intervals.extend(fresh)
-        deepest = self.deepest if self.deepest is not None else deepest_level(self.intervals)
+        # The testing phase's deepest level, or the running phase's own when deeper.
+        levels = [x for x in (self.deepest, deepest_level(self.intervals)) if x is not None]
+        deepest = max(levels) if levels else None
         d = running_decision(self.intervals, deepest=deepest, **self.args)
         if not self.log or self.log[-1].state != d.state or _kind(self.log[-1]) != _kind(d):
             self.log.append(d)

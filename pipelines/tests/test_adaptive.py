@@ -191,8 +191,9 @@ def test_at_the_cap_too_few_deepest_merges_is_inconclusive_with_the_length_neede
     fig, cov = _final(series, 1)
     v = adaptive.judge_until_decided(fig, series, cov, DECIDE, BOUNDS, cycle_s=40.0)
     assert v.verdict == INCONCLUSIVE and not v.sustainable
-    assert "1 of the 2 completed merges" in " ".join(v.reasons)
-    assert "about 120 s" in " ".join(v.reasons)  # 2 merges at one per 40 s, and the start
+    assert "1 completed merge(s) into level 2" in " ".join(v.reasons)
+    # 2 merges at one per 40 s, and the phase's start:
+    assert "a running phase would need about 120 s" in v.reasons[-1]
     # With the merges, the same series is sustainable.
     series = running_series(60, merges_at=(20, 45))
     fig, cov = _final(series, 2)
@@ -229,3 +230,31 @@ def test_a_split_group_is_undecided_and_an_agreeing_one_is_not():
                            rep(2, SUSTAINABLE, 0.9), rep(3, NOT_SUSTAINABLE, 1.2),
                            rep(4, SUSTAINABLE, 0.8)])
     assert adaptive.group_undecided(straddle) is not None
+
+
+def test_a_tree_that_deepens_lengthens_its_rounds():
+    """Tiering deepens as it takes writes (a merge into level L + 1 every T^(L+1) flushes):
+    once a merge into a new level completes, rounds must hold merges into it -- the largest
+    merges shape the rate -- so the rounds before it no longer count, and the cap bounds the
+    wait for the next."""
+    series = make_testing_series([2000.0] * 120)
+    series[60]["events"].append({"kind": "merge", "start_s": 50.0, "end_s": 60.5,
+                                 "output_level": 3, "input_bytes": 300 << 20})
+    assert adaptive.deepest_level(series) == 3
+    rounds = adaptive.testing_rounds(series, RULE)
+    assert [r.end_s for r in rounds] == pytest.approx([60.9])
+    res = adaptive.steady_state(series, RULE)
+    assert not res.attained and "only 1 of the 5 rounds" in res.reason
+    # Before the new level, the same series was steady.
+    assert adaptive.steady_state(series[:60], RULE).attained
+
+
+def test_a_flat_backlog_needs_enough_intervals():
+    # Both merges early: the pass waits for a trend over MIN_FLAT_POINTS intervals.
+    series = running_series(60, merges_at=(3, 6))
+    states = [decide(series[:i]).state for i in range(1, 60)]
+    first_pass = states.index(adaptive.PASS) + 1
+    points = [running_figures(0.0, 1000.0, series[:n], None, None, 0.0).backlog_slope.points
+              for n in (first_pass - 1, first_pass)]
+    assert points == [adaptive.MIN_FLAT_POINTS - 1, adaptive.MIN_FLAT_POINTS]
+    assert "a flat one needs" in decide(series[:first_pass - 1]).reason
