@@ -73,10 +73,11 @@ bench: build
 	$(BUILD)/bin/lsm-bench
 
 # The main job: the quickstart campaign (pipelines/campaigns/quickstart.yaml),
-# two-phase runs under a real cgroup throttle. Only lsm-driver is built, so
-# the whole job stays well under 10 minutes on 2 cores.
-quickstart: venv $(BUILD)/build.ninja
-	cmake --build $(BUILD) --target lsm-driver -j $(JOBS)
+# two-phase runs under a real cgroup throttle. Only lsm-driver is built, while
+# the Python environment is made (a fresh clone: 65 s and 84 s one after the
+# other on 2 cores), so the whole job stays under 10 minutes.
+quickstart: deps
+	@$(MAKE) --no-print-directory venv & venv=$$!; 	$(MAKE) --no-print-directory $(BUILD)/build.ninja && 	  cmake --build $(BUILD) --target lsm-driver -j $(JOBS); built=$$?; 	wait $$venv && [ $$built = 0 ]
 	LSMBENCH_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/lsmbench run pipelines/campaigns/quickstart.yaml --force; \
 	  status=$$?; $(VENV)/bin/lsmbench report quickstart && exit $$status
 

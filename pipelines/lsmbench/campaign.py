@@ -413,7 +413,12 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
     assert session.sink is not None
     # Per point on average: points that share a testing phase skip theirs.
     per_point_s = plan.estimate_s / len(plan.points) if plan.points else 0.0
-    reporter.campaign_start(spec.name, len(todo), len(skipped), per_point_s,
+    rep_min, rep_max = repetition_range(spec.matrix)
+    first = [p for p in todo if p.rep < rep_min]
+    if plan.expected is not None:
+        planned_first = sum(1 for p in plan.points if p.rep < rep_min)
+        per_point_s = plan.expected.total_s / planned_first if planned_first else per_point_s
+    reporter.campaign_start(spec.name, len(first), len(skipped), per_point_s,
                             str(store.campaign_dir(spec.name)))
     for point in skipped:
         reporter.point_skipped(point, "complete")
@@ -458,8 +463,9 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
                                        shared_testing_dir=shared_dir(point))
             remember_max(point, record)
 
-    rep_min, rep_max = repetition_range(spec.matrix)
-    first = [p for p in todo if p.rep < rep_min]
+    if rep_max > rep_min and len(todo) > len(first):
+        reporter.message(f"repetitions {rep_min} to {rep_max}: up to {len(todo) - len(first)} "
+                         "more point(s) for the groups the first ones leave undecided", "info")
     total = len(first)
     run_wave(first, total)
     added: dict[str, int] = {}

@@ -379,6 +379,9 @@ class PointPipeline:
             record["reasons"].append(
                 f"ran {ran:.0f} s of its {ph.duration:.0f} s cap: {last}" if info.get("ended_early")
                 else f"ran to its {ph.duration:.0f} s cap ({last})")
+            if len(monitor.log) > 1:  # each extension and why, in the report too
+                record["reasons"].append("decision log: " + " -> ".join(
+                    f"{d.state} at {d.at_s:.0f} s ({d.reason[:90]})" for d in monitor.log))
             record["decision"] = {
                 "rule": rule.model_dump(), "cap_s": ph.duration,
                 "ended_early": bool(info.get("ended_early")),
