@@ -76,15 +76,19 @@ def test_validate_exclude_everything(capsys, tmp_path):
 def test_plan_text_and_json(capsys):
     code, out, _ = cli(capsys, "plan", str(QUICKSTART))
     assert code == 0
-    assert "campaign quickstart: 12 points (0 excluded)" in out and "estimated" in out
+    # Adaptive phases and repetitions: the expected time and the worst case.
+    assert "campaign quickstart: up to 12 points (0 excluded)" in out
+    assert "expected, at most" in out and "repetitions: 2 to 3" in out
+    assert "testing (until steady, <= 1m15s)" in out
     assert "policy=leveling,scheduler=greedy,rep=0" in out
-    assert "throttle: write_bps=24MB/s" in out
+    assert "throttle: write_bps=48MB/s" in out
     code, out, _ = cli(capsys, "plan", str(QUICKSTART), "--json")
     doc = json.loads(out)
     assert [p["id"] for p in doc["points"]][2:4] == ["policy=tiering,scheduler=single,rep=2",
                                                       "policy=tiering,scheduler=greedy,rep=0"]
     assert [ph["name"] for ph in doc["phases"]] == ["load", "testing", "running"]
     assert doc["testbed"]["type"] == "local" and doc["estimate_s"] > 0
+    assert 0 < doc["expected_s"] < doc["estimate_s"]
 
 
 def test_plan_of_1000_points_as_a_command(tmp_path):

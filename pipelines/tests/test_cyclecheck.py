@@ -414,7 +414,7 @@ def test_plan_of_the_quickstart_with_the_real_lsm_sim(capsys) -> None:
         pytest.skip("lsm-sim is not built: run `make build` (or set $LSMBENCH_BUILD_DIR)")
     assert main(["plan", str(QUICKSTART), "--json", "--results", "/nonexistent"]) == 0
     notes = json.loads(capsys.readouterr().out)["notes"]
-    assert any(n.startswith("merge cycle: policy=tiering: a merge into level 4 (the deepest "
-                            "after the load) comes every ~81 flushes") for n in notes), notes
+    assert any(n.startswith("merge cycle: policy=tiering: a merge into level 3 (the deepest "
+                            "after the load) comes every ~27 flushes") for n in notes), notes
     assert any(n.startswith("merge cycle: policy=leveling: a merge into level 2 (the deepest "
                             "after the load) comes every ~12 flushes") for n in notes), notes
