@@ -100,12 +100,11 @@ def testing_rounds(intervals: list[dict[str, Any]], rule: SteadyState) -> list[R
     # The first round starts at the last edge at or before the ramp's end (as
     # flush_cycle_throughput does), else at the first edge after it.
     start = start_edges[-1] if start_edges else edges[0][0]
+    merge_events = events(intervals, "merge")
     level = deepest_level(intervals)
-    ends = sorted(float(e.get("end_s", 0.0)) for e in events(intervals, "merge")
+    ends = sorted(float(e.get("end_s", 0.0)) for e in merge_events
                   if level is not None and int(e.get("output_level", 0)) >= level)
-    need = rule.deepest_merges if ends or level is not None else 0
-    if not events(intervals, "merge"):
-        need = 0
+    need = rule.deepest_merges if merge_events else 0  # no merge told: time alone
     rounds: list[Round] = []
     writes = 0.0
     for t, w in edges:
