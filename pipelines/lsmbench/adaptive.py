@@ -323,7 +323,7 @@ def running_decision(intervals: list[dict[str, Any]], *, rule: UntilDecided,
                                        f"{deepest} completed")
     # The criteria need no utilization: the offered rate is the arrival rate.
     fig = vd.running_figures(0.0, offered_rate, regular, None, None, warmup_s)
-    v = _judge(fig, bounds, None)
+    v = judge_with_bounds(fig, bounds, None)
     failing = [c for c in v.criteria
                if c.ok is False or (c.ok is None and c.name != "window_coverage")]
     if failing:
@@ -336,8 +336,9 @@ def running_decision(intervals: list[dict[str, Any]], *, rule: UntilDecided,
     return Decision(PASS, now, f"decided: {what}, every criterion passing, flat backlog")
 
 
-def _judge(fig: vd.RunningFigures, bounds: VerdictSpec, coverage: Coverage | None
-           ) -> vd.Verdict:
+def judge_with_bounds(fig: vd.RunningFigures, bounds: VerdictSpec,
+                      coverage: Coverage | None) -> vd.Verdict:
+    """verdict.judge with a spec's verdict bounds."""
     return vd.judge(fig, bounds.p99_write_latency, bounds.max_backlog,
                     max_backlog_growth=bounds.max_backlog_growth,
                     max_stalled_fraction=bounds.max_stalled_fraction,
@@ -361,7 +362,7 @@ def judge_until_decided(fig: vd.RunningFigures, intervals: list[dict[str, Any]],
             enough, level, merges, coverage.largest_merge_bytes,
             f"{merges} completed merge(s) into level {level}, the deepest, in the {window:.0f} s "
             f"window ({rule.deepest_merges} needed)")
-    v = _judge(fig, bounds, coverage)
+    v = judge_with_bounds(fig, bounds, coverage)
     if v.verdict == vd.INCONCLUSIVE and coverage is not None and not coverage.complete:
         needed = needed_length(coverage, rule, window, cycle_s)
         return v.model_copy(update={"reasons": [

@@ -363,10 +363,7 @@ class PointPipeline:
                 fig, out.intervals, coverage, rule, bounds,
                 cycle.seconds_at(rate) if cycle is not None else None)
         else:
-            v = vd.judge(fig, bounds.p99_write_latency, bounds.max_backlog,
-                         max_backlog_growth=bounds.max_backlog_growth,
-                         max_stalled_fraction=bounds.max_stalled_fraction,
-                         max_rate_shortfall=bounds.max_rate_shortfall, coverage=coverage)
+            v = adaptive.judge_with_bounds(fig, bounds, coverage)
         record = v.to_json()
         steady = (self.result.max_throughput or {}).get("steady") or {}
         if steady.get("attained") is False:
