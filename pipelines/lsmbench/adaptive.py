@@ -292,9 +292,10 @@ def running_decision(intervals: list[dict[str, Any]], *, rule: UntilDecided,
     the capped window can hold. Either criterion then fails however the phase goes on.
 
     Pass: at least ``min_duration``, ``rule.deepest_merges`` completed merges into the deepest
-    level in the window, and the verdict of the window so far (conservative: the worst
-    interval's p99) passes every criterion with a flat backlog (the upper end of its trend's
-    95 % interval under the growth bound).
+    level in the window, and the verdict of the window so far (conservative: its p99 is an
+    upper bound from the intervals' percentiles, verdict.p99_from_timeseries) passes every
+    criterion with a flat backlog (the upper end of its trend's 95 % interval under the growth
+    bound).
     """
     regular = [iv for iv in intervals if not iv.get("drain") and "t_end_s" in iv]
     if not regular:

@@ -30,6 +30,7 @@ repetition -- the rate every repetition sustained, the one to promise.
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -272,10 +273,28 @@ def _bound_reasons(p99: Estimate, p99_limit: float | None, backlog: Estimate,
         if over_low:
             beyond.append(f"{span} is wholly above the {_fmt_s(bound)} bound")
         elif over_high:
-            other.append(f"{span} straddles the {_fmt_s(bound)} bound")
+            other.append(f"{span} straddles the {_fmt_s(bound)} bound"
+                         + _what_would_decide(e, bound, name == "p99"))
         elif name == "p99":
             other.append(f"{span} is under the {_fmt_s(bound)} bound")
     return beyond, other
+
+
+def _what_would_decide(e: Estimate, bound: float, is_time: bool) -> str:
+    """What an interval straddling its bound needs: no window length settles a figure whose
+    repetitions land on both sides, only more repetitions; about how many for an interval
+    (width ~ 1/sqrt(n)) to clear the bound from the median, or that none will when the median
+    sits on the bound."""
+    assert e.median is not None and e.ci_low is not None and e.ci_high is not None
+    distance = abs(e.median - bound)
+    shown = _fmt_s(e.median) if is_time else f"{e.median:.3g}"
+    if distance <= 0.01 * bound:
+        return (f": the median {shown} is within 1 % of it, so no window length and no "
+                "practical number of repetitions decides it; the group sits at the bound")
+    half_width = max(e.median - e.ci_low, e.ci_high - e.median)
+    needed = math.ceil(e.n * (half_width / distance) ** 2)
+    return (f": the median {shown} is {distance / bound:.0%} from it; a longer window does not "
+            f"decide it, ~{needed} repetitions would (an interval ~1/sqrt(n) as wide)")
 
 
 def judge_group(reps: Sequence[Repetition]) -> tuple[GroupVerdict, dict[str, int], list[str]]:

@@ -185,3 +185,14 @@ def test_mutated_spec_text_exits_0_or_2(tmp_path_factory, data):
     p.write_bytes(data)
     code = main(["validate", "--quiet", str(p)])
     assert code in (0, 2)
+
+
+def test_a_mapping_with_int_and_str_keys_is_a_field_error(tmp_path, capsys):
+    # Found by test_mutated_specs_exit_0_or_2: the driver check's run.json key could not sort
+    # {"": null, 0: null} and validate ended in an internal error (exit 70).
+    doc = copy.deepcopy(BASE)
+    doc["workload"]["set"]["record_count"] = {"": None, 0: None}
+    p = tmp_path / "c.yaml"
+    p.write_text(yaml.safe_dump(doc))
+    assert main(["validate", str(p)]) == 2
+    assert "workload.set.record_count" in capsys.readouterr().err

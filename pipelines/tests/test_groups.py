@@ -119,11 +119,21 @@ def test_disagreeing_repetitions_are_inconclusive():
     assert g.verdict == INCONCLUSIVE
     assert g.agree == {SUSTAINABLE: 2, NOT_SUSTAINABLE: 1}
     assert g.reasons[0] == "2 of 3 repetitions sustainable"
-    assert "p99 CI 400 ms\u20131.2 s (75%) straddles the 1 s bound" in g.reasons
+    assert ("p99 CI 400 ms\u20131.2 s (75%) straddles the 1 s bound: the median 600 ms is 40% "
+            "from it; a longer window does not decide it, ~7 repetitions would (an interval "
+            "~1/sqrt(n) as wide)") in g.reasons  # 3 x (0.6 / 0.4)^2 = 6.75
     assert "failed criteria: p99 (1 of 3)" in g.reasons
     assert g.p99_write_latency_s.median == 0.6
     assert (g.p99_write_latency_s.ci_low, g.p99_write_latency_s.ci_high) == (0.4, 1.2)
     assert g.points == ["g,rep=0", "g,rep=1", "g,rep=2"]
+
+
+def test_a_group_at_the_bound_says_no_length_decides_it():
+    g = make_group([rep(0, 0.986, True), rep(1, 1.03, False), rep(2, 0.994, True)])
+    assert g.verdict == INCONCLUSIVE
+    straddle = [r for r in g.reasons if "straddles" in r]
+    assert straddle and "the median 994 ms is within 1 % of it" in straddle[0]
+    assert "the group sits at the bound" in straddle[0]
 
 
 def test_unanimous_repetitions_decide():

@@ -20,6 +20,7 @@ from lsmbench.verdict import (
     percentile_from_buckets,
     queue_slope,
     running_figures,
+    tail_over_upper_bound,
     warmup_seconds,
 )
 
@@ -159,6 +160,28 @@ def test_queue_slope_and_worst_interval_p99():
     assert queue_slope(series) == pytest.approx(10)
     assert p99_from_timeseries(series) == pytest.approx(300e-6)
     assert p99_from_timeseries(series, from_s=2) == pytest.approx(200e-6)
+
+
+def test_timeseries_p99_bound_is_tighter_than_the_worst_interval_and_never_under_the_truth():
+    # 99 quiet intervals (p99 1 ms, max 2 ms) and one with a stall (p90 5 ms, p99 2 s): the
+    # stall's 100 writes are 1 % of 10,000: over 1.5 ms (the quiet p999) are at most 0.1 of
+    # each quiet interval's writes and half the stall's (its p50 is under), 60 in all, so
+    # the window's p99 is at most 1.5 ms — not the stall's 2 s p99 (the worst interval).
+    quiet = {"count": 100, "p50": 200, "p90": 500, "p99": 1000, "p999": 1500, "max": 2000}
+    stall = {"count": 100, "p50": 800, "p90": 5000, "p99": 2_000_000, "p999": 2_100_000,
+             "max": 2_200_000}
+    series = [interval(i, 100) | {"write_latency_us": dict(quiet)} for i in range(99)]
+    series.append(interval(99, 100) | {"write_latency_us": dict(stall)})
+    bound = p99_from_timeseries(series)
+    assert bound == pytest.approx(1500e-6)
+    lats = [iv["write_latency_us"] for iv in series]
+    assert tail_over_upper_bound(lats, 1500) == pytest.approx(99 * 0.1 + 50)
+    assert tail_over_upper_bound(lats, 1000) > 100  # one step lower is not a bound
+    # with the stall in 20 intervals, 10 % of their writes over 5 ms are 2 % of the window:
+    # the bound is the stall's p99
+    series = [interval(i, 100) | {"write_latency_us": dict(stall if i % 5 == 0 else quiet)}
+              for i in range(100)]
+    assert p99_from_timeseries(series) == pytest.approx(2.0)
 
 
 def test_running_figures_prefer_exact_sources():

@@ -104,7 +104,9 @@ def config_errors(loaded: LoadedSpec, driver: Path) -> list[tuple[str, str]]:
         for phase in ("load", "testing", "running"):
             if not getattr(getattr(spec.phases, phase), "enabled", True):
                 continue
-            doc = _phase_doc(spec, point, phase, workload)
+            # As the driver will read it: JSON's keys are strings (a YAML mapping may have
+            # mixed int and str keys, which sort_keys cannot order).
+            doc = json.loads(json.dumps(_phase_doc(spec, point, phase, workload)))
             key = json.dumps(doc, sort_keys=True)
             if key not in asked:
                 asked[key] = check_config(driver, doc)
