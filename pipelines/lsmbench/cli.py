@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import signal
 import socket
 import sys
@@ -36,6 +37,7 @@ from . import __version__
 # The commands import what they need inside their functions: `lsmbench validate` should not
 # pay for scipy, matplotlib and ansible at every start.
 from .paths import default_results_dir
+from .spec.checks import DEFAULT_MAX_POINTS
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -62,7 +64,10 @@ def _spec_errors(e: Any, path: str, as_json: bool) -> int:
 
 def _load(args: argparse.Namespace) -> Any:
     from .spec import load_spec
+    from .spec.checks import MAX_POINTS
 
+    if getattr(args, "max_points", None) is not None:
+        MAX_POINTS.set(args.max_points)
     return load_spec(args.spec, sets=args.set)
 
 
@@ -215,9 +220,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from .spec import SpecError
 
     try:
-        loaded = _load(args)
+        # What validate refuses, plan refuses: one path, the driver's checks included.
+        loaded, warnings = _load_checked(args)
     except SpecError as e:
         return _spec_errors(e, args.spec, args.json)
+    if not args.json and not args.quiet:
+        for w in warnings:
+            print(f"{args.spec}: warning: {w}", file=sys.stderr)
     history = _history_load_s(Path(args.results), loaded.spec.name)
     plan = build_plan(loaded, history, _history_phase_s(Path(args.results), loaded.spec.name))
     if loaded.spec.tune is None:  # a study's points are not known before it runs
@@ -308,6 +317,22 @@ def _interrupted(reporter: Any, how_to_go_on: str) -> int:
     return EXIT_INTERRUPTED
 
 
+def _results_store_error(results: Path) -> str | None:
+    """Why the results store cannot take a campaign (exit 3, the environment), or None: a path
+    that is not a directory, one that cannot be created, or one on which files cannot be made
+    (a read-only filesystem, or permissions)."""
+    if results.exists() and not results.is_dir():
+        return f"results store {results}: not a directory"
+    try:
+        results.mkdir(parents=True, exist_ok=True)
+        probe = results / f".lsmbench-probe.{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        return f"results store {results}: cannot write in it: {e.strerror or e}"
+    return None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from .campaign import CampaignError, RunOptions, run_campaign
     from .plan import build_plan
@@ -327,6 +352,10 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"{args.spec}`", file=sys.stderr)
         return EXIT_USAGE
     results = Path(args.results)
+    problem = _results_store_error(results)
+    if problem:
+        print(f"lsmbench run: {problem}", file=sys.stderr)
+        return EXIT_ENV
     plan = build_plan(loaded, _history_load_s(results, loaded.spec.name),
                       _history_phase_s(results, loaded.spec.name))
     if not plan.points:
@@ -366,6 +395,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if not args.json and not args.quiet:
         for w in warnings:
             print(f"{args.spec}: warning: {w}", file=sys.stderr)
+    problem = _results_store_error(Path(args.results))
+    if problem:
+        print(f"lsmbench tune: {problem}", file=sys.stderr)
+        return EXIT_ENV
     reporter = _reporter(args)
     try:
         result = run_tune(loaded, Store(Path(args.results)), reporter,
@@ -617,6 +650,16 @@ def cmd_export(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- parser
 
 
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {n}")
+    return n
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="lsmbench",
@@ -638,6 +681,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="override a spec value (dotted path, YAML value); repeatable; "
                               "e.g. --set phases.testing.duration=30s "
                               "--set matrix.size_ratio=[3,5]")
+    setting.add_argument("--max-points", type=_positive_int, default=None, metavar="N",
+                         help="refuse a campaign of more points than this (default: "
+                              f"{DEFAULT_MAX_POINTS:,}; counted before any is made)")
 
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

@@ -281,20 +281,27 @@ def _bound_reasons(p99: Estimate, p99_limit: float | None, backlog: Estimate,
 
 
 def _what_would_decide(e: Estimate, bound: float, is_time: bool) -> str:
-    """What an interval straddling its bound needs: no window length settles a figure whose
-    repetitions land on both sides, only more repetitions; about how many for an interval
-    (width ~ 1/sqrt(n)) to clear the bound from the median, or that none will when the median
-    sits on the bound."""
+    """What an interval straddling its bound needs: about how many repetitions for an interval
+    (width ~ 1/sqrt(n)) to clear the bound from the median -- or longer windows, as far as they
+    narrow the repetitions' spread -- or, when the median sits on the bound, that nothing
+    practical will."""
     assert e.median is not None and e.ci_low is not None and e.ci_high is not None
     distance = abs(e.median - bound)
     shown = _fmt_s(e.median) if is_time else f"{e.median:.3g}"
     if distance <= 0.01 * bound:
-        return (f": the median {shown} is within 1 % of it, so no window length and no "
-                "practical number of repetitions decides it; the group sits at the bound")
+        return (f": the median {shown} is within 1 % of it, so no practical number of "
+                "repetitions decides it; the group sits at the bound")
     half_width = max(e.median - e.ci_low, e.ci_high - e.median)
-    needed = math.ceil(e.n * (half_width / distance) ** 2)
-    return (f": the median {shown} is {distance / bound:.0%} from it; a longer window does not "
-            f"decide it, ~{needed} repetitions would (an interval ~1/sqrt(n) as wide)")
+    return (f": the median {shown} is {distance / bound:.0%} from it; "
+            f"~{repetitions_needed(e.n, half_width, distance)} repetitions would decide it "
+            "(an interval ~1/sqrt(n) as wide), or longer windows as far as they narrow the "
+            "repetitions' spread")
+
+
+def repetitions_needed(n: int, half_width: float, distance: float) -> int:
+    """About how many repetitions make an interval of this half-width at n repetitions
+    narrower than distance, its width shrinking as 1/sqrt(n)."""
+    return max(n + 1, math.ceil(n * (half_width / distance) ** 2))
 
 
 def judge_group(reps: Sequence[Repetition]) -> tuple[GroupVerdict, dict[str, int], list[str]]:

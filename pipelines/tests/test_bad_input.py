@@ -196,3 +196,84 @@ def test_a_mapping_with_int_and_str_keys_is_a_field_error(tmp_path, capsys):
     p.write_text(yaml.safe_dump(doc))
     assert main(["validate", str(p)]) == 2
     assert "workload.set.record_count" in capsys.readouterr().err
+
+
+def test_a_results_store_that_is_a_file_or_read_only_is_exit_3(tmp_path, capsys):
+    import subprocess
+
+    a_file = tmp_path / "a-file"
+    a_file.write_text("a user's file")
+    stores = [a_file]
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    mounted = os.geteuid() == 0 and subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(ro)],
+        capture_output=True, check=False).returncode == 0
+    if mounted:
+        stores.append(ro)  # root passes permission bits: a read-only filesystem stops even root
+    try:
+        for store in stores:
+            for cmd in (["run", str(QUICKSTART)], ["reproduce", "--experiment", "repro-mao-sim"]):
+                code = main([*cmd, "--results", str(store)])
+                err = capsys.readouterr().err
+                assert code == 3, (cmd, store, err)
+                assert f"results store {store}" in err and "internal error" not in err
+        assert a_file.read_text() == "a user's file"
+    finally:
+        if mounted:
+            subprocess.run(["umount", str(ro)], check=False)
+    assert mounted or os.geteuid() != 0, "root could not mount a read-only tmpfs"
+
+
+def test_a_key_given_twice_is_refused_naming_both_lines(tmp_path, capsys):
+    p = tmp_path / "dup.yaml"
+    p.write_text("name: a\nworkload: update-uniform-1kb\nphases:\n  running:\n    duration: 10s\n"
+                 "    duration: 20s\n")
+    for cmd in ("validate", "plan"):
+        assert main([cmd, str(p)]) == 2
+        err = capsys.readouterr().err
+        assert "line 6: the key 'duration' is given twice in one mapping (first on line 5)" in err
+    # a key that only looks the same (an int and a string) is two keys
+    p.write_text("name: a\nworkload:\n  file: update-uniform-1kb\n  set: {1: 2, '1': 3}\n")
+    main(["validate", str(p)])
+    assert "given twice" not in capsys.readouterr().err
+
+
+def test_the_points_are_counted_before_any_is_made(tmp_path, capsys):
+    doc = copy.deepcopy(BASE)
+    doc["matrix"]["repetitions"] = 1_000_000_000
+    p = tmp_path / "big.yaml"
+    p.write_text(yaml.safe_dump(doc))
+    for cmd in ("validate", "plan"):
+        assert main([cmd, str(p)]) == 2  # a MemoryError (exit 70) when they were enumerated
+        err = capsys.readouterr().err
+        assert ("matrix: 4,000,000,000 points (policy (2) x scheduler (2) x 1,000,000,000 "
+                "repetition(s)), over the limit of 100,000") in err
+    # 10,000 points still validate; --max-points lowers or raises the limit
+    doc["matrix"]["repetitions"] = 2_500
+    p.write_text(yaml.safe_dump(doc))
+    assert main(["validate", "--quiet", str(p)]) == 0, capsys.readouterr().err
+    assert main(["validate", "--max-points", "9999", str(p)]) == 2
+    assert "10,000 points" in capsys.readouterr().err
+    doc["matrix"]["repetitions"] = 30_000
+    p.write_text(yaml.safe_dump(doc))
+    assert main(["validate", "--quiet", "--max-points", "120000", str(p)]) == 0
+
+
+@pytest.mark.parametrize("spec", sorted(
+    [*(QUICKSTART.parent.glob("*.yaml")), *(QUICKSTART.parent.glob("reproduce/*.yaml"))]),
+    ids=lambda p: p.name)
+def test_plan_refuses_exactly_what_validate_refuses(spec, tmp_path, capsys):
+    docs = [yaml.safe_load(spec.read_text())]
+    bad = copy.deepcopy(docs[0])
+    bad.setdefault("workload", {})
+    if isinstance(bad["workload"], dict):
+        bad["workload"].setdefault("set", {})["record_count"] = -5
+    docs.append(bad)
+    for i, doc in enumerate(docs):
+        p = tmp_path / f"{i}.yaml"
+        p.write_text(yaml.safe_dump(doc))
+        codes = [main([cmd, "--quiet", str(p)]) for cmd in ("validate", "plan")]
+        capsys.readouterr()
+        assert codes[0] == codes[1], (spec.name, i, codes)
+        assert codes[0] == (0 if i == 0 else 2), (spec.name, i, codes)

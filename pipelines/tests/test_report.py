@@ -318,6 +318,38 @@ def test_cli_writes_atomically_and_prints_the_path(tmp_path, monkeypatch, capsys
     assert r.returncode == 0 and "--compare OTHER" in r.stdout
 
 
+def test_out_never_deletes_what_a_report_did_not_write(tmp_path, monkeypatch, capsys):
+    from lsmbench.cli import main
+
+    camp = copy_fixture(tmp_path / "store" / "report-fixture")
+    monkeypatch.setenv("LSMBENCH_RESULTS", str(tmp_path / "store"))
+    users = tmp_path / "mine"
+    (users / "sub").mkdir(parents=True)
+    (users / "notes.txt").write_text("a user's notes")
+    (users / "sub" / "data.csv").write_text("1,2\n")
+    a_file = tmp_path / "a-file.txt"
+    a_file.write_text("a user's file")
+    for out, msg in ((users, "holds files a report did not write (notes.txt, sub)"),
+                     (a_file, "not a directory")):
+        code = main(["report", str(camp), "--out", str(out)])
+        err = capsys.readouterr().err
+        assert code == 2 and str(out) in err and msg in err, err
+    assert (users / "notes.txt").read_text() == "a user's notes"
+    assert (users / "sub" / "data.csv").read_text() == "1,2\n"
+    assert a_file.read_text() == "a user's file"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+    # an empty directory, a report written before the marker, and a report of ours: replaced
+    legacy = tmp_path / "legacy"
+    (legacy / "figures").mkdir(parents=True)
+    (legacy / "report.html").write_text("old")
+    (legacy / "summary.md").write_text("old")
+    for out in (tmp_path / "empty", legacy, legacy):
+        out.mkdir(exist_ok=True)
+        assert main(["report", str(camp), "--out", str(out)]) == 0, capsys.readouterr().err
+        assert (out / ".lsmbench-report").exists() and (out / "report.html").read_text() != "old"
+    capsys.readouterr()
+
+
 # -- figures that appear only when the data has them --------------------------------------------
 
 

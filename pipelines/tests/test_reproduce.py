@@ -78,6 +78,11 @@ def test_compare_needs_apart_intervals_in_the_claimed_direction():
     overlapping = median_ci([6, 9, 13])
     f = compare(high, overlapping, "a", "b", higher=True, fmt=fmt_plain, what="x")
     assert f.status == INCONCLUSIVE and "overlap" in f.why
+    # half-widths 1 and 4 against a gap of 2: 3 x (5 / 2)^2 = 18.75
+    assert f.why.endswith("; ~19 repetitions each would part them if the medians hold")
+    f = compare(high, median_ci([9, 11.05, 13]), "a", "b", higher=True, fmt=fmt_plain, what="x")
+    assert f.why.endswith("the medians are within 1 %: no practical number of repetitions "
+                          "parts them")
     # Two runs: no interval, so no status however far apart the medians are.
     f = compare(median_ci([100, 101]), median_ci([1, 2]), "a", "b", higher=True,
                 fmt=fmt_plain, what="x")

@@ -35,6 +35,8 @@ MD_TEMPLATE = "summary.md.j2"
 HTML_FILE = "report.html"
 MD_FILE = "summary.md"
 FIGURES_DIR = "figures"
+# Written into every report directory: the one mark that lets a later report replace it.
+MARKER_FILE = ".lsmbench-report"
 NONE = "\u2013"  # an en dash where the store has no number
 
 
@@ -222,12 +224,36 @@ class ReportFiles:
     figures: list[str]
 
 
+def check_replaceable(out_dir: Path) -> None:
+    """A report replaces its directory whole, so it may only replace a report: refuses (ValueError,
+    exit 2) a path that is not a directory, and a non-empty directory that holds something a
+    report did not write -- a user's files must never go with it. A report's directory has the
+    marker file; one written before the marker holds only a report's own names."""
+    if not out_dir.exists() and not out_dir.is_symlink():
+        return
+    if not out_dir.is_dir():
+        raise ValueError(f"{out_dir}: not a directory (--out names the report's directory, "
+                         "which the report replaces whole)")
+    entries = sorted(p.name for p in out_dir.iterdir())
+    if not entries or MARKER_FILE in entries:
+        return
+    foreign = [n for n in entries if n not in (HTML_FILE, MD_FILE, FIGURES_DIR)]
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5
+                                          else "")
+        raise ValueError(f"{out_dir}: holds files a report did not write ({shown}); the report "
+                         "replaces its directory whole, so give --out a new or empty directory, "
+                         "or a previous report's")
+
+
 def write_report(campaign: Campaign, out_dir: Path, comparison: Comparison | None = None,
                  window_s: float = DEFAULT_WINDOW_S) -> ReportFiles:
     """Renders everything into a temporary sibling of out_dir, then renames it into place:
     a report directory is either the old one or the new one, never half of one."""
     if not window_s > 0:
         raise ValueError(f"window must be > 0 seconds, got {window_s:g}")
+    out_dir = out_dir.resolve()
+    check_replaceable(out_dir)
     from ..tune.report import tune_section
 
     tune = tune_section(campaign.path, campaign.name)  # lsmbench tune's study, if any
@@ -236,7 +262,6 @@ def write_report(campaign: Campaign, out_dir: Path, comparison: Comparison | Non
     ctx["tune"] = tune
     html = render_html(ctx)
     md = render_markdown(ctx)
-    out_dir = out_dir.resolve()
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_dir.with_name(f".{out_dir.name}.tmp.{os.getpid()}")
     if tmp.exists():
@@ -247,6 +272,9 @@ def write_report(campaign: Campaign, out_dir: Path, comparison: Comparison | Non
             (tmp / FIGURES_DIR / f"{f.id}.png").write_bytes(f.png)
         (tmp / MD_FILE).write_text(md)
         (tmp / HTML_FILE).write_text(html)
+        (tmp / MARKER_FILE).write_text("a report of lsmbench: `lsmbench report` replaces this "
+                                       "directory whole\n")
+        check_replaceable(out_dir)  # again: the rendering took a while
         old = None
         if out_dir.exists():
             old = out_dir.with_name(f".{out_dir.name}.old.{os.getpid()}")

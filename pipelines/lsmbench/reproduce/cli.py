@@ -63,6 +63,13 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                         else list(PAPERS))
     exps = experiments(papers)
     store = Path(args.results) / "reproduce"
+    if not args.pages_only:
+        from ..cli import EXIT_ENV, _results_store_error
+
+        problem = _results_store_error(store)
+        if problem:
+            print(f"lsmbench reproduce: {problem}", file=sys.stderr)
+            return EXIT_ENV
     out = Path(args.out) if args.out else project_root() / "docs" / "results"
     if out.exists() and not out.is_dir():
         print(f"lsmbench reproduce: --out {out}: not a directory", file=sys.stderr)

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ..groups import Group, group_repetitions
+from ..groups import Group, group_repetitions, repetitions_needed
 from ..listing import estimate_text
 from ..names import DIMENSION_ALIASES
 from ..report.load import component_counts, stored_repetition
@@ -215,7 +215,24 @@ def compare(a: Estimate, b: Estimate, a_name: str, b_name: str, *, higher: bool,
             f"{'lower' if higher else 'higher'}"))
     return Finding(status=INCONCLUSIVE, ours=ours, why=(
         f"the intervals of {what} overlap (the medians point "
-        f"{'the claimed way' if as_claimed else 'the other way'})"))
+        f"{'the claimed way' if as_claimed else 'the other way'}){_what_would_separate(a, b)}"))
+
+
+def _what_would_separate(a: Estimate, b: Estimate) -> str:
+    """What two overlapping intervals need: about how many repetitions each for them to part
+    if the medians hold (each interval ~1/sqrt(n) as wide), or that the medians are too
+    close for any practical number."""
+    assert a.median is not None and b.median is not None
+    assert a.ci_low is not None and a.ci_high is not None
+    assert b.ci_low is not None and b.ci_high is not None
+    gap = abs(a.median - b.median)
+    scale = max(abs(a.median), abs(b.median))
+    if gap <= 0.01 * scale:
+        return "; the medians are within 1 %: no practical number of repetitions parts them"
+    half = (max(a.median - a.ci_low, a.ci_high - a.median)
+            + max(b.median - b.ci_low, b.ci_high - b.median))
+    n = repetitions_needed(min(a.n, b.n), half, gap)
+    return f"; ~{n} repetitions each would part them if the medians hold"
 
 
 def verdict_is(group: Group | None, name: str, wanted: Sequence[str]) -> Finding:

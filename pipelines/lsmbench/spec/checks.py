@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import copy
 import difflib
+import math
 import re
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -254,7 +256,39 @@ def matrix_errors(matrix: dict[str, Any], raw: dict[str, Any]) -> list[tuple[str
                 ))
     errors += _zip_errors(matrix.get("zip"), dims)
     errors += _exclude_errors(matrix.get("exclude"), dims)
+    if not errors:
+        errors += _size_errors(matrix, dims)
     return errors
+
+
+# A campaign is refused over this many points (lsmbench validate/plan/run --max-points raises
+# it): they are computed before one is made, so a typo like `repetitions: 1000000000` is an
+# answer in milliseconds, not an orchestrator out of memory.
+DEFAULT_MAX_POINTS = 100_000
+MAX_POINTS: ContextVar[int] = ContextVar("max_points", default=DEFAULT_MAX_POINTS)
+
+
+def point_count(matrix: dict[str, Any], dims: dict[str, list[Any]]) -> int:
+    """The points a validated matrix expands to, before exclusions (which only remove some),
+    every repetition that may run included; computed, not enumerated."""
+    zips = matrix.get("zip") or []
+    if zips and all(isinstance(z, str) for z in zips):
+        zips = [zips]
+    zipped = {d for z in zips for d in z}
+    count = math.prod(len(v) for d, v in dims.items() if d not in zipped)
+    count *= math.prod(len(dims[z[0]]) for z in zips if z and z[0] in dims)
+    return count * repetition_range(matrix)[1]
+
+
+def _size_errors(matrix: dict[str, Any], dims: dict[str, list[Any]]) -> list[tuple[str, str]]:
+    count = point_count(matrix, dims)
+    limit = MAX_POINTS.get()
+    if count <= limit:
+        return []
+    sizes = " x ".join(f"{d} ({len(v)})" for d, v in dims.items()) or "no dimension"
+    reps = repetition_range(matrix)[1]
+    return [("matrix", f"{count:,} points ({sizes} x {reps:,} repetition(s)), over the limit of "
+                       f"{limit:,}: fewer values or repetitions, or --max-points to raise it")]
 
 
 def _is_count(v: Any) -> bool:

@@ -65,6 +65,8 @@ def _check_shape(node: yaml.Node, path: Path) -> None:
         if not finishing:
             if id(n) in done:
                 continue
+            if isinstance(n, yaml.MappingNode):
+                _check_unique_keys(n, path)
             open_.add(id(n))
             stack.append((n, True))
             for c in children:
@@ -83,6 +85,21 @@ def _check_shape(node: yaml.Node, path: Path) -> None:
                              "aliases used over and over?)")
         done[id(n)] = (size, height)
         open_.discard(id(n))
+
+
+def _check_unique_keys(mapping: yaml.MappingNode, path: Path) -> None:
+    """A key given twice in one mapping is refused, naming both lines: YAML loaders keep the
+    last silently, and a spec whose `name:` or `duration:` appears twice means one of them."""
+    seen: dict[tuple[str, str], int] = {}
+    for key, _ in mapping.value:
+        if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
+            continue
+        ident = (key.tag, key.value)
+        line = key.start_mark.line + 1
+        if ident in seen:
+            raise ValueError(f"{path}: line {line}: the key {key.value!r} is given twice in one "
+                             f"mapping (first on line {seen[ident]}); keep one")
+        seen[ident] = line
 
 
 def parse_yaml(text: str, path: Path) -> Any:
