@@ -32,7 +32,7 @@ from typing import Any
 from scipy import stats as scipy_stats
 
 from . import verdict as vd
-from .cycles import Coverage, events, interval_writes, tree_deepest_level
+from .cycles import Coverage, events, interval_writes, phase_deepest_level
 from .spec.models import SteadyState, UntilDecided, VerdictSpec
 
 # ---------------------------------------------------------------- steady-state testing
@@ -59,17 +59,14 @@ class Round:
 
 
 def deepest_level(intervals: list[dict[str, Any]]) -> int | None:
-    """The deepest level of the tree the phase started from (engine metrics) and of the
-    phase's merges (cycles.window_coverage's rule); None without either. Merges into it are
-    the largest the phase does, the ones that shape its rate. A tiered tree deepens as it takes
-    writes (a merge into level L + 1 every T^(L+1) flushes): a phase that reaches a new level
-    then needs rounds (and a running window) as long as that level's cycle, which its cap
-    bounds."""
-    levels = [int(e.get("output_level", 0)) for e in events(intervals, "merge")]
-    tree = tree_deepest_level(intervals)
-    if tree is not None:
-        levels.append(tree)
-    return max(levels) if levels else None
+    """The deepest level of the tree the phase started from (engine metrics), or a deeper one
+    its merges recur into (cycles.phase_deepest_level); None without either. Merges into it
+    are the largest the phase does, the ones that shape its rate. A tiered tree deepens as it
+    takes writes (a merge into level L + 1 every T^(L+1) flushes): the one merge that
+    creates a level is not a cycle rounds or a running window could hold twice -- the range
+    and slope criteria judge the rate around it -- and once a second merge lands there, the
+    new level is the bar (rounds as long as its cycle, which the cap bounds)."""
+    return phase_deepest_level(intervals)
 
 
 def _boundaries(intervals: list[dict[str, Any]]) -> tuple[list[tuple[float, float]], bool]:

@@ -27,6 +27,7 @@ answered from them:
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -121,14 +122,29 @@ def tree_deepest_level(intervals: list[dict[str, Any]]) -> int | None:
     return None
 
 
+def phase_deepest_level(intervals: list[dict[str, Any]]) -> int | None:
+    """The deepest level of a phase, whose merges shape its rate: the deepest level of the tree
+    it starts from (engine metrics), or a deeper one its merges recur into -- two merges at
+    least. A level the phase creates is a deepening, not a cycle, until a second merge lands in
+    it: a tiered tree here deepens as it takes writes (a merge into level L + 1 every
+    T^(L+1) flushes, each T times rarer), and a window cannot hold twice what came once.
+    Without level metrics: the deepest level of its merges. None without either."""
+    levels = Counter(int(e.get("output_level", 0)) for e in events(intervals, "merge"))
+    tree = tree_deepest_level(intervals)
+    if tree is None:
+        return max(levels) if levels else None
+    return max([tree, *(level for level, n in levels.items() if n >= 2)])
+
+
 def window_coverage(reference: list[dict[str, Any]], running: list[dict[str, Any]],
                     window_start_s: float, window_end_s: float) -> Coverage | None:
     """Did a merge into the deepest level run within the window?
 
     The deepest level is the deepest of the tree the running phase starts from
-    (engine metrics) and of the merges in ``reference``, the testing phase's
-    time series: a testing window too short to see a merge into the tree's
-    last level must not lower the bar to the level above it. A merge counts
+    (engine metrics) and of ``reference``, the testing phase's time series
+    (phase_deepest_level: a level it created counts once two merges landed in
+    it): a testing window too short to see a merge into the tree's last level
+    must not lower the bar to the level above it. A merge counts
     when its start or end falls in the window (one that spans the whole window
     counts too). None when there are no merge events to judge by (an engine
     that does not tell them, or no merge at all in the reference).
@@ -136,7 +152,8 @@ def window_coverage(reference: list[dict[str, Any]], running: list[dict[str, Any
     ref = events(reference, "merge")
     if not ref:
         return None
-    deepest = max(int(e.get("output_level", 0)) for e in ref)
+    deepest = phase_deepest_level(reference)
+    assert deepest is not None  # ref has merges
     tree = tree_deepest_level(running)
     if tree is not None:
         deepest = max(deepest, tree)
@@ -239,16 +256,15 @@ PENDING_WITHIN_S = 1.0
 
 
 def merge_cycle(intervals: list[dict[str, Any]]) -> MergeCycle | None:
-    """The deepest level (of the phase's merges and of the tree it starts from, as in
-    window_coverage) and the mean time between consecutive starts of the merges into it. None
-    when the phase tells no merge (an engine that does not tell its events, or a phase too
-    short to merge)."""
+    """The deepest level (phase_deepest_level, as window_coverage) and the mean time
+    between consecutive starts of the merges into it. None when the phase tells no merge (an
+    engine that does not tell its events, or a phase too short to merge)."""
     merges = events(intervals, "merge")
     spans = _regular(intervals)
     if not merges or not spans:
         return None
-    deepest = max(int(e.get("output_level", 0)) for e in merges)
-    deepest = max(deepest, tree_deepest_level(intervals) or 0)
+    deepest = phase_deepest_level(intervals)
+    assert deepest is not None  # merges were told
     into = [e for e in merges if int(e.get("output_level", 0)) == deepest]
     starts = sorted(float(e.get("start_s", 0.0)) for e in into)
     phase_start, phase_end = spans[0][0], spans[-1][1]

@@ -258,3 +258,26 @@ def test_scale_cycle_is_inverse_to_the_rate() -> None:
     assert cycles.scale_cycle(12.5, 300.0, 300.0) == 12.5
     with pytest.raises(ValueError):
         cycles.scale_cycle(10.0, 0.0, 100.0)
+
+
+def test_a_level_the_testing_phase_created_once_does_not_raise_the_running_bar() -> None:
+    # A quickstart run: the tree starts with level 3 deepest; the testing phase merged into
+    # level 4 every ~13 s and, once, into a new level 5 (tiering deepens). The running phase,
+    # from the same tree, decides on its merges into level 4; one into level 5 is no cycle.
+    tree = {"disk_components.L0": 3.0, "disk_components.L3": 2.0, "disk_components.L4": 0.0}
+    testing = _series([_merge(9, 9.5, 4, 90 << 20), _merge(22, 23, 4, 90 << 20),
+                       _merge(35, 36, 4, 90 << 20), _merge(36, 41, 5, 270 << 20),
+                       _merge(50, 52, 4, 90 << 20)], 60)
+    testing[0]["engine"] = dict(tree)
+    running = _series([_merge(9, 9.5, 4, 90 << 20), _merge(22, 23.7, 4, 90 << 20)], 25)
+    running[0]["engine"] = dict(tree)
+    assert cycles.phase_deepest_level(testing) == 4
+    cov = cycles.window_coverage(testing, running, 0.0, 25.0)
+    assert cov is not None and cov.complete and cov.deepest_level == 4
+    assert cov.merges_into_deepest == 2
+    assert cycles.merge_cycle(testing).level == 4
+    # a second merge into level 5: the tree's new deepest level, the bar from then on
+    testing = _with(testing, [_merge(55, 59, 5, 270 << 20)])
+    assert cycles.phase_deepest_level(testing) == 5
+    cov = cycles.window_coverage(testing, running, 0.0, 25.0)
+    assert cov is not None and not cov.complete and cov.deepest_level == 5
