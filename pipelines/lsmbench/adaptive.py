@@ -474,6 +474,15 @@ def _kind(d: Decision) -> str:
 # ---------------------------------------------------------------- repetitions
 
 
+def repetitions_help(group: Any) -> bool:
+    """Whether another repetition can decide an undecided group: not when every judged
+    repetition was itself inconclusive -- a running window too short for the deepest merges,
+    which the next one at the same cap will be too (a longer cap is what it needs, and each
+    repetition's reasons say how long)."""
+    judged = [r for r in group.agree.items() if r[1]]
+    return not (judged and all(k == "inconclusive" for k, _ in judged))
+
+
 def group_undecided(group: Any) -> str | None:
     """Why a group (groups.Group) needs another repetition, or None: its verdict is
     inconclusive (the repetitions disagree, or one was inconclusive), or an interval of its

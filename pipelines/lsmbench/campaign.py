@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .adaptive import group_undecided
+from .adaptive import group_undecided, repetitions_help
 from .calibrate import DiskProfile
 from .faults import NODE_RETIRING, ResultsStoreFull, is_no_space, is_under, results_full_text
 from .groups import group_repetitions, repetition_from_store
@@ -470,7 +470,7 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
     run_wave(first, total)
     added: dict[str, int] = {}
     for r in range(rep_min, rep_max):
-        undecided = _undecided_groups(store, spec.name)
+        undecided = _undecided_groups(store, spec.name, helped=True)
         wave = [p for p in todo if p.rep == r and group_id(p.params) in undecided]
         if not wave:
             break
@@ -488,18 +488,22 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
             "min": rep_min, "max": rep_max, "added": added,
             "not_needed": sum(1 for p in todo if p.id not in ran),
             "undecided": sorted(_undecided_groups(store, spec.name)),
+            # undecided, and no repetition at the same caps would decide them: every one of
+            # their repetitions ran out of window (each says how long it needed)
+            "window_bound": sorted(set(_undecided_groups(store, spec.name))
+                                   - set(_undecided_groups(store, spec.name, helped=True))),
         }
     return session.close(len(skipped), extra)
 
 
-def _undecided_groups(store: Store, campaign: str) -> dict[str, str]:
-    """The campaign's stored groups that need another repetition, with why
-    (adaptive.group_undecided)."""
+def _undecided_groups(store: Store, campaign: str, *, helped: bool = False) -> dict[str, str]:
+    """The campaign's stored groups left undecided, with why (adaptive.group_undecided); with
+    helped, only those another repetition may decide (adaptive.repetitions_help)."""
     reps = [repetition_from_store(r) for r in store.points(campaign)]
     out = {}
     for g in group_repetitions(reps):
         why = group_undecided(g)
-        if why is not None:
+        if why is not None and (not helped or repetitions_help(g)):
             out[g.group] = why
     return out
 

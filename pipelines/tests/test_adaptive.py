@@ -230,6 +230,16 @@ def test_a_split_group_is_undecided_and_an_agreeing_one_is_not():
                            rep(2, SUSTAINABLE, 0.9), rep(3, NOT_SUSTAINABLE, 1.2),
                            rep(4, SUSTAINABLE, 0.8)])
     assert adaptive.group_undecided(straddle) is not None
+    assert adaptive.repetitions_help(split) and adaptive.repetitions_help(straddle)
+
+
+def test_no_more_repetitions_for_a_group_whose_windows_were_all_too_short():
+    short = make_group([rep(i, INCONCLUSIVE, 0.01) for i in range(3)])
+    assert short.verdict == INCONCLUSIVE and adaptive.group_undecided(short) is not None
+    assert not adaptive.repetitions_help(short)  # the same cap again: inconclusive again
+    mixed = make_group([rep(0, INCONCLUSIVE, 0.01), rep(1, SUSTAINABLE, 0.01),
+                        rep(2, INCONCLUSIVE, 0.01)])
+    assert adaptive.repetitions_help(mixed)
 
 
 def test_a_tree_that_deepens_lengthens_its_rounds_once_the_new_level_recurs():

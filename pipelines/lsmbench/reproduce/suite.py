@@ -135,8 +135,7 @@ SUITE: tuple[Experiment, ...] = (
         setup="The bundled engine's LevelDB-style partitioned leveling (the paper: its "
               "implementation in AsterixDB), 2 MiB files, l0_trigger 4 and l0_stop 12 (the "
               "paper's), 200k x 1 KiB records, 2 MiB memory components, a 24 MB/s cgroup "
-              "write throttle; adaptive phases (testing until steady, running until decided, "
-              "caps 120 s each); 3 repetitions, up to 5 for a group left undecided.",
+              "write throttle, phases of 32 s and 40 s, 3 repetitions.",
     ),
     Experiment(
         name="repro-lc-partition-size", paper="luo-carey", full_only=True,
@@ -157,10 +156,8 @@ SUITE: tuple[Experiment, ...] = (
               "with size ratio 3 per tree, 2 MiB of memory and a 48 MiB/s I/O budget shared "
               "by the three trees (the paper: 128 MB, 100 MB/s), 4 writers for both "
               "strategies (the paper: 8 eager, 1 lazy); the eager lookups read the page cache "
-              "here, not the disk; adaptive phases: testing until steady (cap 90 s), running at "
-              "70, 85 and 95 % each until decided (cap 48 s; the paper: 2 h at 95 %); 3 "
-              "repetitions, up to 5 for a group left undecided. "
-              "docs/results/secondary-indexes.md has the details.",
+              "here, not the disk; running at 70, 85 and 95 % for 24 s each (the paper: 2 h "
+              "at 95 %), 3 repetitions. docs/results/secondary-indexes.md has the details.",
     ),
     Experiment(
         name="secondary-indexes-queries", paper="luo-carey", full_only=True,
