@@ -367,3 +367,34 @@ def test_a_window_without_the_deepest_merge_is_inconclusive_not_sustainable():
     bad = f.model_copy(update={"p99_write_latency_s": 3.0})
     v = judge(bad, coverage=missed)
     assert v.verdict == "not-sustainable" and v.failed == ["p99"]
+
+
+def test_timeseries_p99_bound_holds_on_random_windows():
+    """The bound is never under the window's true p99 (nearest rank), whatever the intervals
+    hold: random windows of heavy-tailed latencies, some intervals with a stall's tail."""
+    import math
+    import random
+
+    seed = random.randrange(1 << 30)
+    print("seed", seed)
+    rng = random.Random(seed)
+
+    def rank(values: list[float], q: float) -> float:
+        return sorted(values)[max(0, math.ceil(q * len(values)) - 1)]
+
+    for _ in range(200):
+        window: list[float] = []
+        series = []
+        for i in range(rng.randint(1, 30)):
+            n = rng.randint(1, 400)
+            scale = rng.choice([1.0, 1.0, 1.0, 50.0, 2000.0])
+            lat = [rng.paretovariate(1.5) * scale for _ in range(n)]
+            window += lat
+            summary = {"count": n, **{q: rank(lat, share) for q, share in
+                                      (("p50", 0.5), ("p90", 0.9), ("p99", 0.99),
+                                       ("p999", 0.999))}, "max": max(lat)}
+            series.append(interval(i, n) | {"write_latency_us": summary})
+        bound = p99_from_timeseries(series)
+        assert bound is not None and bound * 1e6 >= rank(window, 0.99) - 1e-9, seed
+        worst = max(iv["write_latency_us"]["p99"] for iv in series)
+        assert bound * 1e6 <= worst + 1e-9, seed
