@@ -470,7 +470,8 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
     run_wave(first, total)
     added: dict[str, int] = {}
     for r in range(rep_min, rep_max):
-        undecided = _undecided_groups(store, spec.name, helped=True)
+        undecided = {g: why for g, (why, helps) in _undecided_groups(store, spec.name).items()
+                     if helps}
         wave = [p for p in todo if p.rep == r and group_id(p.params) in undecided]
         if not wave:
             break
@@ -484,27 +485,27 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
         extra["nodes"] = [n.name for n in session.nodes]
         extra.setdefault("node_failures", [])
     if rep_max > rep_min:
+        left = _undecided_groups(store, spec.name)
         extra["repetitions"] = {
             "min": rep_min, "max": rep_max, "added": added,
             "not_needed": sum(1 for p in todo if p.id not in ran),
-            "undecided": sorted(_undecided_groups(store, spec.name)),
+            "undecided": sorted(left),
             # undecided, and no repetition at the same caps would decide them: every one of
             # their repetitions ran out of window (each says how long it needed)
-            "window_bound": sorted(set(_undecided_groups(store, spec.name))
-                                   - set(_undecided_groups(store, spec.name, helped=True))),
+            "window_bound": sorted(g for g, (_, helps) in left.items() if not helps),
         }
     return session.close(len(skipped), extra)
 
 
-def _undecided_groups(store: Store, campaign: str, *, helped: bool = False) -> dict[str, str]:
-    """The campaign's stored groups left undecided, with why (adaptive.group_undecided); with
-    helped, only those another repetition may decide (adaptive.repetitions_help)."""
+def _undecided_groups(store: Store, campaign: str) -> dict[str, tuple[str, bool]]:
+    """The campaign's stored groups left undecided: why (adaptive.group_undecided), and whether
+    another repetition may decide them (adaptive.repetitions_help)."""
     reps = [repetition_from_store(r) for r in store.points(campaign)]
     out = {}
     for g in group_repetitions(reps):
         why = group_undecided(g)
-        if why is not None and (not helped or repetitions_help(g)):
-            out[g.group] = why
+        if why is not None:
+            out[g.group] = (why, repetitions_help(g))
     return out
 
 

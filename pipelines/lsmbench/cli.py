@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import signal
 import socket
 import sys
@@ -126,37 +125,15 @@ def _driver_check(loaded: Any) -> tuple[list[tuple[str, str]], list[str]]:
 
 
 def _history_load_s(results: Path, campaign: str) -> float | None:
-    """Mean load time of the campaign's complete points, if any (for estimates)."""
     from .store import Store
 
-    times = []
-    for rec in Store(results).points(campaign):
-        ph = (rec.data.get("phases") or {}).get("load") or {}
-        if rec.state == "complete" and ph.get("wall_s"):
-            times.append(float(ph["wall_s"]))
-    return sum(times) / len(times) if times else None
+    return Store(results).mean_load_s(campaign)
 
 
 def _history_phase_s(results: Path, campaign: str) -> dict[str, float]:
-    """Mean length of the campaign's stored testing and running phases (their clocks, the
-    driver's elapsed time) and of each phase's settle wait, over its complete points (the
-    expected time of adaptive phases: plan.expected_time)."""
     from .store import Store
 
-    seen: dict[str, list[float]] = {}
-    for rec in Store(results).points(campaign):
-        if rec.state != "complete":
-            continue
-        for name, ph in (rec.data.get("phases") or {}).items():
-            kind = name.split("@")[0]
-            if not isinstance(ph, dict):
-                continue
-            if kind in ("testing", "running") and ph.get("driver_elapsed_s"):
-                seen.setdefault(kind, []).append(float(ph["driver_elapsed_s"]))
-            settle = ph.get("settle") or {}
-            if settle.get("waited_s") is not None:
-                seen.setdefault(f"{kind}_settle", []).append(float(settle["waited_s"]))
-    return {k: sum(v) / len(v) for k, v in seen.items() if v}
+    return Store(results).mean_phase_s(campaign)
 
 
 def _check_data_size(plan: Any, results: Path) -> None:
@@ -318,19 +295,9 @@ def _interrupted(reporter: Any, how_to_go_on: str) -> int:
 
 
 def _results_store_error(results: Path) -> str | None:
-    """Why the results store cannot take a campaign (exit 3, the environment), or None: a path
-    that is not a directory, one that cannot be created, or one on which files cannot be made
-    (a read-only filesystem, or permissions)."""
-    if results.exists() and not results.is_dir():
-        return f"results store {results}: not a directory"
-    try:
-        results.mkdir(parents=True, exist_ok=True)
-        probe = results / f".lsmbench-probe.{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as e:
-        return f"results store {results}: cannot write in it: {e.strerror or e}"
-    return None
+    from .store import results_store_problem
+
+    return results_store_problem(results)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

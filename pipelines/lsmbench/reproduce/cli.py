@@ -64,9 +64,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     exps = experiments(papers)
     store = Path(args.results) / "reproduce"
     if not args.pages_only:
-        from ..cli import EXIT_ENV, _results_store_error
+        from ..cli import EXIT_ENV
+        from ..store import results_store_problem
 
-        problem = _results_store_error(store)
+        problem = results_store_problem(store)
         if problem:
             print(f"lsmbench reproduce: {problem}", file=sys.stderr)
             return EXIT_ENV
