@@ -22,6 +22,7 @@ report, track nightly); 70 a bug in lsmbench (one line,
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import logging
 import signal
@@ -585,20 +586,24 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """A campaign as tidy tables (docs/analysis.md): points, timeseries, histograms, merges."""
+    from .outputs import OutputError, check_writable, record_written, resolve_out
     from .results import ResultsError, load
-    from .results.export import EXPORT_DIR, write_tables
+    from .results.export import EXPORT_DIR, table_names, write_tables
 
     try:
         results = load(args.target, results=args.results)
     except (ResultsError, OSError) as e:
         print(f"lsmbench export: {e}", file=sys.stderr)
         return EXIT_USAGE
-    out = Path(args.out) if args.out else results.path / EXPORT_DIR
-    if out.exists() and not out.is_dir():
-        print(f"lsmbench export: {out}: not a directory (--out)", file=sys.stderr)
+    out, owned = resolve_out(args.out, results.path / EXPORT_DIR)
+    try:
+        check_writable(out, "export", table_names(args.format), owned=owned)
+    except OutputError as e:
+        print(f"lsmbench export: {e}", file=sys.stderr)
         return EXIT_USAGE
     try:
         tables = write_tables(results, out, args.format)
+        record_written(out, "export", [t.path for t in tables])
     except OSError as e:
         print(f"lsmbench export: cannot write {out}: {e}", file=sys.stderr)
         return EXIT_ENV
@@ -778,11 +783,33 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as e:
+        if e.filename is not None:
+            return _path_error(args.command, e)
+        return _internal_error(args.command, e)
     except Exception as e:  # a bug: say so in one line (the traceback with --verbose)
-        logging.getLogger("lsmbench").debug("internal error", exc_info=True)
-        print(f"lsmbench {args.command}: internal error: {type(e).__name__}: {e} (a bug: "
-              "please report it; --verbose shows where)", file=sys.stderr)
-        return EXIT_INTERNAL
+        return _internal_error(args.command, e)
+
+
+# A path the system refused: the user's input (exit 2) or the machine (exit 3).
+_ENVIRONMENT_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT,
+                       errno.EIO, errno.EBUSY, errno.ETXTBSY, errno.EMFILE, errno.ENFILE}
+
+
+def _path_error(command: str, e: OSError) -> int:
+    """An OSError naming a path that no command checked itself (a name too long for the
+    filesystem, a symlink loop, a path through a regular file, a read-only filesystem...):
+    the path and the system's reason, never an internal error -- bad paths are input."""
+    where = f"{e.filename}" + (f" -> {e.filename2}" if e.filename2 else "")
+    print(f"lsmbench {command}: {where}: {e.strerror or e}", file=sys.stderr)
+    return EXIT_ENV if e.errno in _ENVIRONMENT_ERRNOS else EXIT_USAGE
+
+
+def _internal_error(command: str, e: BaseException) -> int:
+    logging.getLogger("lsmbench").debug("internal error", exc_info=e)
+    print(f"lsmbench {command}: internal error: {type(e).__name__}: {e} (a bug: "
+          "please report it; --verbose shows where)", file=sys.stderr)
+    return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from lsmbench.cli import main
+from lsmbench.outputs import MARKER
 from lsmbench.results import TABLES, load
 
 FIXTURE = Path(__file__).parent / "fixtures" / "report" / "results" / "report-fixture"
@@ -139,7 +140,10 @@ def test_parquet_row_counts_are_those_the_store_implies(store, parquet):
         path = parquet / f"{name}.parquet"
         assert duckdb_rows(path) == counts[name], name
         assert len(pd.read_parquet(path)) == counts[name], name
-    assert sorted(p.name for p in parquet.iterdir()) == sorted(f"{t}.parquet" for t in TABLES)
+    tables = sorted(f"{t}.parquet" for t in TABLES)
+    assert sorted(p.name for p in parquet.iterdir()) == sorted([*tables, MARKER])
+    # The marker lists what export wrote, and nothing else.
+    assert json.loads((parquet / MARKER).read_text()) == {"files": dict.fromkeys(tables, "export")}
 
 
 def test_points_table_holds_each_phase_with_its_verdict(store, parquet):
@@ -328,3 +332,30 @@ def test_a_failed_write_leaves_the_old_files_and_no_partial_one(store, tmp_path,
     assert after.keys() == before.keys()  # no temporary file left
     assert after["timeseries.parquet"] == before["timeseries.parquet"]
     assert len(pd.read_parquet(out / "timeseries.parquet")) == expected_counts(store)["timeseries"]
+
+
+def test_out_replaces_only_what_export_wrote(store, tmp_path, capsys):
+    """--out into a directory that holds a user's file of a table's name is refused, exit 2,
+    naming it, the file kept; other files of the user are left alone; a second export into
+    a directory export wrote replaces its own files."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "points.parquet").write_bytes(b"my own data")
+    code, _, err = export(capsys, str(store), "--out", str(mine))
+    assert code == 2 and "points.parquet" in err and str(mine) in err
+    assert "Traceback" not in err
+    assert (mine / "points.parquet").read_bytes() == b"my own data"
+    assert sorted(p.name for p in mine.iterdir()) == ["points.parquet"]
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "notes.txt").write_text("keep me")
+    for _ in range(2):
+        code, _, err = export(capsys, str(store), "--out", str(shared))
+        assert code == 0, err
+    assert (shared / "notes.txt").read_text() == "keep me"
+    assert len(pd.read_parquet(shared / "points.parquet")) == expected_counts(store)["points"]
+    # The CSV names are not the Parquet ones: a user's CSV of that name is refused too.
+    (shared / "merges.csv").write_text("mine")
+    code, _, err = export(capsys, str(store), "--out", str(shared), "--format", "csv")
+    assert code == 2 and "merges.csv" in err and (shared / "merges.csv").read_text() == "mine"

@@ -280,6 +280,29 @@ def test_pages_from_a_recorded_store(store, tmp_path, lsmbench):
     assert "Variant **quick**" in lc and "![" in lc
 
 
+def test_out_replaces_only_what_reproduce_wrote(store, tmp_path, lsmbench):
+    """A page or figure of the user's at a name reproduce writes is refused before anything
+    runs (exit 2, kept); the user's other files stay; reproduce's own files are replaced."""
+    out = tmp_path / "pages"
+    (out / "img" / "mao").mkdir(parents=True)
+    (out / "img" / "mao" / "mine.png").write_bytes(b"my figure")
+    (out / "notes.md").write_text("keep me")
+    proc = lsmbench("reproduce", "--pages-only", "--results", str(store), "--out", str(out))
+    assert proc.returncode == 2 and "img/mao/mine.png" in proc.stderr
+    assert "Traceback" not in proc.stderr and not (out / "mao.md").exists()
+    (out / "img" / "mao" / "mine.png").unlink()
+    (out / "luo-carey.md").write_text("my notes on the paper")
+    proc = lsmbench("reproduce", "--pages-only", "--results", str(store), "--out", str(out))
+    assert proc.returncode == 2 and "luo-carey.md" in proc.stderr
+    assert (out / "luo-carey.md").read_text() == "my notes on the paper"
+    (out / "luo-carey.md").unlink()
+    for _ in range(2):
+        proc = lsmbench("reproduce", "--pages-only", "--results", str(store), "--out", str(out))
+        assert proc.returncode == 0, proc.stderr
+    assert (out / "notes.md").read_text() == "keep me"
+    assert "Variant **quick**" in (out / "luo-carey.md").read_text()
+
+
 def test_a_page_draws_only_the_figures_it_shows(store):
     """The pages ask the report for their figures by id: the same figures, byte for byte, as
     drawing all of them and keeping those, without drawing the rest."""

@@ -250,3 +250,26 @@ def test_every_series_of_a_testbed_is_given_the_autocorrelation_pooled_over_them
         [autocorrelation(drawn[0]), autocorrelation(drawn[1])]))
     assert rho["b" * 12] == pytest.approx(pooled_autocorrelation([autocorrelation(drawn[2])]))
     assert rho["a" * 12] != rho["b" * 12]
+
+
+def test_out_replaces_only_what_track_report_wrote(regressed, tmp_path, capsys):
+    _, hist = regressed
+    out = tmp_path / "pages"
+    out.mkdir()
+    (out / "history.html").write_text("my page")
+    (out / "notes.txt").write_text("keep me")
+    code = main(["track", "report", "--history", str(hist), "--out", str(out), "-q"])
+    err = capsys.readouterr().err
+    assert code == 2 and "history.html" in err and str(out) in err and "Traceback" not in err
+    assert (out / "history.html").read_text() == "my page"
+    assert not (out / "regressions.json").exists()
+    (out / "history.html").unlink()
+    for _ in range(2):  # its own files, replaced
+        code, doc = run_report(hist, out)
+        assert code == 4 and doc["open"]
+    assert (out / "notes.txt").read_text() == "keep me"
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    code = main(["track", "report", "--history", str(hist), "--out", str(afile), "-q"])
+    assert code == 2 and "not a directory" in capsys.readouterr().err
+    assert afile.read_text() == "x"

@@ -35,7 +35,8 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from .pages import RUN_FILE, load_evidence, read_run, render_page
+    from ..outputs import OutputError, check_writable, record_written, resolve_out
+    from .pages import RUN_FILE, load_evidence, page_names, read_run, render_page
     from .runner import run_suite
 
     unknown = [p for p in args.paper or [] if p not in PAPERS]
@@ -71,9 +72,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         if problem:
             print(f"lsmbench reproduce: {problem}", file=sys.stderr)
             return EXIT_ENV
-    out = Path(args.out) if args.out else project_root() / "docs" / "results"
-    if out.exists() and not out.is_dir():
-        print(f"lsmbench reproduce: --out {out}: not a directory", file=sys.stderr)
+    out, owned = resolve_out(args.out, project_root() / "docs" / "results")
+    try:
+        check_writable(out, "reproduce", page_names(papers), owned=owned)
+    except OutputError as e:
+        print(f"lsmbench reproduce: {e}", file=sys.stderr)
         return EXIT_USAGE
     say = (lambda *_: None) if args.quiet or args.json else print
     failed = False
@@ -105,7 +108,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     evidence = load_evidence(store, [e for e in exps if e.name in run.experiments])
     written = []
     for paper in papers:
-        written.append(str(render_page(paper, exps, evidence, run, out)))
+        page = render_page(paper, exps, evidence, run, out)
+        record_written(out, "reproduce", page.files)
+        written.append(str(page.path))
         say(f"reproduce: {written[-1]}")
     if args.json:
         print(json.dumps({"variant": run.variant, "pages": written,

@@ -207,9 +207,21 @@ def tally(rows: list[tuple[Claim, Finding]]) -> dict[str, int]:
     return out
 
 
+def page_names(papers: list[str]) -> list[str]:
+    """What render_page writes under its out_dir for these papers: a page and a figure
+    directory each."""
+    return [n for p in papers for n in (f"{p}.md", f"img/{p}")]
+
+
+@dataclass
+class RenderedPage:
+    path: Path
+    files: list[Path]  # the page and its figures
+
+
 def render_page(paper: str, exps: list[Experiment], evidence: Evidence, run: SuiteRun | None,
-                out_dir: Path) -> Path:
-    """Writes out_dir/<paper>.md (and its figures); returns its path."""
+                out_dir: Path) -> RenderedPage:
+    """Writes out_dir/<paper>.md and its figures (page_names)."""
     claims = [c for c in all_claims() if c.paper == paper]
     rows = judged(claims, evidence)
     sections = [section(e, evidence, run, out_dir) for e in exps if e.paper == paper]
@@ -218,4 +230,5 @@ def render_page(paper: str, exps: list[Experiment], evidence: Evidence, run: Sui
         sections=sections, total_seconds=sum(s.run.seconds for s in sections if s.run))
     path = out_dir / f"{paper}.md"
     write_atomic(path, text.encode())
-    return path
+    return RenderedPage(path, [path] + [out_dir / f["path"] for sec in sections
+                                        for f in sec.figures])

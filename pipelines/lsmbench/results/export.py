@@ -49,6 +49,11 @@ def _write_atomic(df: pd.DataFrame, path: Path, write: Callable[[pd.DataFrame, P
         raise
 
 
+def table_names(fmt: Format) -> list[str]:
+    """The file names write_tables writes."""
+    return [f"{name}.{fmt}" for name in TABLES]
+
+
 def write_tables(results: Results, out_dir: Path, fmt: Format) -> list[ExportedTable]:
     """Writes <out_dir>/<table>.<fmt> for every table (empty ones too, with their columns).
     Raises OSError when the directory or a file cannot be written."""

@@ -350,6 +350,7 @@ def write_track_report(history: History, out_dir: Path, campaign: str | None = N
 
 def cmd_report(args: argparse.Namespace) -> int:
     from ..cli import EXIT_OK, EXIT_USAGE
+    from ..outputs import OutputError, check_writable, record_written, resolve_out
     from .cli import EXIT_REGRESSION
 
     path = history_path(args)
@@ -359,9 +360,11 @@ def cmd_report(args: argparse.Namespace) -> int:
                 known = ", ".join(h.campaigns()) or "none"
                 raise HistoryError(f"{path}: no run of campaign {args.campaign!r} "
                                    f"(campaigns: {known})")
-            out = Path(args.out) if args.out else path.parent
+            out, owned = resolve_out(args.out, path.parent)
+            check_writable(out, "track report", [HTML_FILE, JSON_FILE, CSV_FILE], owned=owned)
             analysis, files = write_track_report(h, out, args.campaign)
-    except HistoryError as e:
+            record_written(out, "track report", [files.html, files.json, files.csv])
+    except (HistoryError, OutputError) as e:
         print(f"lsmbench track report: {e}", file=sys.stderr)
         return EXIT_USAGE
     opened = analysis.open

@@ -17,9 +17,11 @@ class EventListener;
 
 // Write-ahead logging of acknowledged writes (see the `wal` option).
 enum class WalMode {
-  kOff,    // no log: writes since the last flush are lost on a crash
-  kAsync,  // logged, handed to the OS per write, not fsynced: survives a process crash
-  kSync,   // logged and fsynced before acknowledging (concurrent writers share one fsync)
+  kOff,    // no log: writes since the last flush are lost on a crash or a power cut
+  kAsync,  // logged, handed to the OS per write, not fsynced: survives a process crash;
+           // a power cut keeps what the last flush wrote
+  kSync,   // logged and fsynced before acknowledging (concurrent writers share one
+           // fsync): survives a power cut
 };
 
 // Closed value sets: an enum each, with its names in one array indexed by the

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "env/durable_dir.h"
 #include "env/io_budget_env.h"
 
 namespace lsm {
@@ -108,7 +109,7 @@ Status DatasetImpl::Recover() {
   if (exists && o.error_if_exists) {
     return Status::InvalidArgument("dataset exists (error_if_exists is true)", dir_);
   }
-  Status s = base_env_->CreateDir(dir_);
+  Status s = CreateDirDurably(base_env_, dir_);
   if (s.ok()) s = base_env_->LockFile(dir_ + "/LOCK", &dir_lock_);
   if (s.ok()) s = CheckDescriptor();
   if (s.ok()) s = OpenTrees();

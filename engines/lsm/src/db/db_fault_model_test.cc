@@ -173,17 +173,8 @@ TEST_P(FaultModelTest, AcknowledgedWritesSurviveFaults) {
   totals_.Add(totals);
 }
 
-std::vector<std::pair<std::string, std::string>> AllPairs() {
-  std::vector<std::pair<std::string, std::string>> pairs;
-  for (const std::string& policy : policy::PolicyNames()) {
-    for (const std::string& scheduler : sched::SchedulerNames()) {
-      pairs.emplace_back(policy, scheduler);
-    }
-  }
-  return pairs;
-}
-
-INSTANTIATE_TEST_SUITE_P(Faults, FaultModelTest, testing::ValuesIn(AllPairs()),
+INSTANTIATE_TEST_SUITE_P(Faults, FaultModelTest,
+                         testing::ValuesIn(test::PolicySchedulerPairs()),
                          [](const auto& info) {
                            return test::PolicySchedulerName(info.param.first, info.param.second);
                          });

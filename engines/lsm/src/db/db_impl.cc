@@ -158,8 +158,14 @@ Status DBImpl::Write(Writer* w) {
     group_.assign(writers_.begin(), writers_.begin() + static_cast<std::ptrdiff_t>(count));
     lock.unlock();
     if (logging) {
-      s = wal_->AddRecord(wal_record_);
-      if (s.ok()) s = options_.wal == WalMode::kSync ? wal_file_->Sync() : wal_file_->Flush();
+      const bool sync = options_.wal == WalMode::kSync;
+      // Once per log, before its first synced write: RocksDB does the same.
+      if (sync && !wal_entry_synced_) {
+        s = env_->SyncDir(dir_);
+        wal_entry_synced_ = s.ok();
+      }
+      if (s.ok()) s = wal_->AddRecord(wal_record_);
+      if (s.ok()) s = sync ? wal_file_->Sync() : wal_file_->Flush();
     }
     if (s.ok()) {
       uint64_t user_bytes = 0;
@@ -269,6 +275,7 @@ Status DBImpl::SwitchMemTable() {
     }
     wal_file_ = std::move(file);
     wal_ = std::make_unique<log::Writer>(wal_file_.get());
+    wal_entry_synced_ = false;
   }
   mem_->Seal(env_->NowMicros());
   imms_.insert(imms_.begin(), std::move(mem_));

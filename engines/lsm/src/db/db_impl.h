@@ -157,6 +157,9 @@ class DBImpl final : public DB, private MergeControl::Host {
   std::shared_ptr<const SuperVersion> super_version_;  // guarded by mu_
   std::unique_ptr<WritableFile> wal_file_;      // owned by the front writer
   std::unique_ptr<log::Writer> wal_;            // owned by the front writer
+  // wal=sync: whether wal_file_'s directory entry is durable. A write
+  // synced into a log whose name a power cut can take is not durable.
+  bool wal_entry_synced_ = true;                // owned by the front writer
   // The policy, the scheduler and the merges; its state is guarded by mu_
   // too. Declared after mu_, which its destructor may lock.
   std::unique_ptr<MergeControl> merge_control_;

@@ -6,12 +6,13 @@
 
 #include "db/db_impl.h"
 #include "db/filenames.h"
+#include "env/durable_dir.h"
 #include "util/coding.h"
 
 namespace lsm {
 
 Status DBImpl::Recover() {
-  Status s = env_->CreateDir(dir_);
+  Status s = CreateDirDurably(env_, dir_);
   if (!s.ok()) return s;
   s = env_->LockFile(LockFileName(dir_), &dir_lock_);
   if (!s.ok()) return s;

@@ -13,12 +13,16 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "db/filenames.h"
 #include "db/version.h"
 #include "env/fault_env.h"
+#include "policy/policy.h"
+#include "sched/scheduler.h"
 
 namespace lsm::test {
 
@@ -79,6 +83,17 @@ inline std::string PolicySchedulerName(const std::string& policy, const std::str
     if (c == '-') c = '_';
   }
   return name;
+}
+
+// Every policy x scheduler, by name: the cases of the soaks.
+inline std::vector<std::pair<std::string, std::string>> PolicySchedulerPairs() {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const std::string& policy : policy::PolicyNames()) {
+    for (const std::string& scheduler : sched::SchedulerNames()) {
+      pairs.emplace_back(policy, scheduler);
+    }
+  }
+  return pairs;
 }
 
 // A component's description as the manifest records it (sizes made up).

@@ -1,8 +1,8 @@
 // An Env whose files live in memory, for tests. Paths are plain strings; a
 // directory exists if it was created with CreateDir or if a file lies under
-// it, so tests need not create parents first. Open files hold their contents
-// by shared_ptr: removing or replacing a name leaves readers with the old
-// contents, as an unlinked inode does on POSIX.
+// it, so tests need not create parents first; "/" and "." always exist. Open
+// files hold their contents by shared_ptr: removing or replacing a name
+// leaves readers with the old contents, as an unlinked inode does on POSIX.
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -317,7 +317,7 @@ class MemEnv final : public Env {
 
   // REQUIRES: mu_ held. d has no trailing slash.
   bool DirExistsLocked(const std::string& d) const {
-    return dirs_.count(d) != 0 || HasEntriesLocked(d);
+    return d == "/" || d == "." || dirs_.count(d) != 0 || HasEntriesLocked(d);
   }
 
   std::mutex mu_;
