@@ -4,8 +4,8 @@
 # random sync points, every disk opened and checked against the acknowledged
 # writes, a quarter of them cut again during their recovery; every policy x
 # scheduler for the DB, eager and lazy for a dataset with two secondary
-# indexes. CUTS scales the length (LSM_POWER_CUTS: ~250 DB cuts per unit,
-# ~30 per dataset strategy); the seeds are printed, replay one case with
+# indexes. CUTS scales the length (LSM_POWER_CUTS: ~240 DB cuts per unit,
+# ~37 per dataset strategy); the seeds are printed, replay one case with
 # LSM_TEST_SEED=<seed> and a --gtest_filter naming it.
 #
 # usage: engines/bench/power_cut_soak.sh [BUILD_DIR] [CUTS]

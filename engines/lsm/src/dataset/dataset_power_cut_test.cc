@@ -159,8 +159,7 @@ TEST_P(DatasetPowerCutTest, EverySyncPointKeepsEveryAcknowledgedRecordInEveryInd
 TEST_P(DatasetPowerCutTest, Soak) {
   const uint64_t seed = test::TestSeed();
   std::mt19937_64 rng(seed);
-  const char* env_cuts = std::getenv("LSM_POWER_CUTS");
-  const uint64_t wanted = env_cuts != nullptr ? std::strtoull(env_cuts, nullptr, 10) : 4;
+  const uint64_t wanted = test::EnvOr("LSM_POWER_CUTS", 4);
   CutRunSpec spec = DatasetSpec(GetParam(), 2, 150);
   spec.writes_per_writer = 150 * wanted;
   spec.take_one_in = 10;

@@ -29,11 +29,6 @@ namespace {
 using test::FaultyDB;
 using test::IsInjected;
 
-uint64_t EnvOr(const char* name, uint64_t fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? std::strtoull(value, nullptr, 10) : fallback;
-}
-
 // nth is log-uniform over 1..2048: most faults hit soon, some only after
 // many flushes, and some never within the round (they meet the reopen).
 Fault RandomFault(std::mt19937_64& rng) {
@@ -114,8 +109,8 @@ Status RunOperations(FaultyDB* fdb, std::mt19937_64& rng, uint64_t ops) {
 TEST_P(FaultModelTest, AcknowledgedWritesSurviveFaults) {
   const uint64_t seed = test::TestSeed();
   std::mt19937_64 rng(seed);
-  const uint64_t rounds = EnvOr("LSM_FAULT_ROUNDS", 10);
-  const uint64_t ops = EnvOr("LSM_FAULT_OPS", 800);
+  const uint64_t rounds = test::EnvOr("LSM_FAULT_ROUNDS", 10);
+  const uint64_t ops = test::EnvOr("LSM_FAULT_OPS", 800);
   Options options;
   options.memtable_bytes = 16 * 1024;  // flushes and merges all the time
   options.merge_policy = test::Named<PolicyKind>(GetParam().first);

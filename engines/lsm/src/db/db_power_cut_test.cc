@@ -36,11 +36,6 @@ namespace {
 using test::CutOutcome;
 using test::CutRunSpec;
 
-uint64_t EnvOr(const char* name, uint64_t fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? std::strtoull(value, nullptr, 10) : fallback;
-}
-
 class DBTarget final : public test::CutTarget {
  public:
   explicit DBTarget(Options options) : options_(std::move(options)) {}
@@ -162,7 +157,7 @@ class PowerCutSoakTest : public testing::TestWithParam<std::pair<std::string, st
 TEST_P(PowerCutSoakTest, WalSyncKeepsEveryAcknowledgedWrite) {
   const uint64_t seed = test::TestSeed();
   std::mt19937_64 rng(seed);
-  const uint64_t wanted = EnvOr("LSM_POWER_CUTS", 4);
+  const uint64_t wanted = test::EnvOr("LSM_POWER_CUTS", 4);
   CutRunSpec spec = SmallTreeSpec(GetParam().first, GetParam().second, WalMode::kSync);
   spec.writers = 2;
   spec.writes_per_writer = 150 * wanted;

@@ -46,6 +46,12 @@ class TempDir {
   std::string path_;
 };
 
+// A soak's length: $name as a number if set, else fallback.
+inline uint64_t EnvOr(const char* name, uint64_t fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? std::strtoull(value, nullptr, 10) : fallback;
+}
+
 // A seed for randomized tests: $LSM_TEST_SEED if set, else random; always
 // printed so a failure can be replayed.
 inline uint64_t TestSeed() {
