@@ -2,7 +2,7 @@
 # The power-cut soak (engines/README.md, "Tests"; figures in
 # engines/BENCHMARKS.md, "Power cuts"): two writers with wal=sync, a cut at
 # random sync points, every disk opened and checked against the acknowledged
-# writes, a quarter of them cut again during their recovery; every policy x
+# writes, one in 8 (DB) or 12 (dataset) of them cut again during their recovery;
 # scheduler for the DB, eager and lazy for a dataset with two secondary
 # indexes. CUTS scales the length (LSM_POWER_CUTS: ~240 DB cuts per unit,
 # ~37 per dataset strategy); the seeds are printed, replay one case with
