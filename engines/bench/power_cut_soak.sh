@@ -2,7 +2,7 @@
 # The power-cut soak (engines/README.md, "Tests"; figures in
 # engines/BENCHMARKS.md, "Power cuts"): two writers with wal=sync, a cut at
 # random sync points, every disk opened and checked against the acknowledged
-# writes, one in 8 (DB) or 12 (dataset) of them cut again during their recovery;
+# writes, one in 8 (DB) or 12 (dataset) cut again during recovery; every policy x
 # scheduler for the DB, eager and lazy for a dataset with two secondary
 # indexes. CUTS scales the length (LSM_POWER_CUTS: ~240 DB cuts per unit,
 # ~37 per dataset strategy); the seeds are printed, replay one case with
