@@ -1,7 +1,8 @@
 // Leveling (Luo & Carey Sec. 2.1, full merges): one component per level
 // >= 1 (two while one moves down), level i holding up to M * T^i bytes;
 // flushed components are merged into level 1 at once and a full level is
-// merged into the next one.
+// merged into the next one. With full_level_waits, the component beside one
+// moving down takes merges only until it is full (policy/POLICIES.md).
 #include <algorithm>
 #include <cmath>
 
@@ -51,6 +52,17 @@ std::vector<MergeOp> LevelingPolicy::PickMerges(const Snapshot& snapshot) const 
   // that are not inputs already, into level `into`; nothing when that is
   // not one contiguous run (never so for stacks these policies make).
   std::vector<MergeOp> ops;
+  // Whether a merge into level `into` may be made: with full_level_waits,
+  // not while the level's component moves down and the new one beside it
+  // is full already (then the merge waits for the move to end).
+  auto may_merge_into = [&](int into) {
+    if (!params_.full_level_waits || !levels[into].busy) return true;
+    uint64_t filling = 0;
+    for (size_t p : levels[into].positions) {
+      if (!taken[p]) filling += snapshot.stack[p].bytes;
+    }
+    return static_cast<double>(filling) < capacity[into];
+  };
   auto merge_into = [&](int from, int into) {
     std::vector<size_t> run = levels[from].positions;
     if (into != from) {
@@ -77,7 +89,7 @@ std::vector<MergeOp> LevelingPolicy::PickMerges(const Snapshot& snapshot) const 
     if (full(i) && i < kMaxLevel) {
       // With nothing free at level i+1 this is a single-input op: the
       // component only changes level (the engine does that without I/O).
-      merge_into(i, i + 1);
+      if (may_merge_into(i + 1)) merge_into(i, i + 1);
     } else if (level.positions.size() > 1) {
       // Several components at one level >= 1 that are all at rest only
       // arise from a snapshot written by another policy; restore one
@@ -89,7 +101,8 @@ std::vector<MergeOp> LevelingPolicy::PickMerges(const Snapshot& snapshot) const 
   // Flushed components go into level 1 (into a new level-1 component while
   // level 1's is moving down), unless a level-0 merge is still running or a
   // full level 1 could not start moving down.
-  if (!levels[0].positions.empty() && !levels[0].busy && (levels[1].busy || !full(1))) {
+  if (!levels[0].positions.empty() && !levels[0].busy && (levels[1].busy || !full(1)) &&
+      may_merge_into(1)) {
     merge_into(0, 1);
   }
   // List the shallowest (usually smallest) merge first, as tiering does.

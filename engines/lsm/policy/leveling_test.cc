@@ -15,11 +15,13 @@ using test::MakeStack;
 using test::Shape;
 using Levels = std::vector<std::pair<int, uint64_t>>;
 
-std::unique_ptr<MergePolicy> Leveling(bool dynamic = false, double t = 10) {
+std::unique_ptr<MergePolicy> Leveling(bool dynamic = false, double t = 10,
+                                      bool full_level_waits = false) {
   LevelingParams params;
   params.size_ratio = t;
   params.memtable_bytes = 100;
   params.dynamic_level_sizes = dynamic;
+  params.full_level_waits = full_level_waits;
   return NewLevelingPolicy(params);
 }
 
@@ -99,6 +101,34 @@ TEST(Leveling, FlushesFormANewLevelOneWhileTheOldOneMovesDown) {
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(ops[0].inputs, Ids({3, 4}));
   EXPECT_EQ(ops[0].output_level, 1);
+}
+
+// Level 1 (capacity 1000) moves down; the new level-1 component beside it
+// is full already. full_level_waits: the flushes wait (they accumulate, and
+// the component constraint stalls the writes) until the move ends; without
+// it they merge into the new component, which grows past its capacity.
+TEST(Leveling, AFullNewComponentTakesNoMoreWhileItsLevelMovesDown) {
+  Snapshot s = MakeStack({{2, 5000}, {1, 1000}, {1, 1000}, {0, 100}});
+  s.stack[0].being_merged = s.stack[1].being_merged = true;
+  EXPECT_TRUE(Leveling(false, 10, true)->PickMerges(s).empty());
+  auto ops = Leveling(false, 10, false)->PickMerges(s);
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].inputs, Ids({3, 4}));
+  // Not full yet (900 < 1000): it takes the flush either way.
+  s = MakeStack({{2, 5000}, {1, 1000}, {1, 900}, {0, 100}});
+  s.stack[0].being_merged = s.stack[1].being_merged = true;
+  ops = Leveling(false, 10, true)->PickMerges(s);
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].inputs, Ids({3, 4}));
+  // Deeper: level 2 (capacity 10000) moves down to level 3 and its new
+  // component is full; a full level 1 waits instead of merging into it.
+  s = MakeStack({{3, 50000}, {2, 10000}, {2, 10000}, {1, 1000}});
+  s.stack[0].being_merged = s.stack[1].being_merged = true;
+  EXPECT_TRUE(Leveling(false, 10, true)->PickMerges(s).empty());
+  ops = Leveling(false, 10, false)->PickMerges(s);
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].inputs, Ids({3, 4}));
+  EXPECT_EQ(ops[0].output_level, 2);
 }
 
 TEST(Leveling, FlushesWaitWhileALevelZeroMergeRuns) {

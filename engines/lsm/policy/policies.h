@@ -31,6 +31,7 @@ struct LevelingParams {
   double size_ratio = kLevelingDefaultRatio;  // T >= 2
   uint64_t memtable_bytes = Options().memtable_bytes;  // M >= 1
   bool dynamic_level_sizes = Options().dynamic_level_sizes;
+  bool full_level_waits = Options().full_level_waits;
 };
 
 struct SizeTieredParams {

@@ -76,6 +76,7 @@ Status NewMergePolicy(const Options& options, std::unique_ptr<MergePolicy>* poli
     params.size_ratio = ResolveRatio(options.size_ratio, kLevelingDefaultRatio);
     params.memtable_bytes = options.memtable_bytes;
     params.dynamic_level_sizes = options.dynamic_level_sizes;
+    params.full_level_waits = options.full_level_waits;
     *policy = NewLevelingPolicy(params);
   } else if (kind == PolicyKind::kTiering) {
     *policy = NewTieringPolicy(static_cast<int>(ResolveRatio(options.size_ratio,
