@@ -7,6 +7,7 @@ a screenshot)."""
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import struct
 import subprocess
@@ -637,6 +638,34 @@ def test_merge_cycle_figure_draws_the_engine_merge_events():
     assert "inconclusive" in fig.caption
     without = _point("b", {"running": phase("running", [])})
     assert merges_figure([without]) is None
+
+
+def test_level_sizes_show_a_level_growing_while_a_merge_waits():
+    """The merges figure's dotted lines: each level's size per interval from the engine's
+    disk_bytes.L<i>, and the merges waiting; a level the engine stops reporting is NaN."""
+    from lsmbench.report.merges import level_sizes, merges_figure
+
+    ivs = []
+    for i in range(6):
+        eng = {"disk_bytes.L0": 1e6, "disk_bytes.L1": (10 + 20 * i) * 1e6,
+               "merges_pending": 1.0 if i >= 2 else 0.0}
+        if i < 3:
+            eng["disk_bytes.L2"] = 100e6
+        ivs.append({"t_start_s": float(i), "t_end_s": float(i + 1), "measured": True,
+                    "engine": eng, "events": [{"kind": "merge", "start_s": 0.1, "end_s": 0.5,
+                                               "output_level": 1, "moved": False}]
+                    if i == 0 else []})
+    ph = StoredPhase("running", ivs, {}, None)
+    times, sizes, waiting = level_sizes(ph)
+    assert times == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    assert sorted(sizes) == [1, 2]  # level 0 is flushed components, not a level size
+    assert sizes[1] == [10.0, 30.0, 50.0, 70.0, 90.0, 110.0]
+    assert sizes[2][:3] == [100.0] * 3 and all(math.isnan(v) for v in sizes[2][3:])
+    assert waiting == [0, 0, 1, 1, 1, 1]
+    fig = merges_figure([_point("g", {"running": ph})])
+    assert fig is not None and "starved" in fig.caption
+    assert level_sizes(StoredPhase("x", [{"t_end_s": 1.0, "engine": {}}], {}, None)) == (
+        [], {}, [])
 
 
 def test_latency_ccdfs_of_a_group_are_one_median_line_with_a_band():

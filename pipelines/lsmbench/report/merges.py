@@ -1,4 +1,5 @@
-"""The merge cycle: every merge of a phase as a bar on its output level over time.
+"""The merge cycle: every merge of a phase as a bar on its output level over time, with each
+level's size and the merges left waiting.
 
 Drawn from the engine's events in the driver's time series (engines/driver/README.md,
 ``events``), for the testing and the (headline) running phase of the first repetition of
@@ -8,6 +9,7 @@ each group, so a reader sees whether the running window held a merge into the de
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from matplotlib.figure import Figure as MplFigure
@@ -24,6 +26,29 @@ MAX_GROUPS = 4
 def _phase(pt: StoredPoint, kind: str) -> StoredPhase | None:
     chosen = [ph for ph in pt.phases.values() if ph.kind == kind and events(ph.intervals, "merge")]
     return sorted(chosen, key=lambda ph: ph.name)[0] if chosen else None
+
+
+def level_sizes(ph: StoredPhase) -> tuple[list[float], dict[int, list[float]], list[float]]:
+    """The engine's per-level sizes over a phase: interval end times, MB per level >= 1 at
+    each (NaN where an interval did not report the level), and the merges waiting (created,
+    not running) at each. Empty when the engine reports no per-level bytes."""
+    times: list[float] = []
+    by_level: dict[int, list[float]] = {}
+    waiting: list[float] = []
+    for iv in ph.intervals:
+        eng = iv.get("engine") or {}
+        sizes = {int(k[len("disk_bytes.L"):]): float(v) / 1e6 for k, v in eng.items()
+                 if k.startswith("disk_bytes.L") and k[len("disk_bytes.L"):].isdigit()}
+        if not sizes:
+            continue
+        for level, mb in sizes.items():
+            if level >= 1:
+                by_level.setdefault(level, [math.nan] * len(times)).append(mb)
+        times.append(float(iv.get("t_end_s", 0.0)))
+        for series in by_level.values():
+            series.extend([math.nan] * (len(times) - len(series)))
+        waiting.append(float(eng.get("merges_pending", 0.0)))
+    return times, by_level, waiting
 
 
 def merges_figure(points: Sequence[StoredPoint]) -> Figure | None:
@@ -52,6 +77,18 @@ def merges_figure(points: Sequence[StoredPoint]) -> Figure | None:
                 start, end = float(e.get("start_s", 0.0)), float(e.get("end_s", 0.0))
                 ax.barh(level, max(end - start, 0.05), left=start, height=0.6,
                         color=cmap[level], alpha=0.3 if e.get("moved") else 0.8)
+            times, sizes, waiting = level_sizes(ph)
+            if sizes:
+                # A level growing while a merge waits is a merge down being starved.
+                right = ax.twinx()
+                for level, mb in sorted(sizes.items()):
+                    right.plot(times, mb, color=f"C{level % 10}", linewidth=1.2,
+                               linestyle=":")
+                right.set_yscale("log")
+                right.set_ylabel("level size (MB, dotted)", fontsize="small")
+                if waiting and waiting[-1] > 0:
+                    ax.text(0.99, 0.04, f"{waiting[-1]:g} merge(s) waiting at the end",
+                            transform=ax.transAxes, ha="right", va="bottom", fontsize="small")
             measured = [iv for iv in ph.intervals if iv.get("measured")]
             if measured:
                 ax.axvspan(float(measured[0]["t_start_s"]), float(measured[-1]["t_end_s"]),
@@ -73,4 +110,7 @@ def merges_figure(points: Sequence[StoredPoint]) -> Figure | None:
                   "first repetition (a scheduler may pause a merge between the two); the grey "
                   "band is the measured window. A running window without a bar on the deepest "
                   "level the testing phase reached cannot call the rate sustainable: its verdict "
-                  "is inconclusive (window_coverage).", _render(fig))
+                  "is inconclusive (window_coverage). Dotted, right axis: each level's size; "
+                  "with the merges still waiting at the end of the phase, noted in the panel. A "
+                  "level that keeps growing while no merge out of it completes is a merge down "
+                  "starved (docs/results/leveling-greedy.md).", _render(fig))
