@@ -22,6 +22,7 @@ report, track nightly); 70 a bug in lsmbench (one line,
 from __future__ import annotations
 
 import argparse
+import contextvars
 import errno
 import json
 import logging
@@ -777,7 +778,9 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     signal.signal(signal.SIGTERM, _sigterm)
     try:
-        return int(args.func(args))
+        # Each command in a context of its own: what it sets (--max-points) ends with it, also
+        # when main() is called again in the same process.
+        return int(contextvars.copy_context().run(args.func, args))
     except KeyboardInterrupt:
         print("lsmbench: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -786,6 +789,14 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         if e.filename is not None:
             return _path_error(args.command, e)
+        return _internal_error(args.command, e)
+    except RuntimeError as e:
+        # pathlib's Path.resolve() reports a symbolic link loop so before Python 3.13 (later
+        # versions raise OSError ELOOP, handled above): the user's path, not a bug.
+        if str(e).startswith("Symlink loop from "):
+            print(f"lsmbench {args.command}: {str(e)[len('Symlink loop from '):]}: too many "
+                  "levels of symbolic links", file=sys.stderr)
+            return EXIT_USAGE
         return _internal_error(args.command, e)
     except Exception as e:  # a bug: say so in one line (the traceback with --verbose)
         return _internal_error(args.command, e)
