@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import contextvars
-import errno
 import json
 import logging
 import signal
@@ -34,18 +33,20 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .exits import (  # noqa: F401  (the commands' modules import the codes from here)
+    EXIT_ENV,
+    EXIT_FAILED,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    uncaught,
+)
 
 # The commands import what they need inside their functions: `lsmbench validate` should not
 # pay for scipy, matplotlib and ansible at every start.
 from .paths import default_results_dir
 from .spec.checks import DEFAULT_MAX_POINTS
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_ENV = 3
-EXIT_INTERRUPTED = 130
-EXIT_INTERNAL = 70  # a bug in lsmbench (EX_SOFTWARE); never a traceback
 
 
 def _print_json(obj: Any) -> None:
@@ -786,41 +787,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
-    except OSError as e:
-        if e.filename is not None:
-            return _path_error(args.command, e)
-        return _internal_error(args.command, e)
-    except RuntimeError as e:
-        # pathlib's Path.resolve() reports a symbolic link loop so before Python 3.13 (later
-        # versions raise OSError ELOOP, handled above): the user's path, not a bug.
-        if str(e).startswith("Symlink loop from "):
-            print(f"lsmbench {args.command}: {str(e)[len('Symlink loop from '):]}: too many "
-                  "levels of symbolic links", file=sys.stderr)
-            return EXIT_USAGE
-        return _internal_error(args.command, e)
-    except Exception as e:  # a bug: say so in one line (the traceback with --verbose)
-        return _internal_error(args.command, e)
-
-
-# A path the system refused: the user's input (exit 2) or the machine (exit 3).
-_ENVIRONMENT_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT,
-                       errno.EIO, errno.EBUSY, errno.ETXTBSY, errno.EMFILE, errno.ENFILE}
-
-
-def _path_error(command: str, e: OSError) -> int:
-    """An OSError naming a path that no command checked itself (a name too long for the
-    filesystem, a symlink loop, a path through a regular file, a read-only filesystem...):
-    the path and the system's reason, never an internal error -- bad paths are input."""
-    where = f"{e.filename}" + (f" -> {e.filename2}" if e.filename2 else "")
-    print(f"lsmbench {command}: {where}: {e.strerror or e}", file=sys.stderr)
-    return EXIT_ENV if e.errno in _ENVIRONMENT_ERRNOS else EXIT_USAGE
-
-
-def _internal_error(command: str, e: BaseException) -> int:
-    logging.getLogger("lsmbench").debug("internal error", exc_info=e)
-    print(f"lsmbench {command}: internal error: {type(e).__name__}: {e} (a bug: "
-          "please report it; --verbose shows where)", file=sys.stderr)
-    return EXIT_INTERNAL
+    except Exception as e:  # one line, never a traceback (exits.uncaught)
+        return uncaught(args.command, e)
 
 
 if __name__ == "__main__":

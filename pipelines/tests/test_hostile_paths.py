@@ -100,7 +100,7 @@ def test_no_subcommand_exits_70_on_mixed_hostile_paths(hostile, form, kinds, tmp
 
 
 def test_a_path_the_system_refuses_is_named_with_its_reason(hostile, capsys):
-    """The central handler (cli._path_error): a name too long for the filesystem is the user's
+    """The central handler (exits.uncaught): a name too long for the filesystem is the user's
     input, exit 2, naming the path and the system's reason."""
     code = main(["calibrate", "--testbed", hostile["too-long"]])
     err = capsys.readouterr().err
