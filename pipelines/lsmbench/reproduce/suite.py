@@ -75,11 +75,12 @@ SUITE: tuple[Experiment, ...] = (
         name="repro-lc-size-ratio", paper="luo-carey",
         title="The size ratio (Sec. 5.2, Fig. 11)",
         spec="pipelines/campaigns/reproduce/lc-size-ratio.yaml",
-        quick=[*_SHORT, "matrix.size_ratio=[2,8]", "matrix.repetitions=1"],
+        quick=[*_SHORT, *_FIXED, "matrix.size_ratio=[2,8]", "matrix.repetitions=1"],
         figures=["vs-size_ratio"],
         setup="Size ratios 2, 6 and 10 (the paper: 2, 4, 6, 8, 10; quick: 2 and 8, one "
               "repetition); leveling with dynamic level sizes; 200k x 1 KiB records, 24 MB/s "
-              "throttle, phases of 32 s and 40 s (quick: 12 s and 16 s).",
+              "throttle; adaptive phases as the schedulers' (caps 180 s; quick: fixed 12 s and "
+              "16 s); 3 repetitions, up to 5 for a group left undecided.",
     ),
     Experiment(
         name="repro-lc-constraints", paper="luo-carey",
