@@ -124,6 +124,9 @@ struct OptionDescription {
   std::string unit;
   std::string doc;
   std::string default_text;  // in the grammar of option_values.h; "" when unknown
+  // lsm::OptionScopeName of the builtin engine's options ("merge-policy": lsm-sim's
+  // decisions depend on it); "" for the other engines.
+  std::string scope;
 };
 
 // The options engine `engine` accepts. NotSupported for rocksdb: RocksDB has

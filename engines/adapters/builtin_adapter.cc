@@ -75,7 +75,7 @@ std::vector<OptionDescription> DescribeBuiltinOptions() {
   std::vector<OptionDescription> out;
   for (const lsm::OptionInfo& info : lsm::OptionTable()) {
     out.push_back({info.name, info.kind, info.min, info.max, info.choices, info.unit, info.doc,
-                   info.get(defaults)});
+                   info.get(defaults), lsm::OptionScopeName(info.scope)});
   }
   return out;
 }

@@ -18,6 +18,10 @@
 #include <vector>
 
 #include "bench_engine.h"
+#ifdef LSM_BENCH_HAVE_LSM
+#include "lsm/option_table.h"
+#include "lsm/options.h"
+#endif
 
 namespace lsmbench {
 namespace {
@@ -27,12 +31,7 @@ struct Flags {
   uint64_t reads = 0;  // 0: as many as num
   size_t key_size = 16;
   size_t value_size = 100;
-  size_t memtable_bytes = 4 << 20;
-  std::string merge_policy = "leveling";
-  uint64_t partition_bytes = 0;  // 0: the engine's default
-  std::string lsm_wal = "off";
-  int bloom_bits_per_key = 10;
-  bool verify_checksums = true;
+  BenchConfig engines_config;  // memtable_bytes, bloom bits, checksums, the lsm options
   std::string dir;  // empty: a fresh directory under /tmp, removed at the end
   bool keep = false;
   std::vector<std::string> engines = {"lsm", "leveldb"};
@@ -45,14 +44,14 @@ const char kUsage[] =
     "  --reads=N             random point reads after the fill (default: num)\n"
     "  --key_size=B          key bytes, zero-padded decimal (default 16)\n"
     "  --value_size=B        value bytes (default 100)\n"
-    "  --memtable_bytes=B    memtable size of both engines; K/M/G suffixes (default 4M)\n"
-    "  --merge_policy=NAME   bundled engine's merge policy (default leveling)\n"
-    "  --partition_bytes=B   bundled engine's file size under merge_policy=partitioned;\n"
-    "                        K/M/G suffixes (default: the engine's, 8M)\n"
-    "  --lsm_wal=MODE        bundled engine's WAL: off, async (like LevelDB's sync=false), sync\n"
-    "                        (default off)\n"
+    "  --memtable_bytes=B    memtable size of both engines; K/M/G suffixes (default 4M,\n"
+    "                        LevelDB's default write buffer)\n"
     "  --bloom_bits=N        Bloom filter bits per key, both engines (default 10)\n"
     "  --verify_checksums=0|1  verify block checksums on reads, both engines (default 1)\n"
+    "  --[lsm_]OPTION=VALUE  any other option of the bundled engine (lsm-driver\n"
+    "                        --describe-options builtin), checked by its option table, e.g.\n"
+    "                        --merge_policy=partitioned --partition_bytes=64K --lsm_wal=async;\n"
+    "                        the engine's defaults, except merge_policy=leveling and wal=off\n"
     "  --engines=LIST        comma-separated subset of lsm,leveldb (default lsm,leveldb)\n"
     "  --dir=DIR             where the databases go (DIR/<engine>, must not exist);\n"
     "                        default a fresh directory under /tmp\n"
@@ -90,6 +89,31 @@ bool ParseBool(const std::string& name, const std::string& v) {
   Die("--" + name + ": expected 0 or 1: " + v);
 }
 
+#ifdef LSM_BENCH_HAVE_LSM
+// --[lsm_]NAME=V for an option of the bundled engine: kept as text for its table; false when
+// NAME is none of its options.
+bool SetLsmOption(const std::string& flag, const std::string& v, BenchConfig* config) {
+  const std::string name = flag.rfind("lsm_", 0) == 0 ? flag.substr(4) : flag;
+  if (lsm::FindOption(name) == nullptr) return false;
+  config->lsm_options[name] = v;
+  return true;
+}
+
+// The bundled engine's options as it will take them: a bad value exits here, with the
+// table's message (the option, what it allows), before anything is written.
+void CheckLsmOptions(const BenchConfig& config) {
+  lsm::Options o;
+  o.memtable_bytes = config.memtable_bytes;
+  o.bloom_bits_per_key = config.bloom_bits_per_key;
+  o.verify_checksums = config.verify_checksums;
+  const lsm::Status s = lsm::SetOptions(&o, config.lsm_options);
+  if (!s.ok()) Die(s.ToString());
+}
+#else
+bool SetLsmOption(const std::string&, const std::string&, BenchConfig*) { return false; }
+void CheckLsmOptions(const BenchConfig&) {}
+#endif
+
 Flags ParseFlags(int argc, char** argv) {
   Flags f;
   for (int i = 1; i < argc; i++) {
@@ -112,18 +136,11 @@ Flags ParseFlags(int argc, char** argv) {
     } else if (name == "value_size") {
       f.value_size = ParseUint(name, v, false);
     } else if (name == "memtable_bytes") {
-      f.memtable_bytes = ParseUint(name, v, true);
-    } else if (name == "merge_policy") {
-      f.merge_policy = v;
-    } else if (name == "partition_bytes") {
-      f.partition_bytes = ParseUint(name, v, true);
-    } else if (name == "lsm_wal") {
-      if (v != "off" && v != "async" && v != "sync") Die("--lsm_wal: choose from off, async, sync");
-      f.lsm_wal = v;
+      f.engines_config.memtable_bytes = ParseUint(name, v, true);
     } else if (name == "bloom_bits") {
-      f.bloom_bits_per_key = static_cast<int>(ParseUint(name, v, false));
+      f.engines_config.bloom_bits_per_key = static_cast<int>(ParseUint(name, v, false));
     } else if (name == "verify_checksums") {
-      f.verify_checksums = ParseBool(name, v);
+      f.engines_config.verify_checksums = ParseBool(name, v);
     } else if (name == "engines") {
       f.engines.clear();
       std::stringstream ss(v);
@@ -141,10 +158,11 @@ Flags ParseFlags(int argc, char** argv) {
       f.keep = ParseBool(name, v);
     } else if (name == "seed") {
       f.seed = ParseUint(name, v, false);
-    } else {
+    } else if (!SetLsmOption(name, v, &f.engines_config)) {
       Die("unknown flag --" + name + "\n" + kUsage);
     }
   }
+  CheckLsmOptions(f.engines_config);
   if (f.num == 0) Die("--num must be positive");
   if (f.reads == 0) f.reads = f.num;
   if (f.key_size == 0 || f.key_size > 4096) Die("--key_size must be in [1, 4096]");
@@ -312,13 +330,7 @@ std::string Kernel() {
 
 int Main(int argc, char** argv) {
   const Flags flags = ParseFlags(argc, argv);
-  BenchConfig config;
-  config.memtable_bytes = flags.memtable_bytes;
-  config.bloom_bits_per_key = flags.bloom_bits_per_key;
-  config.verify_checksums = flags.verify_checksums;
-  config.merge_policy = flags.merge_policy;
-  config.partition_bytes = flags.partition_bytes;
-  config.lsm_wal = flags.lsm_wal;
+  const BenchConfig& config = flags.engines_config;
 
   // Resolve the engines first so that a missing one is reported up front.
   std::vector<std::unique_ptr<BenchEngine>> engines;

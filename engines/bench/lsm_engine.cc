@@ -5,26 +5,25 @@
 
 #include "bench_engine.h"
 #include "lsm/db.h"
+#include "lsm/option_table.h"
 
 namespace lsmbench {
 namespace {
 
 class LsmBenchEngine final : public BenchEngine {
  public:
-  explicit LsmBenchEngine(const BenchConfig& config) : config_wal_(config.lsm_wal) {
+  explicit LsmBenchEngine(const BenchConfig& config) {
     options_.create_if_missing = true;
     options_.error_if_exists = true;
     options_.memtable_bytes = config.memtable_bytes;
-    options_.wal = config.lsm_wal == "sync"    ? lsm::WalMode::kSync
-                   : config.lsm_wal == "async" ? lsm::WalMode::kAsync
-                                               : lsm::WalMode::kOff;
     options_.bloom_bits_per_key = config.bloom_bits_per_key;
-    if (!lsm::ParseName(config.merge_policy, &options_.merge_policy)) {
-      std::fprintf(stderr, "lsm-bench: --merge_policy=%s: unknown\n", config.merge_policy.c_str());
+    options_.verify_checksums = config.verify_checksums;
+    // ParseFlags checked them against the same table: this cannot fail.
+    const lsm::Status s = lsm::SetOptions(&options_, config.lsm_options);
+    if (!s.ok()) {
+      std::fprintf(stderr, "lsm-bench: %s\n", s.ToString().c_str());
       std::exit(2);
     }
-    if (config.partition_bytes != 0) options_.partition_bytes = config.partition_bytes;
-    options_.verify_checksums = config.verify_checksums;
   }
 
   const char* name() const override { return "lsm"; }
@@ -32,7 +31,8 @@ class LsmBenchEngine final : public BenchEngine {
   std::string Describe() const override {
     std::ostringstream o;
     o << "memtable_bytes=" << options_.memtable_bytes
-      << " memory_components=" << options_.memory_components << " wal=" << config_wal_
+      << " memory_components=" << options_.memory_components
+      << " wal=" << lsm::ToString(options_.wal)
       << " bloom_bits_per_key=" << options_.bloom_bits_per_key
       << " merge_policy=" << lsm::ToString(options_.merge_policy)
       << " partition_bytes=" << options_.partition_bytes << " size_ratio=" << options_.size_ratio
@@ -75,7 +75,6 @@ class LsmBenchEngine final : public BenchEngine {
   }
 
  private:
-  std::string config_wal_;
   lsm::Options options_;
   std::unique_ptr<lsm::DB> db_;
 };

@@ -63,6 +63,7 @@ Status DescribeOptionsJson(const std::string& engine, std::string* out) {
     }
     if (!o.choices.empty()) entry["choices"] = o.choices;
     if (!o.unit.empty()) entry["unit"] = o.unit;
+    if (!o.scope.empty()) entry["scope"] = o.scope;
     entry["doc"] = o.doc;
     list.push_back(std::move(entry));
   }
@@ -121,6 +122,10 @@ Status DescribeOptionsMarkdown(const std::string& engine, std::string* out) {
   md += "\n";
   for (const OptionDescription& o : options) {
     md += "### " + o.name + "\n\n" + o.doc + "\n\n";
+    if (o.scope == lsm::OptionScopeName(lsm::OptionScope::kMergePolicy)) {
+      md += "Read by the merge policy: what it merges may depend on it (lsm-sim simulates "
+            "it).\n\n";
+    }
   }
   *out = md;
   return Status::OK();

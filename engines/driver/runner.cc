@@ -67,9 +67,53 @@ class PhaseRun {
         query_chooser_(config.queries.distribution, config.workload.record_count,
                        config.workload.zipf_theta, config.seed ^ 0x71756572) {}
 
+  // The phase: set up, start the threads, sample every interval until the phase stops, then
+  // the totals. Each part below is one stage of that life.
   void Run();
 
  private:
+  // The phase's clock, fixed before any thread starts (absolute ns); end_ns moves earlier
+  // when the phase is ended early.
+  struct Timeline {
+    int64_t interval_ns = 0;
+    int64_t end_ns = 0;
+    int64_t drain_ns = 0;
+    int64_t window_start_ns = 0;
+  };
+  // What the sampler carries from one tick to the next.
+  struct Sampler {
+    int64_t interval_start = 0;
+    int64_t interval_end = 0;
+    int64_t next_progress = 0;
+    int64_t stop_time = 0;  // when the running part ended (0: not yet)
+    uint64_t arrivals_at_interval_start = 0;
+    uint64_t queue_max = 0;
+    uint64_t last_queue = 0;
+    bool counted_window_start = false;
+    uint64_t arrivals_before_window = 0;
+    int index = 0;
+    bool window_started = false;
+    bool draining = false;
+    bool stopping = false;
+  };
+
+  // Per-thread histograms and the interval histograms they feed.
+  void SetUpStats(IntervalStats* interval);
+  // The start, end, drain and measurement window; the closed loop's request limit or the open
+  // loop's arrivals.
+  Timeline PlanTimeline();
+  // The engine's metrics and the process's usage at the start.
+  void StartRecording();
+  std::vector<std::thread> StartThreads();
+  // Sleeps to the next tick and decides: stop, end of the running part (*end_of_running),
+  // drain; the open loop's queue. Returns the time of the tick.
+  int64_t Tick(Timeline* timeline, Sampler* sampler, bool* end_of_running);
+  // The interval that ends now, into the result and the hooks.
+  void CloseInterval(const Timeline& timeline, int64_t now, bool end_of_running,
+                     Sampler* sampler, IntervalStats* interval);
+  // After the threads are joined: the totals, and the open loop's window accounting.
+  void Finish(const Timeline& timeline, const Sampler& sampler, IntervalStats* interval);
+  void FinishOpenLoop(const Timeline& timeline, const Sampler& sampler, int64_t final_snapshot);
   void WriterClosedLoop(int index);
   void WriterOpenLoop(int index);
   void QueryLoop(int index);
@@ -425,9 +469,35 @@ void PhaseRun::Progress(const IntervalStats& s, int64_t now) {
 }
 
 void PhaseRun::Run() {
+  auto interval = std::make_unique<IntervalStats>();
+  SetUpStats(interval.get());
+  Timeline timeline = PlanTimeline();
+  StartRecording();
+  std::vector<std::thread> threads = StartThreads();
+  // The sampler. States: running until the end (or a stop), then, open
+  // loop with drain_s > 0, draining: writers finish the requests that
+  // arrived before the end, for at most drain_s.
+  SleepUntil(start_ns_);
+  Sampler sampler;
+  sampler.interval_start = start_ns_;
+  sampler.interval_end = start_ns_ + timeline.interval_ns;
+  sampler.next_progress =
+      config_.progress_s > 0 ? start_ns_ + SecondsToNs(config_.progress_s) : INT64_MAX;
+  while (!sampler.stopping) {
+    bool end_of_running = false;
+    const int64_t now = Tick(&timeline, &sampler, &end_of_running);
+    if (end_of_running || (sampler.draining ? sampler.stopping
+                                            : (now >= sampler.interval_end || sampler.stopping))) {
+      CloseInterval(timeline, now, end_of_running, &sampler, interval.get());
+    }
+  }
+  for (auto& t : threads) t.join();
+  Finish(timeline, sampler, interval.get());
+}
+
+void PhaseRun::SetUpStats(IntervalStats* interval) {
   const int nw = static_cast<int>(config_.threads);
   const int nq = static_cast<int>(config_.queries.threads);
-  auto interval = std::make_unique<IntervalStats>();
   for (int i = 0; i < nw; i++) {
     writers_.push_back(std::make_unique<WriterStats>());
     for (int t = 0; t < kNumOpTypes; t++) {
@@ -443,20 +513,23 @@ void PhaseRun::Run() {
       tracked_.push_back({&queries_[i]->latency[q], Histogram(), &interval->query[q]});
     }
   }
+}
 
-  const int64_t interval_ns = int64_t{config_.interval_ms} * 1'000'000;
+PhaseRun::Timeline PhaseRun::PlanTimeline() {
+  Timeline tl;
+  tl.interval_ns = int64_t{config_.interval_ms} * 1'000'000;
   spin_ns_ = static_cast<int64_t>(config_.spin_us * 1000);
   start_ns_ = hooks_.start_ns > 0 ? hooks_.start_ns : NowNs() + 20'000'000;
   const int64_t duration_ns =
       config_.duration_s > 0 ? SecondsToNs(config_.duration_s) : INT64_MAX / 2;
-  int64_t end_ns = start_ns_ + duration_ns;  // earlier if the phase is ended early
-  const int64_t drain_ns = open_loop_ ? SecondsToNs(config_.drain_s) : 0;
+  tl.end_ns = start_ns_ + duration_ns;  // earlier if the phase is ended early
+  tl.drain_ns = open_loop_ ? SecondsToNs(config_.drain_s) : 0;
   // The warm-up ends on an interval boundary so that intervals are either
   // entirely in the window or entirely out of it.
   const int64_t warmup_ns = SecondsToNs(config_.warmup_s);
-  const int64_t warmup_intervals = (warmup_ns + interval_ns - 1) / interval_ns;
-  const int64_t window_start_ns = start_ns_ + warmup_intervals * interval_ns;
-  window_begin_rel_ = window_start_ns - start_ns_;
+  const int64_t warmup_intervals = (warmup_ns + tl.interval_ns - 1) / tl.interval_ns;
+  tl.window_start_ns = start_ns_ + warmup_intervals * tl.interval_ns;
+  window_begin_rel_ = tl.window_start_ns - start_ns_;
   window_end_rel_ = duration_ns;
 
   const uint64_t max_requests = config_.max_ops > 0 ? config_.max_ops : UINT64_MAX;
@@ -470,7 +543,10 @@ void PhaseRun::Run() {
     counter_ = std::make_unique<ArrivalCounter>(
         NewArrivalProcess(config_.arrival, config_.seed), duration_ns, max_requests);
   }
+  return tl;
+}
 
+void PhaseRun::StartRecording() {
   result_->open_loop = open_loop_;
   result_->metrics_window_start = adapter_->GetMetrics();
   usable_cpus_ = UsableCpus();
@@ -478,9 +554,11 @@ void PhaseRun::Run() {
   result_->usable_cpus = usable_cpus_;
   // The window's usage: from its first interval's start to its last one's end.
   result_->process_window_start = result_->process_window_end = last_process_;
+}
 
+std::vector<std::thread> PhaseRun::StartThreads() {
   std::vector<std::thread> threads;
-  for (int i = 0; i < nw; i++) {
+  for (int i = 0; i < static_cast<int>(config_.threads); i++) {
     threads.emplace_back([this, i] {
       SleepUntil(start_ns_);
       if (open_loop_) {
@@ -490,174 +568,158 @@ void PhaseRun::Run() {
       }
     });
   }
-  for (int i = 0; i < nq; i++) {
+  for (int i = 0; i < static_cast<int>(config_.queries.threads); i++) {
     threads.emplace_back([this, i] {
       SleepUntil(start_ns_);
       QueryLoop(i);
     });
   }
+  return threads;
+}
 
-  // The sampler. States: running until the end (or a stop), then, open
-  // loop with drain_s > 0, draining: writers finish the requests that
-  // arrived before the end, for at most drain_s.
-  SleepUntil(start_ns_);
-  int64_t interval_start = start_ns_;
-  int64_t interval_end = start_ns_ + interval_ns;
-  int64_t next_progress =
-      config_.progress_s > 0 ? start_ns_ + SecondsToNs(config_.progress_s) : INT64_MAX;
-  int64_t stop_time = 0;
-  uint64_t arrivals_at_interval_start = 0;
-  uint64_t queue_max = 0;
-  uint64_t last_queue = 0;
-  bool counted_window_start = false;
-  uint64_t arrivals_before_window = 0;
-  int index = 0;
-  bool window_started = false;
-  bool draining = false;
-  bool stopping = false;
-  while (!stopping) {
-    const int64_t wake = draining ? std::min(NowNs() + kTickNs, end_ns + drain_ns)
-                                  : std::min({NowNs() + kTickNs, interval_end, end_ns});
-    SleepUntil(wake);
-    int64_t now = NowNs();
+int64_t PhaseRun::Tick(Timeline* tl, Sampler* s, bool* end_of_running) {
+  const int64_t wake = s->draining
+                           ? std::min(NowNs() + kTickNs, tl->end_ns + tl->drain_ns)
+                           : std::min({NowNs() + kTickNs, s->interval_end, tl->end_ns});
+  SleepUntil(wake);
+  int64_t now = NowNs();
 
-    bool end_of_running = false;
-    if (hooks_.stop_signal != nullptr && hooks_.stop_signal->load() != 0) {
-      result_->interrupted = true;
-      stopping = true;
-    }
-    // Ended early: from here on, exactly as if the duration ended now.
-    if (!draining && !ended_early_.load() && hooks_.end_signal != nullptr &&
-        hooks_.end_signal->load() != 0) {
-      const int64_t end = EndNow();
-      if (end < end_ns) {
-        end_ns = end;
-        result_->ended_early = true;
-        result_->ended_at_s = static_cast<double>(end - start_ns_) * 1e-9;
-      }
-      now = NowNs();  // at or after the new end
-    }
-    if (failed_.load()) stopping = true;
-    const bool all_done = writers_done_.load() == nw;
-    if (!draining) {
-      if (now >= end_ns) {
-        end_of_running = true;
-        if (drain_ns > 0 && !all_done) {
-          draining = true;
-        } else {
-          stopping = true;
-        }
-      }
-      // Closed loop: every writer ran out of work. Open loop: only when the
-      // request limit was reached; an exhausted arrival profile (a trace
-      // ending at rate 0) keeps the run going until its duration.
-      if (all_done &&
-          (!open_loop_ || (config_.max_ops > 0 && queue_->claimed() >= config_.max_ops))) {
-        stopping = true;
-        end_of_running = true;
-      }
-    } else if (all_done || now >= end_ns + drain_ns) {
-      stopping = true;
-    }
-    if (stopping) {
-      stop_.store(true);
-      now = NowNs();
-    }
-    if (end_of_running) stop_time = std::min(now, end_ns);
-    if (open_loop_) {
-      if (!counted_window_start && now >= window_start_ns) {
-        arrivals_before_window = window_begin_rel_ > 0 ? counter_->CountUpTo(window_begin_rel_ - 1)
-                                                       : 0;
-        counted_window_start = true;
-      }
-      const uint64_t started = StartedTotal();  // before counting: started <= arrived
-      const uint64_t arrived = counter_->CountUpTo(now - start_ns_);
-      last_queue = arrived > started ? arrived - started : 0;
-      queue_max = std::max(queue_max, last_queue);
-    }
-    const bool snapshot =
-        end_of_running || (draining ? stopping : (now >= interval_end || stopping));
-    if (!snapshot) continue;
-
-    const bool is_drain = draining && !end_of_running;
-    const bool measured = interval_start >= window_start_ns || (is_drain && window_started);
-    TakeSnapshot(now, interval_start, measured, interval.get());
-    interval->index = index++;
-    interval->drain = is_drain;
-    if (open_loop_) {
-      const uint64_t arrived = counter_->CountUpTo(now - start_ns_);
-      interval->arrivals = arrived - arrivals_at_interval_start;
-      arrivals_at_interval_start = arrived;
-      interval->queue_length = last_queue;
-      interval->queue_max = queue_max;
-      result_->max_queue_length = std::max(result_->max_queue_length, queue_max);
-      if (measured) {
-        result_->window_max_queue_length =
-            std::max(result_->window_max_queue_length, queue_max);
-      }
-      queue_max = last_queue;
-    }
-    for (int t = 0; t < kNumOpTypes; t++) result_->total_ops[t] += interval->Ops(t);
-    for (int q = 0; q < kNumQueryTypes; q++) {
-      result_->total_query_ops[q] += interval->query[q].count();
-    }
-    if (measured) {
-      for (int t = 0; t < kNumOpTypes; t++) {
-        result_->latency[t].Merge(interval->latency[t]);
-        result_->processing[t].Merge(interval->processing[t]);
-      }
-      for (int q = 0; q < kNumQueryTypes; q++) result_->query[q].Merge(interval->query[q]);
-    }
-    if (is_drain) {
-      result_->drain_ops = interval->MixOps();
-      result_->drain_s = interval->duration_s();
-    } else if (measured) {
-      if (!window_started) {
-        window_started = true;
-        result_->window_start_s = interval->t_start_s;
-        result_->process_window_start = interval->process_start;
-      }
-      result_->window_end_s = interval->t_end_s;
-      result_->process_window_end = interval->process_end;
-      result_->window_intervals++;
-      for (int t = 0; t < kNumOpTypes; t++) result_->window_ops[t] += interval->Ops(t);
-      for (int q = 0; q < kNumQueryTypes; q++) {
-        result_->window_query_ops[q] += interval->query[q].count();
-      }
-      // A short last interval (a run stopped early) would make the spread
-      // of per-interval throughput look worse than it is.
-      const double secs = interval->duration_s();
-      if (secs >= 0.5 * static_cast<double>(interval_ns) * 1e-9) {
-        result_->interval_throughput.push_back(static_cast<double>(interval->MixOps()) / secs);
-        result_->interval_write_throughput.push_back(
-            static_cast<double>(interval->WriteOps()) / secs);
-        // No write completed although writes were pending: a stall. (Open
-        // loop: idle periods of a bursty arrival process are not stalls.)
-        const bool pending =
-            !open_loop_ || interval->arrivals > 0 || interval->queue_max > 0;
-        if (interval->WriteOps() == 0 && pending) result_->zero_write_intervals++;
-      }
-    } else {
-      // The window's engine metrics start where the warm-up ends.
-      result_->metrics_window_start = interval->engine;
-    }
-    result_->metrics_end = interval->engine;
-    result_->intervals = index;
-    result_->elapsed_s = interval->t_end_s;
-    if (hooks_.on_interval) hooks_.on_interval(*interval);
-    if (now >= next_progress || stopping || end_of_running) {
-      Progress(*interval, now);
-      while (next_progress <= now) next_progress += SecondsToNs(config_.progress_s);
-    }
-    interval_start = now;
-    while (interval_end <= now) interval_end += interval_ns;
+  if (hooks_.stop_signal != nullptr && hooks_.stop_signal->load() != 0) {
+    result_->interrupted = true;
+    s->stopping = true;
   }
+  // Ended early: from here on, exactly as if the duration ended now.
+  if (!s->draining && !ended_early_.load() && hooks_.end_signal != nullptr &&
+      hooks_.end_signal->load() != 0) {
+    const int64_t end = EndNow();
+    if (end < tl->end_ns) {
+      tl->end_ns = end;
+      result_->ended_early = true;
+      result_->ended_at_s = static_cast<double>(end - start_ns_) * 1e-9;
+    }
+    now = NowNs();  // at or after the new end
+  }
+  if (failed_.load()) s->stopping = true;
+  const bool all_done = writers_done_.load() == static_cast<int>(config_.threads);
+  if (!s->draining) {
+    if (now >= tl->end_ns) {
+      *end_of_running = true;
+      if (tl->drain_ns > 0 && !all_done) {
+        s->draining = true;
+      } else {
+        s->stopping = true;
+      }
+    }
+    // Closed loop: every writer ran out of work. Open loop: only when the
+    // request limit was reached; an exhausted arrival profile (a trace
+    // ending at rate 0) keeps the run going until its duration.
+    if (all_done &&
+        (!open_loop_ || (config_.max_ops > 0 && queue_->claimed() >= config_.max_ops))) {
+      s->stopping = true;
+      *end_of_running = true;
+    }
+  } else if (all_done || now >= tl->end_ns + tl->drain_ns) {
+    s->stopping = true;
+  }
+  if (s->stopping) {
+    stop_.store(true);
+    now = NowNs();
+  }
+  if (*end_of_running) s->stop_time = std::min(now, tl->end_ns);
+  if (open_loop_) {
+    if (!s->counted_window_start && now >= tl->window_start_ns) {
+      s->arrivals_before_window =
+          window_begin_rel_ > 0 ? counter_->CountUpTo(window_begin_rel_ - 1) : 0;
+      s->counted_window_start = true;
+    }
+    const uint64_t started = StartedTotal();  // before counting: started <= arrived
+    const uint64_t arrived = counter_->CountUpTo(now - start_ns_);
+    s->last_queue = arrived > started ? arrived - started : 0;
+    s->queue_max = std::max(s->queue_max, s->last_queue);
+  }
+  return now;
+}
 
-  for (auto& t : threads) t.join();
+void PhaseRun::CloseInterval(const Timeline& tl, int64_t now, bool end_of_running, Sampler* s,
+                             IntervalStats* interval) {
+  const bool is_drain = s->draining && !end_of_running;
+  const bool measured =
+      s->interval_start >= tl.window_start_ns || (is_drain && s->window_started);
+  TakeSnapshot(now, s->interval_start, measured, interval);
+  interval->index = s->index++;
+  interval->drain = is_drain;
+  if (open_loop_) {
+    const uint64_t arrived = counter_->CountUpTo(now - start_ns_);
+    interval->arrivals = arrived - s->arrivals_at_interval_start;
+    s->arrivals_at_interval_start = arrived;
+    interval->queue_length = s->last_queue;
+    interval->queue_max = s->queue_max;
+    result_->max_queue_length = std::max(result_->max_queue_length, s->queue_max);
+    if (measured) {
+      result_->window_max_queue_length = std::max(result_->window_max_queue_length, s->queue_max);
+    }
+    s->queue_max = s->last_queue;
+  }
+  for (int t = 0; t < kNumOpTypes; t++) result_->total_ops[t] += interval->Ops(t);
+  for (int q = 0; q < kNumQueryTypes; q++) {
+    result_->total_query_ops[q] += interval->query[q].count();
+  }
+  if (measured) {
+    for (int t = 0; t < kNumOpTypes; t++) {
+      result_->latency[t].Merge(interval->latency[t]);
+      result_->processing[t].Merge(interval->processing[t]);
+    }
+    for (int q = 0; q < kNumQueryTypes; q++) result_->query[q].Merge(interval->query[q]);
+  }
+  if (is_drain) {
+    result_->drain_ops = interval->MixOps();
+    result_->drain_s = interval->duration_s();
+  } else if (measured) {
+    if (!s->window_started) {
+      s->window_started = true;
+      result_->window_start_s = interval->t_start_s;
+      result_->process_window_start = interval->process_start;
+    }
+    result_->window_end_s = interval->t_end_s;
+    result_->process_window_end = interval->process_end;
+    result_->window_intervals++;
+    for (int t = 0; t < kNumOpTypes; t++) result_->window_ops[t] += interval->Ops(t);
+    for (int q = 0; q < kNumQueryTypes; q++) {
+      result_->window_query_ops[q] += interval->query[q].count();
+    }
+    // A short last interval (a run stopped early) would make the spread
+    // of per-interval throughput look worse than it is.
+    const double secs = interval->duration_s();
+    if (secs >= 0.5 * static_cast<double>(tl.interval_ns) * 1e-9) {
+      result_->interval_throughput.push_back(static_cast<double>(interval->MixOps()) / secs);
+      result_->interval_write_throughput.push_back(static_cast<double>(interval->WriteOps()) /
+                                                   secs);
+      // No write completed although writes were pending: a stall. (Open
+      // loop: idle periods of a bursty arrival process are not stalls.)
+      const bool pending = !open_loop_ || interval->arrivals > 0 || interval->queue_max > 0;
+      if (interval->WriteOps() == 0 && pending) result_->zero_write_intervals++;
+    }
+  } else {
+    // The window's engine metrics start where the warm-up ends.
+    result_->metrics_window_start = interval->engine;
+  }
+  result_->metrics_end = interval->engine;
+  result_->intervals = s->index;
+  result_->elapsed_s = interval->t_end_s;
+  if (hooks_.on_interval) hooks_.on_interval(*interval);
+  if (now >= s->next_progress || s->stopping || end_of_running) {
+    Progress(*interval, now);
+    while (s->next_progress <= now) s->next_progress += SecondsToNs(config_.progress_s);
+  }
+  s->interval_start = now;
+  while (s->interval_end <= now) s->interval_end += tl.interval_ns;
+}
+
+void PhaseRun::Finish(const Timeline& tl, const Sampler& s, IntervalStats* interval) {
   // Operations that completed after the final snapshot count in the totals
   // only; the measurements ended with that snapshot.
-  const int64_t final_snapshot = interval_start;
-  TakeSnapshot(NowNs(), interval_start, false, interval.get());
+  const int64_t final_snapshot = s.interval_start;
+  TakeSnapshot(NowNs(), s.interval_start, false, interval);
   for (int t = 0; t < kNumOpTypes; t++) result_->total_ops[t] += interval->Ops(t);
   for (int q = 0; q < kNumQueryTypes; q++) {
     result_->total_query_ops[q] += interval->query[q].count();
@@ -672,28 +734,29 @@ void PhaseRun::Run() {
     result_->next_insert_id = std::max<uint64_t>(
         config_.insert_start, std::min<uint64_t>(next_seq_.load(), seq_limit_));
   }
+  if (open_loop_) FinishOpenLoop(tl, s, final_snapshot);
+}
 
-  if (open_loop_) {
-    // Exact window accounting in intended time: [warm-up end, stop).
-    if (stop_time == 0) stop_time = std::min(final_snapshot, end_ns);
-    const int64_t window_end_rel = std::max(stop_time - start_ns_, window_begin_rel_);
-    result_->exact_window_s = static_cast<double>(window_end_rel - window_begin_rel_) * 1e-9;
-    if (!counted_window_start) {
-      arrivals_before_window = counter_->CountUpTo(window_end_rel - 1);
-    }
-    const uint64_t arrived_by_stop = counter_->CountUpTo(window_end_rel - 1);
-    result_->window_arrivals = arrived_by_stop - arrivals_before_window;
-    uint64_t completed_in_window = 0, completed = 0;
-    for (const auto& w : writers_) completed_in_window += w->window_completed.load();
-    for (int t = 0; t < kNumOpTypes; t++) completed += result_->total_ops[t];
-    result_->window_arrivals_completed = completed_in_window;
-    result_->total_arrivals = arrived_by_stop;
-    result_->final_queue_length = last_queue;
-    result_->final_backlog = arrived_by_stop > completed ? arrived_by_stop - completed : 0;
-    const int64_t next = queue_->PeekNext();
-    if (next >= 0 && start_ns_ + next <= final_snapshot) {
-      result_->oldest_queued_age_s = static_cast<double>(final_snapshot - start_ns_ - next) * 1e-9;
-    }
+void PhaseRun::FinishOpenLoop(const Timeline& tl, const Sampler& s, int64_t final_snapshot) {
+  // Exact window accounting in intended time: [warm-up end, stop).
+  const int64_t stop_time = s.stop_time != 0 ? s.stop_time : std::min(final_snapshot, tl.end_ns);
+  const int64_t window_end_rel = std::max(stop_time - start_ns_, window_begin_rel_);
+  result_->exact_window_s = static_cast<double>(window_end_rel - window_begin_rel_) * 1e-9;
+  const uint64_t arrivals_before_window = s.counted_window_start
+                                              ? s.arrivals_before_window
+                                              : counter_->CountUpTo(window_end_rel - 1);
+  const uint64_t arrived_by_stop = counter_->CountUpTo(window_end_rel - 1);
+  result_->window_arrivals = arrived_by_stop - arrivals_before_window;
+  uint64_t completed_in_window = 0, completed = 0;
+  for (const auto& w : writers_) completed_in_window += w->window_completed.load();
+  for (int t = 0; t < kNumOpTypes; t++) completed += result_->total_ops[t];
+  result_->window_arrivals_completed = completed_in_window;
+  result_->total_arrivals = arrived_by_stop;
+  result_->final_queue_length = s.last_queue;
+  result_->final_backlog = arrived_by_stop > completed ? arrived_by_stop - completed : 0;
+  const int64_t next = queue_->PeekNext();
+  if (next >= 0 && start_ns_ + next <= final_snapshot) {
+    result_->oldest_queued_age_s = static_cast<double>(final_snapshot - start_ns_ - next) * 1e-9;
   }
 }
 

@@ -9,6 +9,7 @@
 #include <random>
 #include <sstream>
 
+#include "lsm/memtable_capacity.h"
 #include "lsm/option_table.h"
 #include "lsm/option_values.h"
 #include "policy/policy.h"
@@ -74,6 +75,9 @@ std::string Usage() {
          "                         (--policy is merge_policy, --k sstable_bound,\n"
          "                         --scheduler merge_scheduler)\n"
          "  --decisions PATH       write every merge as JSONL\n"
+         "  --memtable-entries K,V only print (JSON) how many writes of a K-byte key and\n"
+         "                         a V-byte value fill one memtable of --memtable_bytes\n"
+         "                         (the engine's own memtable, filled as the DB fills it)\n"
          "  --load-flushes L       first build the tree with L flushes of --flush-bytes,\n"
          "                         merges done (instant); the run and its counters start\n"
          "                         from that tree (the loaded store of a testing phase)\n"
@@ -104,12 +108,8 @@ Status ParseBytes(const std::string& flag, const std::string& text, uint64_t* by
   return Bad(flag, text, "a size >= 1 such as 4096, 64K, 4M or 1G");
 }
 
-namespace {
-
-// The engine option a flag names: --policy, --k and --scheduler are the
-// command line's short names; otherwise the option's own name, with '-'
-// allowed for '_'. "" when the flag names no engine option.
 std::string EngineOptionOf(const std::string& flag) {
+  if (flag.rfind("--", 0) != 0) return "";
   if (flag == "--policy") return "merge_policy";
   if (flag == "--k") return "sstable_bound";
   if (flag == "--scheduler") return "merge_scheduler";
@@ -117,8 +117,6 @@ std::string EngineOptionOf(const std::string& flag) {
   std::replace(name.begin(), name.end(), '-', '_');
   return FindOption(name) != nullptr ? name : "";
 }
-
-}  // namespace
 
 Status ParseArgs(const std::vector<std::string>& args, CliOptions* o, bool* help) {
   *help = false;
@@ -182,6 +180,13 @@ Status ParseArgs(const std::vector<std::string>& args, CliOptions* o, bool* help
       }
     } else if (flag == "--decisions") {
       o->decisions_path = value;
+    } else if (flag == "--memtable-entries") {
+      const size_t comma = value.find(',');
+      s = comma == std::string::npos
+              ? Bad(flag, value, "KEY_BYTES,VALUE_BYTES such as 16,1000")
+              : ParseUint(flag, value.substr(0, comma), 0, 1 << 20, &o->key_bytes);
+      if (s.ok()) s = ParseUint(flag, value.substr(comma + 1), 0, 1 << 30, &o->value_bytes);
+      o->memtable_entries = true;
     } else if (flag == "--load-flushes") {
       s = ParseUint(flag, value, 0, 1ull << 40, &o->load_flushes);
     } else if (flag == "--flush-priority") {
@@ -211,6 +216,10 @@ Status ParseArgs(const std::vector<std::string>& args, CliOptions* o, bool* help
       return Bad("flag", flag, "one of the flags in --help");
     }
     if (!s.ok()) return s;
+  }
+  if (o->memtable_entries) {
+    Status s = CheckOptions(o->sim.engine);
+    return s.ok() ? s : Status::InvalidArgument("engine options: " + ErrorMessage(s));
   }
   if (!have_policy) return Status::InvalidArgument("--policy is required (see --help)");
   if (!have_flushes && o->flush_file.empty()) {
@@ -283,6 +292,13 @@ std::string FormatRow(const CliOptions& o, const Checkpoint& c, bool timed) {
 }
 
 int RunSimulation(const CliOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.memtable_entries) {
+    const size_t budget = o.sim.engine.memtable_bytes;
+    out << "{\"memtable_bytes\":" << budget << ",\"key_bytes\":" << o.key_bytes
+        << ",\"value_bytes\":" << o.value_bytes << ",\"entries\":"
+        << MemTableCapacity(budget, o.key_bytes, o.value_bytes) << "}\n";
+    return 0;
+  }
   std::vector<uint64_t> sizes;
   uint64_t n = o.flushes;
   if (!o.flush_file.empty()) {

@@ -2,6 +2,7 @@
 // flush file, and clear errors for bad input (run through the real binary
 // where the exit code matters).
 #include "sim/cli.h"
+#include "lsm/memtable_capacity.h"
 
 #include <gtest/gtest.h>
 
@@ -84,6 +85,22 @@ TEST(SimCli, FlushFileSizesAreUsedInOrder) {
   EXPECT_EQ(code, 1);
   EXPECT_NE(err.find("holds 3"), std::string::npos) << err;
   std::remove(path.c_str());
+}
+
+TEST(SimCli, MemtableEntriesAsksTheEngine) {
+  Status s;
+  CliOptions o = Parse({"--memtable-entries", "16,1000", "--memtable_bytes", "2M"}, &s);
+  ASSERT_TRUE(s.ok()) << s.ToString();  // no --policy or --flushes needed
+  EXPECT_EQ(RunCli(o), "{\"memtable_bytes\":2097152,\"key_bytes\":16,\"value_bytes\":1000,"
+                       "\"entries\":" + std::to_string(MemTableCapacity(2 << 20, 16, 1000)) +
+                       "}\n");
+  for (const char* bad : {"16", "16,x", "-1,100", ",100"}) {
+    Parse({"--memtable-entries", bad}, &s);
+    EXPECT_FALSE(s.ok()) << bad;
+    EXPECT_NE(s.ToString().find("--memtable-entries"), std::string::npos) << s.ToString();
+  }
+  Parse({"--memtable-entries", "16,100", "--memtable_bytes", "1"}, &s);
+  EXPECT_NE(s.ToString().find("memtable_bytes"), std::string::npos) << s.ToString();
 }
 
 TEST(SimCli, BadInputNamesTheFlag) {

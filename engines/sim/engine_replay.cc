@@ -64,7 +64,7 @@ class WriteKeys {
  private:
   // Every flush holds at most a memtable of new records.
   static uint64_t MaxInserts(const ReplayOptions& o) {
-    return (o.flushes + 1) * (o.memtable_bytes / std::max<uint64_t>(o.value_bytes, 1) + 1);
+    return (o.flushes + 1) * (o.engine.memtable_bytes / std::max<uint64_t>(o.value_bytes, 1) + 1);
   }
 
   const double update_fraction_;
@@ -79,11 +79,10 @@ bool InSeries(const ReplayOptions& o, uint64_t flushes) {
 }
 
 Status RunEngine(const ReplayOptions& o, ReplayResult* r) {
-  Options options;
+  Options options = o.engine;
   Status s = SetOption(&options, "merge_policy", o.policy);
   if (!s.ok()) return s;
   options.sstable_bound = o.k;
-  options.memtable_bytes = o.memtable_bytes;
   options.wal = WalMode::kOff;
   options.error_if_exists = true;
   std::unique_ptr<DB> db;
@@ -148,6 +147,7 @@ Status RunReplay(const ReplayOptions& o, ReplayResult* r) {
   if (!s.ok()) return s;
 
   SimOptions so;
+  so.engine = o.engine;
   s = SetOption(&so.engine, "merge_policy", o.policy);
   if (!s.ok()) return s;
   so.engine.sstable_bound = o.k;

@@ -14,15 +14,24 @@
 #include <string>
 #include <vector>
 
+#include "lsm/options.h"
 #include "lsm/status.h"
 
 namespace lsm::sim {
 
+// Memtables of the replay unless ReplayOptions::engine says otherwise: small, so that 2,000
+// flushes take seconds (the engine's default is Options().memtable_bytes).
+inline constexpr size_t kReplayMemtableBytes = 64 << 10;
+
 struct ReplayOptions {
-  std::string policy;
-  int k = 6;
+  ReplayOptions() { engine.memtable_bytes = kReplayMemtableBytes; }
+
+  std::string policy;  // set on top of `engine`, as the run's merge_policy
+  int k = 6;           // ... and sstable_bound
+  // Every other engine option, the engine's and the simulator's alike (wal and
+  // error_if_exists are the replay's own: off, true).
+  Options engine;
   uint64_t flushes = 2000;
-  uint64_t memtable_bytes = 64 << 10;
   uint64_t value_bytes = 1000;  // ~1 KB records, as in the paper
   std::string dir;  // a fresh directory for the engine (removed afterwards)
   // Mao et al.'s Fig. 4: this fraction of the writes update an existing key,

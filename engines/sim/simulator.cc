@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "lsm/option_table.h"
+
 namespace lsm::sim {
 
 namespace {
@@ -41,8 +43,7 @@ Status Simulator::Create(const SimOptions& options, std::unique_ptr<Simulator>* 
       (t.write_rate > 0 && t.write_rate < t.arrival_rate)) {
     return Status::InvalidArgument("write rate must be >= the arrival rate (0: the same)");
   }
-  std::unique_ptr<policy::MergePolicy> policy;
-  Status s = policy::NewMergePolicy(options.engine, &policy);
+  Status s = CheckOptions(options.engine);  // once: the policy and the scheduler share them
   if (!s.ok()) return s;
   std::unique_ptr<sched::MergeScheduler> scheduler;
   if (t.bandwidth > 0) {
@@ -50,10 +51,10 @@ Status Simulator::Create(const SimOptions& options, std::unique_ptr<Simulator>* 
       return Status::InvalidArgument("scheduler 'idle' is not simulated",
                                      "choose from: single, fair, greedy, greedy_k");
     }
-    s = sched::NewMergeScheduler(options.engine, &scheduler);
-    if (!s.ok()) return s;
+    scheduler = sched::NewCheckedMergeScheduler(options.engine);
   }
-  sim->reset(new Simulator(options, std::move(policy), std::move(scheduler)));
+  sim->reset(new Simulator(options, policy::NewCheckedMergePolicy(options.engine),
+                           std::move(scheduler)));
   return Status::OK();
 }
 

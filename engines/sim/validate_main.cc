@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "lsm/option_table.h"
 #include "sim/cli.h"
 #include "sim/engine_replay.h"
 
@@ -40,12 +41,16 @@ std::vector<std::string> Split(const std::string& s) {
 
 const char kUsage[] =
     "usage: lsm-sim-validate [--policies bigtable,exploring,constant,minlatency,binomial]\n"
-    "         [--ks 4,6,8] [--flushes 2000] [--memtable-bytes 64K] [--value-bytes 1000]\n"
+    "         [--ks 4,6,8] [--flushes 2000] [--value-bytes 1000] [--OPTION VALUE ...]\n"
     "         [--dir DIR] [--sizes-dir DIR] [--format csv|markdown]\n"
     "         [--series PATH [--series-every N]] [--update-fractions 0,0.7]\n"
     "         [--update-theta 0.99]\n"
     "Runs the engine (insert-only, one flush at a time, merges completed before the next\n"
     "write) and the simulator on the engine's flush sizes; prints one row per policy x k.\n"
+    "--OPTION VALUE: any engine option by its name ('-' may stand for '_'; lsm-driver\n"
+    "--describe-options builtin), for the engine and the simulator alike; the engine's\n"
+    "defaults, except memtable_bytes 64K (2,000 flushes in seconds). The policy and k are\n"
+    "--policies and --ks.\n"
     "--sizes-dir keeps each run's flush sizes as POLICY-kK.txt (input of lsm-sim --flush-file).\n"
     "--series writes both sides' write amplification and SSTable count after every N-th\n"
     "flush and the last (default N: flushes / 100) as CSV: policy,k,update_fraction,\n"
@@ -132,8 +137,11 @@ int main(int argc, char** argv) {
           base.update_theta >= 1) {
         return Fail("--update-theta '" + value + "': expected a number in (0, 1)");
       }
-    } else if (flag == "--memtable-bytes") {
-      s = lsm::sim::ParseBytes(flag, value, &base.memtable_bytes);
+    } else if (const std::string option = lsm::sim::EngineOptionOf(flag); !option.empty()) {
+      if (option == "merge_policy" || option == "sstable_bound") {
+        return Fail(flag + ": the policies and k are --policies and --ks");
+      }
+      s = lsm::SetOption(&base.engine, option, value);
     } else if (flag == "--value-bytes") {
       s = lsm::sim::ParseBytes(flag, value, &base.value_bytes);
     } else if (flag == "--dir") {
@@ -149,6 +157,7 @@ int main(int argc, char** argv) {
     if (!s.ok()) return Fail(s.ToString());
   }
   if (series_every > 0 && series_path.empty()) return Fail("--series-every needs --series");
+  if (const lsm::Status s = lsm::CheckOptions(base.engine); !s.ok()) return Fail(s.ToString());
   std::ofstream series;
   if (!series_path.empty()) {
     base.series_every = series_every > 0 ? series_every : std::max<uint64_t>(1, base.flushes / 100);

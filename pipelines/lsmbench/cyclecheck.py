@@ -47,6 +47,7 @@ from .store import STATE_COMPLETE, Store, read_json
 # lsmbench plan simulates at most this many distinct engine configurations (each a few ms;
 # the plan of a large matrix must stay fast); beyond it, it says so.
 MAX_PLAN_SIMULATIONS = 16
+SIM_NOT_BUILT = "lsm-sim is not built (make build)"
 DEFAULT_KEY_SIZE = 16  # the driver's workload defaults (engines/driver/README.md)
 DEFAULT_VALUE_SIZE = 1000
 LENGTHEN = "lengthen phases.running.duration"
@@ -169,35 +170,41 @@ class SimInputs:
         return (sim_options(self.options), self.flush_bytes, self.start_flushes)
 
 
-def _record_bytes(workload: dict[str, Any]) -> float:
+def _record_sizes(workload: dict[str, Any]) -> tuple[int, int]:
+    """The key and (mean) value bytes of the workload's records."""
     value = workload.get("value_size", DEFAULT_VALUE_SIZE)
     if isinstance(value, dict):
         value = (float(value.get("min", 0)) + float(value.get("max", 0))) / 2
-    return float(workload.get("key_size", DEFAULT_KEY_SIZE)) + float(value)
+    return int(workload.get("key_size", DEFAULT_KEY_SIZE)), round(float(value))
 
 
-def sim_inputs(resolved: ResolvedPoint, phase: str = "running") -> SimInputs:
-    """The flushes of a point's phase as lsm-sim takes them; CycleUnknown says why not."""
+def sim_inputs(resolved: ResolvedPoint, sim: Path | None, phase: str = "running") -> SimInputs:
+    """The flushes of a point's phase as lsm-sim takes them (the records a memtable holds are
+    lsm-sim's answer too); CycleUnknown says why not."""
     if resolved.spec.engine.name != "builtin":
         raise CycleUnknown(f"lsm-sim runs the builtin engine's policies, not "
                            f"{resolved.spec.engine.name}'s")
+    if sim is None:
+        raise CycleUnknown(SIM_NOT_BUILT)
     options = resolved.phase_options(phase)
     try:
-        record = _record_bytes(resolved.workload)
-        records = records_per_flush(memtable_bytes(options), record)
+        key, value = _record_sizes(resolved.workload)
+        records = records_per_flush(sim, memtable_bytes(options), key, value)
         loaded = int(resolved.workload.get("record_count") or 0)
     except (TypeError, ValueError) as e:
         raise CycleUnknown(f"the workload's record size or count: {e}") from e
+    except SimError as e:
+        raise CycleUnknown(str(e)) from e
     start = loaded // records if resolved.spec.phases.load.enabled else 0
-    return SimInputs(options, records, int(records * record), start)
+    return SimInputs(options, records, records * (key + value), start)
 
 
 def simulated(resolved: ResolvedPoint, sim: Path | None) -> tuple[SimCycles | None, str | None]:
     """lsm-sim's merges for a point (cached per configuration), or why there are none."""
     if sim is None:
-        return None, "lsm-sim is not built (make build)"
+        return None, SIM_NOT_BUILT
     try:
-        inputs = sim_inputs(resolved)
+        inputs = sim_inputs(resolved, sim)
         return simulate(sim, inputs.options, inputs.flush_bytes, inputs.start_flushes), None
     except (CycleUnknown, SimError) as e:
         return None, str(e)
@@ -306,9 +313,9 @@ def plan_cycles(plan: Plan, store: Store | None, sim: Path | None) -> CycleRepor
         return report
     off = None  # why lsm-sim is not run
     if sim is None:
-        off = "lsm-sim is not built (make build)"
+        off = SIM_NOT_BUILT
     else:
-        configs = {_sim_key(plan.point(p)) for p in plan.points} - {None}
+        configs = {_sim_key(plan.point(p), sim) for p in plan.points} - {None}
         if len(configs) > MAX_PLAN_SIMULATIONS:
             sim, off = None, (f"{len(configs)} distinct engine configurations, more than the "
                               f"{MAX_PLAN_SIMULATIONS} lsm-sim runs a plan makes")
@@ -325,17 +332,17 @@ def plan_cycles(plan: Plan, store: Store | None, sim: Path | None) -> CycleRepor
     return report
 
 
-def _sim_key(resolved: ResolvedPoint) -> tuple[Any, ...] | None:
+def _sim_key(resolved: ResolvedPoint, sim: Path) -> tuple[Any, ...] | None:
     try:
-        return sim_inputs(resolved).key()
+        return sim_inputs(resolved, sim).key()
     except CycleUnknown:
         return None
 
 
-def _records(resolved: ResolvedPoint) -> int | None:
+def _records(resolved: ResolvedPoint, sim: Path | None) -> int | None:
     """The records per flush of a point (None when they cannot be told)."""
     try:
-        return sim_inputs(resolved).records_per_flush
+        return sim_inputs(resolved, sim).records_per_flush
     except CycleUnknown:
         return None
 
@@ -353,7 +360,7 @@ def _point_cycle(plan: Plan, store: Store | None, sim: Path | None, point: Point
         note = ("no loaded tree to start from: the deepest level the testing phase reaches "
                 "depends on its rate; lsmbench run warns after the testing phase")
     elif cycles is not None:
-        records = sim_inputs(resolved).records_per_flush
+        records = sim_inputs(resolved, sim).records_per_flush
         flushes = cycles.cycle_flushes(cycles.deepest)
         entry["lsm_sim"] = {
             "level": cycles.deepest, "flushes": flushes, "records_per_flush": records,
@@ -365,7 +372,7 @@ def _point_cycle(plan: Plan, store: Store | None, sim: Path | None, point: Point
     past = _history(store, plan, point) if store is not None else None
     if past is not None:
         max_tp, mc = past
-        cycle, basis = from_testing(mc, cycles, why or off, _records(resolved))
+        cycle, basis = from_testing(mc, cycles, why or off, _records(resolved, sim))
         entry["last_run"] = {"max_writes_per_s": round(max_tp, 1),
                              "cycle": cycle.to_json() if cycle else None,
                              "basis": None if cycle else basis}

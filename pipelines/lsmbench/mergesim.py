@@ -2,13 +2,16 @@
 
 ``lsm-sim`` (engines/sim) runs the builtin engine's own merge-policy code over a
 sequence of flushes; ``--decisions`` writes every merge it applied (the flush
-count, the stack position of its oldest input, the number of inputs). The
-decisions do not name levels, so :func:`replay` rebuilds the stack and gives
-each output the level the policy gives it (:func:`output_level`): leveling
-and tiering by their rules, the policies whose merges all land on one level
-(size-tiered: 0, the bounded-depth ones: 1) by that constant. Partitioned
-leveling splits levels into files that the stack model does not have: it gets
-no estimate.
+count, the stack position of its oldest input, the number of inputs, the level
+the policy gives its output). :func:`replay` rebuilds the stack from them and
+counts the merges into each level. Partitioned leveling splits levels into
+files, which the stack replay does not model: it gets no estimate.
+
+Every engine fact here comes from the engine: the levels from lsm-sim's
+decisions, the writes a memtable holds from ``lsm-sim --memtable-entries`` (the
+engine's own memtable, filled as the DB fills it), the defaults and which
+options the merge policy reads (``scope``) from the committed option
+descriptions, which a driver test holds to the engine's option table.
 
 The model is the instant one (merges complete at once): in flushes, not seconds,
 and without updates (no merge drops anything). Against the quickstart's runs
@@ -19,14 +22,16 @@ keys a flush shares with level 1 are dropped and level 1 fills more slowly.
 
 from __future__ import annotations
 
-import re
+import json
 import subprocess
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
+from .engine_options import EngineDescription, description
 from .units import parse_size
 
 SIM_TIMEOUT_S = 20.0
@@ -37,67 +42,60 @@ MAX_FLUSHES = 100_000
 # Merges into a level after the start needed before its cycle is trusted.
 MIN_MERGES = 3
 
-# Output level of every merge of these policies (the engine's own: size-tiered writes level
-# 0, the bounded-depth policies kBoundedMergeLevel = 1).
-CONSTANT_LEVEL = {"size-tiered": 0, "bigtable": 1, "exploring": 1, "constant": 1,
-                  "minlatency": 1, "binomial": 1}
-LEVELED = ("leveling", "tiering")
-DEFAULT_POLICY = "tiering"  # the engine's default merge_policy
-
-# Engine options that do not change what a policy decides in the instant model: left out of
-# the simulation and its cache, so points that differ only in them share one run.
-NOT_POLICY_OPTIONS = frozenset({
-    "create_if_missing", "error_if_exists", "memory_components", "wal", "block_bytes",
-    "bloom_bits_per_key", "merge_scheduler", "greedy_k", "idle_probe_ms",
-    "idle_threshold_bytes_per_sec", "idle_mode", "idle_delay_ms", "max_components",
-    "constraint", "max_components_per_level", "write_control", "slowdown_components",
-    "verify_checksums", "io_budget_bytes_per_sec", "io_budget_charge_reads", "force_bytes",
-})
-
-# The builtin engine's memtable (engines/lsm/src/db/memtable.cc, arena.h): an entry takes the
-# key and value plus an 8-byte sequence tag, two length varints and a skiplist node with its
-# alignment; the memtable is full once its arena blocks (budget/16, in [256 B, 1 MiB]) reach
-# the budget, i.e. with one block's worth less than the budget in entries. 43 bytes fits the
-# 3,712 entries of a 4 MiB memtable of 16-byte keys and 1000-byte values the engine flushes.
-MEMTABLE_ENTRY_OVERHEAD = 43
-
-_DECISION_RE = re.compile(rb'"flush":(\d+),"time_s":[^,]*,"first":(\d+),"inputs":(\d+)')
-
-
 class SimError(RuntimeError):
     """lsm-sim could not give the cycle (not runnable, refused the options, or a policy the
     replay does not know)."""
 
 
-def records_per_flush(memtable_bytes: int, record_bytes: float) -> int:
-    """The entries the builtin engine's memtable of memtable_bytes takes before it is flushed
-    (records of record_bytes = key + value)."""
-    block = min(max(memtable_bytes // 16, 256), 1 << 20)
-    return max(1, int((memtable_bytes - block) // (record_bytes + MEMTABLE_ENTRY_OVERHEAD)))
+# The policy whose levels are files: the stack replay has no model of them.
+FILE_LEVELS = frozenset({"partitioned"})
 
 
-def memtable_bytes(options: dict[str, str], default: int = 32 << 20) -> int:
+def _builtin() -> EngineDescription:
+    desc = description("builtin")
+    if desc is None:  # a packaging bug: the description is committed beside the package
+        raise SimError("the builtin engine's option description is missing")
+    return desc
+
+
+def default_option(name: str) -> Any:
+    """The builtin engine's default for an option (its committed description)."""
+    opt = _builtin().get(name)
+    if opt is None:
+        raise SimError(f"the builtin engine has no option {name}")
+    return opt.default
+
+
+def not_policy_options() -> frozenset[str]:
+    """The engine options the merge policy does not read (scope 'engine'): left out of the
+    simulation and its cache, so points that differ only in them share one run."""
+    return frozenset(o.name for o in _builtin().options if o.scope == "engine")
+
+
+def records_per_flush(sim: str | Path, memtable_bytes: int, key_bytes: int,
+                      value_bytes: int) -> int:
+    """The writes of key_bytes + value_bytes one memtable of memtable_bytes takes before the
+    builtin engine flushes it (lsm-sim --memtable-entries: the engine's own memtable)."""
+    return _records_per_flush(str(sim), memtable_bytes, key_bytes, value_bytes)
+
+
+@lru_cache(maxsize=64)
+def _records_per_flush(sim: str, memtable_bytes: int, key_bytes: int, value_bytes: int) -> int:
+    out = run_lsm_sim(sim, ["--memtable-entries", f"{key_bytes},{value_bytes}"],
+                      [("memtable_bytes", str(memtable_bytes))])
+    try:
+        entries = int(json.loads(out)["entries"])
+    except (ValueError, KeyError, TypeError) as e:
+        raise SimError(f"lsm-sim --memtable-entries said {out.strip()[:80]!r}: {e}") from e
+    if entries < 1:
+        raise SimError(f"lsm-sim --memtable-entries said {entries} entries")
+    return entries
+
+
+def memtable_bytes(options: dict[str, str]) -> int:
     """The memtable budget of a phase's engine options (the engine's default without one)."""
     value = options.get("memtable_bytes")
-    return parse_size(value) if value is not None else default
-
-
-def output_level(policy: str, input_levels: list[int]) -> int:
-    """The level a merge of components at input_levels writes (instant model).
-
-    leveling: flushes (level 0) go into level 1; a full level i merges with level i+1 into
-    level i+1, or moves down alone. tiering: T components of level i make one of level i+1.
-    """
-    if policy in CONSTANT_LEVEL:
-        return CONSTANT_LEVEL[policy]
-    low, high = min(input_levels), max(input_levels)
-    if policy == "tiering":
-        return high + 1
-    if policy == "leveling":
-        if low == 0:
-            return 1
-        return high if high > low else high + 1
-    raise SimError(f"no level model for merge_policy {policy}")
+    return parse_size(value) if value is not None else int(default_option("memtable_bytes"))
 
 
 @dataclass(frozen=True)
@@ -132,10 +130,11 @@ class SimCycles:
         return (at[-1] - at[0]) / (len(at) - 1)
 
 
-def replay(policy: str, decisions: Iterable[tuple[int, int, int]], flushes: int,
+def replay(policy: str, decisions: Iterable[tuple[int, int, int, int]], flushes: int,
            start_flushes: int, flush_bytes: int = 0) -> SimCycles:
-    """The levels of lsm-sim's decisions (flush count, first stack position, inputs; in the
-    order applied) over `flushes` flushes, and the merges into each level after the start."""
+    """lsm-sim's decisions (flush count, first stack position, inputs, output level; in the
+    order applied) over `flushes` flushes, and the merges into each level after the start.
+    A flush adds a component at level 0 (the engine's memory-to-disk level)."""
     stack: list[int] = []  # levels, oldest first
     todo = iter(decisions)
     nxt = next(todo, None)
@@ -144,10 +143,9 @@ def replay(policy: str, decisions: Iterable[tuple[int, int, int]], flushes: int,
     for f in range(1, flushes + 1):
         stack.append(0)
         while nxt is not None and nxt[0] == f:
-            _, first, n = nxt
+            _, first, n, level = nxt
             if n < 1 or first + n > len(stack):
                 raise SimError(f"lsm-sim decision at flush {f} does not fit the stack")
-            level = output_level(policy, stack[first:first + n])
             stack[first:first + n] = [level]
             if f > start_flushes:
                 at = by_level.setdefault(level, [])
@@ -162,14 +160,24 @@ def replay(policy: str, decisions: Iterable[tuple[int, int, int]], flushes: int,
     return SimCycles(policy, flush_bytes, start_flushes, flushes, deepest, into)
 
 
-def parse_decisions(text: bytes) -> list[tuple[int, int, int]]:
-    """(flush, first, inputs) of every line lsm-sim --decisions wrote."""
-    return [(int(a), int(b), int(c)) for a, b, c in _DECISION_RE.findall(text)]
+def parse_decisions(text: bytes) -> list[tuple[int, int, int, int]]:
+    """(flush, first, inputs, level) of every line lsm-sim --decisions wrote."""
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+            out.append((int(d["flush"]), int(d["first"]), int(d["inputs"]), int(d["level"])))
+        except (ValueError, KeyError, TypeError) as e:
+            raise SimError(f"lsm-sim --decisions line {number} is not a decision: {e}") from e
+    return out
 
 
 def sim_options(options: dict[str, str]) -> tuple[tuple[str, str], ...]:
     """The options that matter to the simulated policy, sorted (a cache key)."""
-    return tuple(sorted((k, v) for k, v in options.items() if k not in NOT_POLICY_OPTIONS))
+    ignored = not_policy_options()
+    return tuple(sorted((k, v) for k, v in options.items() if k not in ignored))
 
 
 def simulate(sim: Path, options: dict[str, str], flush_bytes: int,
@@ -182,10 +190,10 @@ def simulate(sim: Path, options: dict[str, str], flush_bytes: int,
 @lru_cache(maxsize=256)
 def _simulate(sim: str, options: tuple[tuple[str, str], ...], flush_bytes: int,
               start_flushes: int) -> SimCycles:
-    policy = dict(options).get("merge_policy", DEFAULT_POLICY)
-    if policy not in CONSTANT_LEVEL and policy not in LEVELED:
-        raise SimError(f"merge_policy {policy}: its levels are files, which lsm-sim's stack "
-                       "model does not have")
+    policy = dict(options).get("merge_policy", str(default_option("merge_policy")))
+    if policy in FILE_LEVELS:
+        raise SimError(f"merge_policy {policy}: its levels are files, which the stack replay "
+                       "of lsm-sim's decisions does not model")
     if start_flushes >= MAX_FLUSHES:
         raise SimError(f"the starting tree's {start_flushes:,} flushes are more than the "
                        f"{MAX_FLUSHES:,} simulated here")
@@ -218,7 +226,7 @@ def run_lsm_sim(sim: str | Path, args: list[str], options: Iterable[tuple[str, s
 
 
 def _run(sim: str, options: tuple[tuple[str, str], ...], flush_bytes: int,
-         flushes: int) -> list[tuple[int, int, int]]:
+         flushes: int) -> list[tuple[int, int, int, int]]:
     with tempfile.TemporaryDirectory(prefix="lsmbench-sim-") as d:
         out = Path(d) / "decisions.jsonl"
         run_lsm_sim(sim, ["--flushes", str(flushes), "--flush-bytes", str(flush_bytes),

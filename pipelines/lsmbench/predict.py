@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .cyclecheck import CycleUnknown, sim_inputs
+from .cyclecheck import SIM_NOT_BUILT, CycleUnknown, sim_inputs
 from .mergesim import SimError, run_lsm_sim
 from .plan import Plan
 from .points import ResolvedPoint
@@ -113,7 +113,7 @@ _NOT_SIMULATED = ("io_budget_bytes_per_sec", "io_budget_charge_reads", "wal", "f
 
 def _predict(resolved: ResolvedPoint, sim: Path, pred: Prediction) -> Prediction:
     spec = resolved.spec
-    testing = sim_inputs(resolved, "testing")
+    testing = sim_inputs(resolved, sim, "testing")
     budget, through_throttle = _bandwidth(resolved, testing.options)
     options = {k: v for k, v in testing.options.items() if k not in _NOT_SIMULATED}
     flush = testing.flush_bytes
@@ -138,7 +138,7 @@ def _predict(resolved: ResolvedPoint, sim: Path, pred: Prediction) -> Prediction
     pred.bandwidth = budget
     if not spec.phases.running.enabled:
         return pred
-    running = sim_inputs(resolved, "running")
+    running = sim_inputs(resolved, sim, "running")
     run_options = {k: v for k, v in running.options.items() if k not in _NOT_SIMULATED}
     rate = UTILIZATION * flushes_per_s * running.flush_bytes  # bytes/s of arrivals
     run = _run(sim, run_options, [
@@ -164,7 +164,7 @@ ASSUMPTIONS = (f"lsm-sim runs each point's policy and scheduler under its I/O bu
 def predict_plan(plan: Plan, sim: Path | None) -> list[Prediction]:
     """A prediction per point of the plan; the repetitions of a configuration share one."""
     if sim is None:
-        return [Prediction(point=p.id, basis="lsm-sim is not built (make build)")
+        return [Prediction(point=p.id, basis=SIM_NOT_BUILT)
                 for p in plan.points]
     out: list[Prediction] = []
     done: dict[str, Prediction] = {}

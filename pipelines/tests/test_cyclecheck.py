@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,7 +16,8 @@ import yaml
 from lsmbench import campaign, cyclecheck, mergesim
 from lsmbench.cli import main
 from lsmbench.cycles import MergeCycle, merge_cycle
-from lsmbench.paths import find_sim
+from lsmbench.engine_options import description
+from lsmbench.paths import find_driver, find_sim
 from lsmbench.plan import build_plan
 from lsmbench.progress import Reporter
 from lsmbench.spec import validate_raw
@@ -23,7 +25,9 @@ from lsmbench.stages import PointContext, PointPipeline
 from lsmbench.store import Store, write_json_atomic
 
 QUICKSTART = Path(__file__).resolve().parents[1] / "campaigns" / "quickstart.yaml"
-RECORDS = mergesim.records_per_flush(4 << 20, 1016)  # a 4 MiB memtable of 1 KiB records
+# What the fake lsm-sim says a 4 MiB memtable of 1 KiB records holds (the real one: within one of
+# it, test_records_per_flush_is_what_lsm_sim_says).
+RECORDS = 3712
 LOAD_FLUSHES = 20
 
 
@@ -44,27 +48,27 @@ def plan_of(duration: str = "18s", **kw):
     return build_plan(validate_raw(raw_spec(duration, **kw)))
 
 
-def leveling_decisions(flushes: int, k: int) -> list[tuple[int, int, int]]:
+def leveling_decisions(flushes: int, k: int) -> list[tuple[int, int, int, int]]:
     """What lsm-sim --decisions says of leveling whose level 1 fills in k flushes and whose
-    level 2 never does: (flush, first stack position, inputs)."""
+    level 2 never does: (flush, first stack position, inputs, output level)."""
     out, stack, filled = [], [], 0
     for f in range(1, flushes + 1):
         stack.append(0)
         if 1 in stack:  # the flush merges into level 1
             pos = stack.index(1)
-            out.append((f, pos, 2))
+            out.append((f, pos, 2, 1))
             stack[pos:pos + 2] = [1]
         else:
-            out.append((f, len(stack) - 1, 1))
+            out.append((f, len(stack) - 1, 1, 1))
             stack[-1] = 1
         filled += 1
         if filled == k:  # level 1 is full: into level 2
             filled = 0
             if stack[0] == 2:
-                out.append((f, 0, 2))
+                out.append((f, 0, 2, 2))
                 stack[0:2] = [2]
             else:
-                out.append((f, stack.index(1), 1))
+                out.append((f, stack.index(1), 1, 2))
                 stack[stack.index(1)] = 2
     return out
 
@@ -79,13 +83,16 @@ def fake_sim(tmp_path: Path):
         src, log = d / "decisions.jsonl", d / "argv.jsonl"
         src.write_text("".join(
             json.dumps({"flush": f, "time_s": 0, "first": p, "inputs": n, "input_bytes": 1,
-                        "output_bytes": 1}, separators=(",", ":")) + "\n"
-            for f, p, n in leveling_decisions(2000, 5)))
+                        "output_bytes": 1, "level": lv}, separators=(",", ":")) + "\n"
+            for f, p, n, lv in leveling_decisions(2000, 5)))
         script = d / "lsm-sim"
         script.write_text(f"""#!{sys.executable}
 import json, sys
 args = sys.argv[1:]
 opts = dict(zip(args[::2], args[1::2]))
+if "--memtable-entries" in opts:  # it takes only memtable_bytes: never refused
+    print(json.dumps({{"entries": {RECORDS}}}))
+    sys.exit(0)
 with open({str(log)!r}, "a") as f:
     f.write(json.dumps(args) + "\\n")
 if {fail!r}:
@@ -125,16 +132,6 @@ def phase_series(deep_starts: list[float], seconds: int = 100, per_s: float = 22
 # ---------------------------------------------------------------- mergesim
 
 
-def test_output_levels_follow_each_policy() -> None:
-    lv = mergesim.output_level
-    assert lv("leveling", [1, 0]) == 1 and lv("leveling", [0, 0]) == 1
-    assert lv("leveling", [2, 1]) == 2 and lv("leveling", [1]) == 2  # merge / move down
-    assert lv("tiering", [1, 1, 1]) == 2 and lv("tiering", [0, 0, 0]) == 1
-    assert lv("size-tiered", [0, 0]) == 0 and lv("binomial", [1, 0]) == 1
-    with pytest.raises(mergesim.SimError):
-        lv("partitioned", [0, 1])
-
-
 def test_replay_gives_the_flushes_between_merges_into_each_level() -> None:
     decisions = leveling_decisions(60, 5)
     sim = mergesim.replay("leveling", decisions, 60, LOAD_FLUSHES)
@@ -145,19 +142,50 @@ def test_replay_gives_the_flushes_between_merges_into_each_level() -> None:
     assert sim.cycle_flushes(3) is None
     assert mergesim.replay("leveling", decisions, 60, 0).deepest is None  # an empty start
     text = b"".join(json.dumps({"flush": f, "time_s": 0, "first": p, "inputs": n,
-                                "input_bytes": 9, "output_bytes": 9},
+                                "input_bytes": 9, "output_bytes": 9, "level": lv},
                                separators=(",", ":")).encode() + b"\n"
-                    for f, p, n in decisions[:7])
+                    for f, p, n, lv in decisions[:7])
     assert mergesim.parse_decisions(text) == decisions[:7]
+    with pytest.raises(mergesim.SimError, match="line 2"):
+        mergesim.parse_decisions(text.splitlines()[0] + b"\n{\"flush\":1}\n")
     with pytest.raises(mergesim.SimError):
-        mergesim.replay("leveling", [(1, 3, 2)], 2, 0)
+        mergesim.replay("leveling", [(1, 3, 2, 1)], 2, 0)
 
 
-def test_records_per_flush_as_the_engine_fills_its_memtable() -> None:
-    assert abs(RECORDS - 3712) <= 1  # what the builtin engine flushes (quickstart runs)
-    assert mergesim.records_per_flush(4 << 20, 4000) < RECORDS / 3
-    assert mergesim.memtable_bytes({}) == 32 << 20
+def test_records_per_flush_is_what_lsm_sim_says() -> None:
+    sim = find_sim()
+    assert sim is not None, "lsm-sim is not built (make build)"
+    records = mergesim.records_per_flush(sim, 4 << 20, 16, 1000)
+    # The engine's own memtable (engines/lsm/src/db/memtable_capacity_test.cc holds it to
+    # what the DB flushes); the quickstart's runs flush 3,712 writes per 4 MiB memtable.
+    assert abs(records - RECORDS) <= 1
+    assert mergesim.records_per_flush(sim, 4 << 20, 16, 4000) < records / 3
+    assert abs(mergesim.records_per_flush(sim, 8 << 20, 16, 1000) / records - 2) < 0.01
+    with pytest.raises(mergesim.SimError, match="exited 2"):
+        mergesim.records_per_flush(sim, 1, 16, 1000)  # below the engine's minimum budget
+
+
+def test_the_engine_facts_come_from_its_description() -> None:
+    """The defaults and the options the merge policy reads are the committed description's,
+    which the driver's tests hold to the engine's option table; with lsm-driver built, the
+    live description says the same."""
+    desc = description("builtin")
+    assert desc is not None
+    memtable, policy = desc.get("memtable_bytes"), desc.get("merge_policy")
+    assert memtable is not None and policy is not None
+    assert mergesim.memtable_bytes({}) == memtable.default
     assert mergesim.memtable_bytes({"memtable_bytes": "4M"}) == 4 << 20
+    assert mergesim.default_option("merge_policy") == policy.default
+    ignored = mergesim.not_policy_options()
+    assert {"merge_scheduler", "wal", "force_bytes"} <= ignored
+    assert not {"merge_policy", "size_ratio", "memtable_bytes", "full_level_waits"} & ignored
+    assert {o.name for o in desc.options} - ignored == {
+        o.name for o in desc.options if o.scope == "merge-policy"}
+    driver = find_driver()
+    if driver is not None:
+        live = json.loads(subprocess.run([str(driver), "--describe-options", "builtin"],
+                                         capture_output=True, text=True, check=True).stdout)
+        assert ignored == {o["name"] for o in live["options"] if o.get("scope") == "engine"}
 
 
 def test_the_real_lsm_sim_on_the_quickstart() -> None:

@@ -131,15 +131,20 @@ const char* OptionKindName(OptionKind kind) {
   return "?";
 }
 
+const char* OptionScopeName(OptionScope scope) {
+  return scope == OptionScope::kMergePolicy ? "merge-policy" : "engine";
+}
+
 const std::vector<OptionInfo>& OptionTable() {
   static const std::vector<OptionInfo> table = {
-#define LSM_OPTION(Type, name, default_value, kind, min, max, choices, unit, doc)               \
+#define LSM_OPTION(Type, name, default_value, kind, min, max, choices, unit, scope, doc)        \
   {#name,                                                                                     \
    OptionKind::kind,                                                                          \
    static_cast<double>(min),                                                                  \
    static_cast<double>(max),                                                                  \
    ChoiceList(choices),                                                                       \
    unit,                                                                                      \
+   OptionScope::scope,                                                                        \
    doc,                                                                                       \
    &SetField<&Options::name>,                                                                 \
    [](const Options& o) { return GetField<&Options::name>(o, choices); }},

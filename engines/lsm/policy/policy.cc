@@ -65,31 +65,35 @@ Status NewMergePolicy(const Options& options, std::unique_ptr<MergePolicy>* poli
   policy->reset();
   Status s = CheckOptions(options);
   if (!s.ok()) return s;
+  *policy = NewCheckedMergePolicy(options);
+  return Status::OK();
+}
+
+std::unique_ptr<MergePolicy> NewCheckedMergePolicy(const Options& options) {
   const PolicyKind kind = options.merge_policy;
   if (std::unique_ptr<MergePolicy> p =
           NewBoundedDepthPolicy(ToString(kind), ResolveBoundedDepth(options))) {
-    *policy = std::move(p);
-  } else if (kind == PolicyKind::kPartitioned) {
-    *policy = NewPartitionedPolicy(ResolvePartitioned(options));
-  } else if (kind == PolicyKind::kLeveling) {
+    return p;
+  }
+  if (kind == PolicyKind::kPartitioned) return NewPartitionedPolicy(ResolvePartitioned(options));
+  if (kind == PolicyKind::kLeveling) {
     LevelingParams params;
     params.size_ratio = ResolveRatio(options.size_ratio, kLevelingDefaultRatio);
     params.memtable_bytes = options.memtable_bytes;
     params.dynamic_level_sizes = options.dynamic_level_sizes;
     params.full_level_waits = options.full_level_waits;
-    *policy = NewLevelingPolicy(params);
-  } else if (kind == PolicyKind::kTiering) {
-    *policy = NewTieringPolicy(static_cast<int>(ResolveRatio(options.size_ratio,
-                                                             kTieringDefaultRatio)));
-  } else {
-    SizeTieredParams params;
-    params.size_ratio = ResolveRatio(options.size_ratio, kSizeTieredDefaultRatio);
-    params.min_merge_components = options.min_merge_components;
-    params.max_merge_components = options.max_merge_components;
-    params.merge_exact_min = options.merge_exact_min;
-    *policy = NewSizeTieredPolicy(params);
+    return NewLevelingPolicy(params);
   }
-  return Status::OK();
+  if (kind == PolicyKind::kTiering) {
+    return NewTieringPolicy(
+        static_cast<int>(ResolveRatio(options.size_ratio, kTieringDefaultRatio)));
+  }
+  SizeTieredParams params;
+  params.size_ratio = ResolveRatio(options.size_ratio, kSizeTieredDefaultRatio);
+  params.min_merge_components = options.min_merge_components;
+  params.max_merge_components = options.max_merge_components;
+  params.merge_exact_min = options.merge_exact_min;
+  return NewSizeTieredPolicy(params);
 }
 
 }  // namespace lsm::policy

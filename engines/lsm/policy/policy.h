@@ -93,6 +93,10 @@ std::vector<std::string> PartitionPickNames();
 // when CheckOptions(options) fails.
 Status NewMergePolicy(const Options& options, std::unique_ptr<MergePolicy>* policy);
 
+// The same for options CheckOptions has accepted: DB::Open and lsm-sim check
+// an open's options once, then make the policy and the scheduler from them.
+std::unique_ptr<MergePolicy> NewCheckedMergePolicy(const Options& checked);
+
 }  // namespace lsm::policy
 
 #endif  // LSM_POLICY_POLICY_H_

@@ -148,28 +148,26 @@ std::vector<std::string> IdleModeNames() {
 Status NewMergeScheduler(const Options& options, std::unique_ptr<MergeScheduler>* scheduler) {
   Status s = CheckOptions(options);
   if (!s.ok()) return s;
+  *scheduler = NewCheckedMergeScheduler(options);
+  return Status::OK();
+}
+
+std::unique_ptr<MergeScheduler> NewCheckedMergeScheduler(const Options& options) {
   switch (options.merge_scheduler) {
     case SchedulerKind::kSingle:
-      *scheduler = std::make_unique<SingleScheduler>();
-      break;
+      return std::make_unique<SingleScheduler>();
     case SchedulerKind::kFair:
-      *scheduler = std::make_unique<FairScheduler>();
-      break;
+      return std::make_unique<FairScheduler>();
     case SchedulerKind::kGreedy:
-      *scheduler = std::make_unique<GreedyScheduler>("greedy", 1);
-      break;
+      return std::make_unique<GreedyScheduler>("greedy", 1);
     case SchedulerKind::kGreedyK:
-      *scheduler =
-          std::make_unique<GreedyScheduler>("greedy_k", static_cast<size_t>(options.greedy_k));
-      break;
+      return std::make_unique<GreedyScheduler>("greedy_k", static_cast<size_t>(options.greedy_k));
     case SchedulerKind::kLevelDb:
-      *scheduler = std::make_unique<LevelDbScheduler>();
-      break;
+      return std::make_unique<LevelDbScheduler>();
     case SchedulerKind::kIdle:
-      *scheduler = std::make_unique<IdleScheduler>(options);
-      break;
+      return std::make_unique<IdleScheduler>(options);
   }
-  return Status::OK();
+  return std::make_unique<SingleScheduler>();  // unreachable: CheckOptions knows every kind
 }
 
 }  // namespace lsm::sched

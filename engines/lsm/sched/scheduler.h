@@ -74,6 +74,9 @@ std::vector<std::string> IdleModeNames();
 // CheckOptions(options) fails.
 Status NewMergeScheduler(const Options& options, std::unique_ptr<MergeScheduler>* scheduler);
 
+// The same for options CheckOptions has accepted (see NewCheckedMergePolicy).
+std::unique_ptr<MergeScheduler> NewCheckedMergeScheduler(const Options& checked);
+
 }  // namespace lsm::sched
 
 #endif  // LSM_SCHED_SCHEDULER_H_

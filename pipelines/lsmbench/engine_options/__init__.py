@@ -42,6 +42,9 @@ class OptionDescription(BaseModel):
     max: float | None = None
     unit: str | None = None
     choices: tuple[str, ...] | None = None
+    # builtin only: "merge-policy" when the merge policy reads it (lsm-sim simulates it),
+    # "engine" when only the rest of the engine does (options.def's scope column).
+    scope: Literal["merge-policy", "engine"] | None = None
     doc: str = ""
 
     def allowed(self) -> str:

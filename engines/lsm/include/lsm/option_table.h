@@ -22,6 +22,12 @@ enum class OptionKind { kBool, kInt, kSize, kReal, kChoice };
 // "bool", "int", "size", "real" or "choice".
 const char* OptionKindName(OptionKind kind);
 
+// Which part of the engine reads an option (options.def explains each).
+enum class OptionScope { kMergePolicy, kEngine };
+
+// "merge-policy" or "engine".
+const char* OptionScopeName(OptionScope scope);
+
 struct OptionInfo {
   const char* name;
   OptionKind kind;
@@ -29,6 +35,7 @@ struct OptionInfo {
   double max;
   std::vector<std::string> choices;  // kChoice: the allowed names
   const char* unit;                  // "" for none
+  OptionScope scope;
   const char* doc;
   // Parses `value` and stores it in the field; InvalidArgument naming the
   // option and what is allowed, the field unchanged, on a bad value.

@@ -125,7 +125,7 @@ struct Options {
   // Not owned. Not a setting either.
   EventListener* listener = nullptr;
 
-#define LSM_OPTION(Type, name, default_value, kind, min, max, choices, unit, doc) \
+#define LSM_OPTION(Type, name, default_value, kind, min, max, choices, unit, scope, doc) \
   Type name = default_value;
 #include "lsm/options.def"
 #undef LSM_OPTION

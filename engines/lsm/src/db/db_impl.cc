@@ -8,6 +8,7 @@
 #include "db/level_iterator.h"
 #include "db/merging_iterator.h"
 #include "env/io_budget_env.h"
+#include "lsm/option_table.h"
 #include "util/coding.h"
 
 namespace lsm {
@@ -32,16 +33,12 @@ Status DB::Open(const Options& options, const std::string& dir, std::unique_ptr<
 Status DBImpl::OpenImpl(const Options& options, const std::string& dir,
                         std::unique_ptr<DBImpl>* db) {
   db->reset();
-  // NewMergePolicy checks every option (CheckOptions) and reports every bad
-  // one at once.
-  std::unique_ptr<policy::MergePolicy> merge_policy;
-  Status s = policy::NewMergePolicy(options, &merge_policy);
+  // Every option checked once, every bad one reported at once; the policy and the
+  // scheduler are made from the checked options.
+  Status s = CheckOptions(options);
   if (!s.ok()) return s;
-  std::unique_ptr<sched::MergeScheduler> scheduler;
-  s = sched::NewMergeScheduler(options, &scheduler);
-  if (!s.ok()) return s;
-  auto impl =
-      std::make_unique<DBImpl>(options, dir, std::move(merge_policy), std::move(scheduler));
+  auto impl = std::make_unique<DBImpl>(options, dir, policy::NewCheckedMergePolicy(options),
+                                       sched::NewCheckedMergeScheduler(options));
   s = impl->Recover();
   if (!s.ok()) return s;
   *db = std::move(impl);
@@ -243,7 +240,7 @@ Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force) 
       lock.lock();
       continue;
     }
-    bool full = mem_->ApproximateMemoryUsage() >= options_.memtable_bytes;
+    const bool full = mem_->Full();
     if (force ? mem_->Empty() : !full) break;
     if (static_cast<int>(imms_.size()) >= options_.memory_components - 1) {
       begin_stall(false);

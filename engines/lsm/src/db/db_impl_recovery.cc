@@ -141,7 +141,7 @@ Status DBImpl::RecoverWal(uint64_t wal_number, std::vector<ComponentPtr>* stack)
       }
       mem->Add(++seq, type, key, value);
     }
-    if (mem->ApproximateMemoryUsage() >= options_.memtable_bytes) {
+    if (mem->Full()) {
       s = flush_mem();
       if (!s.ok()) return s;
     }

@@ -92,6 +92,7 @@ int MemTable::EntryComparator::operator()(const char* a, const char* b) const {
 
 MemTable::MemTable(uint64_t wal_number, size_t budget_bytes)
     : wal_number_(wal_number),
+      budget_bytes_(budget_bytes),
       arena_(std::clamp<size_t>(budget_bytes / 16, 256, 1 << 20)),
       table_(EntryComparator(), &arena_) {}
 

@@ -36,6 +36,9 @@ class MemTable {
   std::unique_ptr<InternalIterator> NewIterator(uint64_t snapshot_seq) const;
 
   size_t ApproximateMemoryUsage() const { return arena_.MemoryUsage(); }
+  // Takes no more writes: its arena has reached the budget (the entry that
+  // crossed it is kept). MemTableCapacity (lsm/memtable_capacity.h) counts by it.
+  bool Full() const { return ApproximateMemoryUsage() >= budget_bytes_; }
   uint64_t NumEntries() const { return entries_.load(std::memory_order_relaxed); }
   bool Empty() const { return NumEntries() == 0; }
   // The WAL file holding this memtable's writes (0 when the WAL is off).
@@ -57,6 +60,7 @@ class MemTable {
   using Table = SkipList<const char*, EntryComparator>;
 
   const uint64_t wal_number_;
+  const size_t budget_bytes_;
   Arena arena_;
   Table table_;
   std::atomic<uint64_t> entries_{0};
