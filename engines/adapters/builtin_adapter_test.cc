@@ -235,6 +235,17 @@ TEST(BuiltinAdapterTest, MetricsFromEngineStats) {
   EXPECT_GT(m.at("disk_bytes"), 0);
   EXPECT_EQ(m.at("disk_bytes"), bytes_per_level);
   EXPECT_EQ(m.count("disk_bytes.L0"), 1u);
+  // Merges by the level they write: a series for every level of the tree, summing to the
+  // totals.
+  double pending = 0, running = 0;
+  for (const auto& [name, v] : m) {
+    if (name.rfind("merges_pending.L", 0) == 0) pending += v;
+    if (name.rfind("merges_running.L", 0) == 0) running += v;
+  }
+  EXPECT_EQ(m.count("merges_pending.L0"), 1u);
+  EXPECT_EQ(m.count("merges_running.L0"), 1u);
+  EXPECT_EQ(pending, m.at("merges_pending"));
+  EXPECT_EQ(running, m.at("merges_running"));
   EXPECT_EQ(m.at("stall_count"), m.at("merge_stall_count") + m.at("memory_stall_count"));
   EXPECT_EQ(m.at("stall_micros"), m.at("merge_stall_micros") + m.at("memory_stall_micros"));
   EXPECT_GT(m.at("write_amplification"), 0);

@@ -49,6 +49,8 @@ lsm::Stats SumStats(const std::vector<lsm::Stats>& trees) {
     sum.constrained_components += t.constrained_components;
     sum.merges_pending += t.merges_pending;
     sum.merges_running += t.merges_running;
+    AddPerLevel(t.merges_pending_per_level, &sum.merges_pending_per_level);
+    AddPerLevel(t.merges_running_per_level, &sum.merges_running_per_level);
     sum.merge_remaining_input_bytes.insert(sum.merge_remaining_input_bytes.end(),
                                            t.merge_remaining_input_bytes.begin(),
                                            t.merge_remaining_input_bytes.end());

@@ -1,5 +1,7 @@
 #include "adapters/builtin_shared.h"
 
+#include <algorithm>
+
 namespace lsmbench {
 namespace builtin {
 
@@ -25,6 +27,15 @@ void AddStatsMetrics(const lsm::Stats& st, const std::string& prefix, Metrics* m
   (*m)[prefix + "bytes_merge_read"] = d(st.merge_bytes_read);
   (*m)[prefix + "merges_running"] = d(st.merges_running);
   (*m)[prefix + "merges_pending"] = d(st.merges_pending);
+  // By output level, every level of the tree (0 where none waits or runs): a series per level.
+  const size_t levels = std::max({st.disk_bytes_per_level.size(),
+                                  st.merges_pending_per_level.size(),
+                                  st.merges_running_per_level.size()});
+  for (size_t i = 0; i < levels; ++i) {
+    auto at = [i](const std::vector<uint64_t>& v) { return i < v.size() ? v[i] : 0; };
+    (*m)[prefix + "merges_pending.L" + std::to_string(i)] = d(at(st.merges_pending_per_level));
+    (*m)[prefix + "merges_running.L" + std::to_string(i)] = d(at(st.merges_running_per_level));
+  }
   uint64_t remaining = 0;
   for (uint64_t r : st.merge_remaining_input_bytes) remaining += r;
   (*m)[prefix + "merge_remaining_bytes"] = d(remaining);

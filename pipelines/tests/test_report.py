@@ -668,6 +668,30 @@ def test_level_sizes_show_a_level_growing_while_a_merge_waits():
         [], {}, [])
 
 
+def test_level_spans_show_which_level_waits_while_which_runs():
+    """The merges figure's hatched spans: per output level, the intervals whose end found a
+    merge into it waiting (merges_pending.L<i>), adjacent intervals merged into one span."""
+    from lsmbench.report.merges import level_spans, merges_figure
+
+    # Greedy serving level 1 while the merge into level 2 waits from 1 s to 5 s, then runs.
+    pending2 = [0, 1, 1, 1, 1, 0]
+    running1 = [1, 1, 0, 1, 1, 0]
+    ivs = [{"t_start_s": float(i), "t_end_s": float(i + 1), "measured": True,
+            "engine": {"merges_pending.L1": 0.0, "merges_pending.L2": float(pending2[i]),
+                       "merges_running.L1": float(running1[i]),
+                       "merges_running.L2": float(i == 5)},
+            "events": [{"kind": "merge", "start_s": 5.0, "end_s": 5.9, "output_level": 2,
+                        "moved": False}] if i == 5 else []}
+           for i in range(6)]
+    ph = StoredPhase("running", ivs, {}, None)
+    assert level_spans(ph, "merges_pending") == {2: [(1.0, 5.0)]}
+    assert level_spans(ph, "merges_running") == {1: [(0.0, 2.0), (3.0, 5.0)], 2: [(5.0, 6.0)]}
+    assert level_spans(StoredPhase("x", [{"t_end_s": 1.0, "engine": {"merges_pending": 2}}],
+                                   {}, None), "merges_pending") == {}
+    fig = merges_figure([_point("g", {"running": ph})])
+    assert fig is not None and "waiting" in fig.caption
+
+
 def test_latency_ccdfs_of_a_group_are_one_median_line_with_a_band():
     from lsmbench.report.figures import ccdf_band, ccdf_from_buckets
 

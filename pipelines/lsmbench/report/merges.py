@@ -1,5 +1,5 @@
 """The merge cycle: every merge of a phase as a bar on its output level over time, with each
-level's size and the merges left waiting.
+level's size and, per level, the spans when a merge into it waited.
 
 Drawn from the engine's events in the driver's time series (engines/driver/README.md,
 ``events``), for the testing and the (headline) running phase of the first repetition of
@@ -51,6 +51,27 @@ def level_sizes(ph: StoredPhase) -> tuple[list[float], dict[int, list[float]], l
     return times, by_level, waiting
 
 
+def level_spans(ph: StoredPhase, metric: str) -> dict[int, list[tuple[float, float]]]:
+    """Per output level, the spans of the phase (merged across adjacent intervals) whose end
+    found a merge into that level counted by the engine's metric ``merges_pending`` (created,
+    waiting: paused by the scheduler or not yet started) or ``merges_running``. Empty when the
+    engine does not report merges by level."""
+    prefix = f"{metric}.L"
+    spans: dict[int, list[tuple[float, float]]] = {}
+    for iv in ph.intervals:
+        eng = iv.get("engine") or {}
+        start, end = float(iv.get("t_start_s", 0.0)), float(iv.get("t_end_s", 0.0))
+        for key, count in eng.items():
+            if not (key.startswith(prefix) and key[len(prefix):].isdigit()) or not count:
+                continue
+            runs = spans.setdefault(int(key[len(prefix):]), [])
+            if runs and abs(runs[-1][1] - start) < 1e-6:
+                runs[-1] = (runs[-1][0], end)
+            else:
+                runs.append((start, end))
+    return spans
+
+
 def merges_figure(points: Sequence[StoredPoint]) -> Figure | None:
     rows = []
     for g in plot_groups(points)[:MAX_GROUPS]:
@@ -77,6 +98,14 @@ def merges_figure(points: Sequence[StoredPoint]) -> Figure | None:
                 start, end = float(e.get("start_s", 0.0)), float(e.get("end_s", 0.0))
                 ax.barh(level, max(end - start, 0.05), left=start, height=0.6,
                         color=cmap[level], alpha=0.3 if e.get("moved") else 0.8)
+            # The merges waiting into each level: created, paused by the scheduler or not yet
+            # started (hatched, below the bars), e.g. greedy serving smaller merges first.
+            for level, runs in level_spans(ph, "merges_pending").items():
+                if level > deepest:
+                    continue
+                for start, end in runs:
+                    ax.barh(level - 0.38, end - start, left=start, height=0.16,
+                            color="none", edgecolor=cmap[level], hatch="////", linewidth=0.6)
             times, sizes, waiting = level_sizes(ph)
             if sizes:
                 # A level growing while a merge waits is a merge down being starved.
@@ -102,12 +131,16 @@ def merges_figure(points: Sequence[StoredPoint]) -> Figure | None:
                 ax.set_xlabel("time (s)")
     fig.legend(handles=[Patch(color="grey", alpha=0.25, label="measured window"),
                         Patch(color="grey", alpha=0.8, label="merge (lighter: moved down, "
-                              "not rewritten)")],
-               loc="outside lower center", ncols=2, fontsize="small", frameon=False)
+                              "not rewritten)"),
+                        Patch(facecolor="none", edgecolor="grey", hatch="////",
+                              label="a merge into the level waiting")],
+               loc="outside lower center", ncols=3, fontsize="small", frameon=False)
     return Figure("merges", "The merge cycle",
                   "Every merge the engine completed, as a bar from its start to its end on its "
                   "output level, in the testing phase and the running phase of each group's "
-                  "first repetition (a scheduler may pause a merge between the two); the grey "
+                  "first repetition (a scheduler may pause a merge between the two); hatched, "
+                  "under a level: a merge into it was waiting (created, paused by its scheduler "
+                  "or not yet started) at the end of those intervals; the grey "
                   "band is the measured window. A running window without a bar on the deepest "
                   "level the testing phase reached cannot call the rate sustainable: its verdict "
                   "is inconclusive (window_coverage). Dotted, right axis: each level's size; "

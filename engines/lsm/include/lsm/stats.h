@@ -46,6 +46,10 @@ struct Stats {
   // Merges.
   uint64_t merges_pending = 0;                         // created, not running
   uint64_t merges_running = 0;
+  // The same by the level a merge writes (index = output level; as long as the
+  // deepest such level): which level's merge waits while which runs.
+  std::vector<uint64_t> merges_pending_per_level;
+  std::vector<uint64_t> merges_running_per_level;
   std::vector<uint64_t> merge_remaining_input_bytes;  // one per running merge
 
   // Write stalls: a merge stall waits for the component constraint, a memory

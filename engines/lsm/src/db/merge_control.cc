@@ -279,11 +279,18 @@ void MergeControl::MergeThread(const std::shared_ptr<MergeJob>& job) {
 
 void MergeControl::AddMergeStats(Stats* stats) const {
   std::lock_guard<std::mutex> stats_lock(stats_mu_);
+  auto count_at = [](std::vector<uint64_t>* per_level, int level) {
+    const size_t i = static_cast<size_t>(std::max(level, 0));
+    if (per_level->size() <= i) per_level->resize(i + 1, 0);
+    ++(*per_level)[i];
+  };
   for (const auto& job : stats_merges_) {
     if (job->paused()) {
       stats->merges_pending++;
+      count_at(&stats->merges_pending_per_level, job->output_level());
     } else {
       stats->merges_running++;
+      count_at(&stats->merges_running_per_level, job->output_level());
       stats->merge_remaining_input_bytes.push_back(job->RemainingInputBytes());
     }
   }

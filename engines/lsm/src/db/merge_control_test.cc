@@ -277,6 +277,9 @@ TEST_F(MergeControlTest, GreedyRunsAMoveFirst) {
   Stats st = MergeStats();
   EXPECT_EQ(1u, st.merges_running);
   EXPECT_EQ(1u, st.merges_pending);
+  // By the level each writes: the move into level 2 runs, the merge into level 1 waits.
+  EXPECT_EQ((std::vector<uint64_t>{0, 0, 1}), st.merges_running_per_level);
+  EXPECT_EQ((std::vector<uint64_t>{0, 1}), st.merges_pending_per_level);
   ASSERT_TRUE(host_.WaitForStarted(2));  // the move
   EXPECT_EQ(std::set<uint64_t>{2}, host_.started()) << "the merge waits (greedy runs one)";
   host_.Finish(2);
