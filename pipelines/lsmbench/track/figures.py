@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from matplotlib.figure import Figure as MplFigure
 
 from ..report.figures import OKABE_ITO, _render
+from .changes import Change, Series
 from .history import METRIC_BY_NAME
-from .report import Change, Series
 
 _CHANGE_COLOURS = {"open": "#D55E00", "improvement": "#009E73"}
 _OTHER_CHANGE = "#777777"

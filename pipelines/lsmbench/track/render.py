@@ -8,8 +8,8 @@ from typing import Any
 
 from .. import __version__
 from ..report.render import _environment
+from .changes import Analysis
 from .history import METRIC_BY_NAME, History
-from .report import Analysis
 
 HTML_TEMPLATE = "history.html.j2"
 
