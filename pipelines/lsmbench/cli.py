@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .exits import (  # noqa: F401  (the commands' modules import the codes from here)
+from .exits import (  # noqa: F401  (EXIT_INTERNAL: re-exported, as are all the codes)
     EXIT_ENV,
     EXIT_FAILED,
     EXIT_INTERNAL,
