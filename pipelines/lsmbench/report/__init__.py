@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from .compare import compare
-from .figures import DEFAULT_WINDOW_S
 from .load import ReportError, read_campaign, resolve_campaign_dir
 from .render import ReportFiles, write_report
+from .series import DEFAULT_WINDOW_S
 
 REPORT_DIR = "report"
 

@@ -25,10 +25,12 @@ from .. import __version__
 from ..groups import interval_text
 from ..paths import project_root
 from ..stats import Estimate
+from .catalog import all_figures
 from .compare import COMPARED, Comparison
-from .figures import DEFAULT_WINDOW_S, Figure, all_figures
 from .load import Campaign, Row, group_rows, point_row, search_rows
+from .plotting import Figure
 from .predicted import predicted_rows
+from .series import DEFAULT_WINDOW_S
 
 HTML_TEMPLATE = "report.html.j2"
 MD_TEMPLATE = "summary.md.j2"
@@ -134,6 +136,12 @@ def markdown_environment() -> Environment:
     return _environment(markdown=True)
 
 
+def html_environment() -> Environment:
+    """The Jinja2 environment of the HTML templates (reports/templates/*.html.j2): autoescape
+    on, the report's number filters."""
+    return _environment(markdown=False)
+
+
 def _flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {}
     if isinstance(obj, dict):
@@ -209,11 +217,11 @@ def context(campaign: Campaign, figures: list[Figure], comparison: Comparison | 
 
 
 def render_html(ctx: dict[str, Any]) -> str:
-    return _environment(False).get_template(HTML_TEMPLATE).render(**ctx)
+    return html_environment().get_template(HTML_TEMPLATE).render(**ctx)
 
 
 def render_markdown(ctx: dict[str, Any]) -> str:
-    return _environment(True).get_template(MD_TEMPLATE).render(**ctx)
+    return markdown_environment().get_template(MD_TEMPLATE).render(**ctx)
 
 
 @dataclass
