@@ -31,6 +31,7 @@ from .load import Campaign, Row, group_rows, point_row, search_rows
 from .plotting import Figure
 from .predicted import predicted_rows
 from .series import DEFAULT_WINDOW_S
+from .tuning import tune_section
 
 HTML_TEMPLATE = "report.html.j2"
 MD_TEMPLATE = "summary.md.j2"
@@ -212,7 +213,7 @@ def context(campaign: Campaign, figures: list[Figure], comparison: Comparison | 
         "comparison": comparison,
         "compared": COMPARED,
         "html_name": html_name,
-        "tune": None,  # write_report: lsmbench tune's study (tune.report.TuneSection)
+        "tune": None,  # write_report: lsmbench tune's study (tuning.TuneSection)
     }
 
 
@@ -262,8 +263,6 @@ def write_report(campaign: Campaign, out_dir: Path, comparison: Comparison | Non
         raise ValueError(f"window must be > 0 seconds, got {window_s:g}")
     out_dir = out_dir.resolve()
     check_replaceable(out_dir)
-    from ..tune.report import tune_section
-
     tune = tune_section(campaign.path, campaign.name)  # lsmbench tune's study, if any
     figures = (tune.figures if tune else []) + all_figures(campaign.points, window_s)
     ctx = context(campaign, figures, comparison, window_s)

@@ -1,14 +1,14 @@
-"""The study's figures: the optimization history and, with two objectives, the Pareto front.
-Same conventions as the campaign report's (lsmbench.report.figures): matplotlib's object API,
+"""The Tuning section's figures: the optimization history and, with two objectives, the Pareto
+front. Drawn with the report's toolkit (lsmbench.report.plotting): matplotlib's object API,
 the Okabe-Ito palette, deterministic PNG bytes."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..report.plotting import OKABE_ITO, Figure, new_figure, render_png
+from ..results.tuning import TuneResult
 from ..spec.tune import METRICS
-from .study import TuneResult
+from .plotting import OKABE_ITO, Figure, new_figure, render_png
 
 
 def _scale(name: str) -> tuple[float, str]:

@@ -1,0 +1,1 @@
+"""lsmbench tune: an Optuna study over engine options (docs/tuning.md)."""
