@@ -220,6 +220,7 @@ CREATE TABLE IF NOT EXISTS held_changes (
 
 
 def now_iso() -> str:
+    """Now in UTC to the second: when a run was recorded or a change acknowledged."""
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
