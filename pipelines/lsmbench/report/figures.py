@@ -3,10 +3,8 @@
 Each builder takes the campaign's points and returns a :class:`Figure` (a PNG
 and the caption that says what window it covers), or None when the data has
 nothing for it (no queries ran, no sweep, an engine without flush metrics).
-Matplotlib's object API is used without pyplot, so no global state or display
-backend is involved. Colours are the Okabe-Ito palette (safe for the common
-colour-vision deficiencies), and points also differ by line style and marker
-so that the figures survive greyscale printing.
+They are drawn with the plotting toolkit (plotting.py: matplotlib's object API,
+the Okabe-Ito palette, line styles and markers that survive greyscale printing).
 """
 
 
