@@ -62,12 +62,14 @@ test-driver: build
 
 test-python: venv build
 	$(VENV)/bin/ruff check pipelines
+	$(VENV)/bin/lint-imports --no-cache
 	LSMBENCH_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/pytest -q --durations=15
 
 test: test-engine test-driver test-python
 
 lint: venv
 	$(VENV)/bin/ruff check pipelines
+	$(VENV)/bin/lint-imports --no-cache
 
 bench: build
 	$(BUILD)/bin/lsm-bench

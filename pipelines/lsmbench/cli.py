@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .exits import (  # noqa: F401  (the commands' modules import the codes from here)
+from .exits import (  # noqa: F401  (EXIT_INTERNAL: re-exported, as are all the codes)
     EXIT_ENV,
     EXIT_FAILED,
     EXIT_INTERNAL,
@@ -102,8 +102,8 @@ def _driver_check(loaded: Any) -> tuple[list[tuple[str, str]], list[str]]:
     (--check-config) checked by the driver, when it is built: (errors by spec path, warnings).
     Without it, rocksdb's options (no committed description) and the rules between a workload,
     its queries and the engine go unchecked until the run starts."""
-    from .engine_options.config_check import config_errors
-    from .engine_options.driver_check import DriverCannotCheck, driver_errors
+    from .driver_checks.config import config_errors
+    from .driver_checks.options import DriverCannotCheck, driver_errors
     from .paths import find_driver
     from .spec.checks import engines_of
 
@@ -359,7 +359,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     except SpecError as e:
         return _spec_errors(e, args.spec, args.json)
     from .campaign import RunOptions
-    from .tune.report import print_result
+    from .tune.console import print_result
     from .tune.study import TuneError, run_tune
 
     if not args.json and not args.quiet:

@@ -14,6 +14,7 @@ EXIT_USAGE = 2
 EXIT_ENV = 3
 EXIT_INTERRUPTED = 130
 EXIT_INTERNAL = 70  # a bug in lsmbench (EX_SOFTWARE); never a traceback
+EXIT_REGRESSION = 4  # track report and track nightly: a regression is open
 
 # A path the system refused for the machine's reasons (exit 3); other refusals are the user's
 # input (exit 2).

@@ -23,6 +23,7 @@ from .points import Point, ResolvedPoint, point_id, resolve_point, running_dir
 from .search import steps_needed
 from .spec import MATRIX_RESERVED, CampaignSpec, LoadedSpec, RunningPhase
 from .spec.checks import repetition_range
+from .spec.tune_domains import resolve_domains
 from .units import format_duration
 
 # Rough speed of a load phase when nothing better is known (records/s), used
@@ -362,8 +363,6 @@ def _phase_text(p: PhasePlan) -> str:
 
 def describe_tune(plan: Plan) -> list[str]:
     """A tune spec's study: its trials instead of matrix points (lsmbench tune)."""
-    from .tune.domains import resolve_domains
-
     spec = plan.spec
     tune = spec.tune
     assert tune is not None

@@ -16,7 +16,7 @@ import pytest
 import yaml
 from lsmbench import engine_options
 from lsmbench.cli import main
-from lsmbench.engine_options.driver_check import (
+from lsmbench.driver_checks.options import (
     DriverCannotCheck,
     check_options,
     driver_errors,

@@ -18,14 +18,10 @@ from typing import Any
 
 import pytest
 from lsmbench.report import build_report
-from lsmbench.report.figures import (
-    flushes_figure,
-    query_figure,
-    sweep_figure,
-    windowed,
-)
+from lsmbench.report.figures import flushes_figure, query_figure, sweep_figure
 from lsmbench.report.load import StoredPhase, StoredPoint, read_campaign
 from lsmbench.report.render import md_escape
+from lsmbench.report.series import windowed
 
 FIXTURE = Path(__file__).parent / "fixtures" / "report" / "results" / "report-fixture"
 ALL_FIGURES = ["throughput", "components", "latency", "queries", "flushes", "sweep"]
@@ -578,7 +574,8 @@ def test_group_table_has_median_ci_verdict_and_agreement(repeated):
 
 
 def test_a_group_is_one_line_with_a_min_max_band():
-    from lsmbench.report.figures import Style, band, draw_group, plot_groups
+    from lsmbench.report.plotting import Style, band, draw_group
+    from lsmbench.report.series import plot_groups
     from matplotlib.collections import PolyCollection
     from matplotlib.figure import Figure as MplFigure
 

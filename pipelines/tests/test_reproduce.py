@@ -306,7 +306,7 @@ def test_out_replaces_only_what_reproduce_wrote(store, tmp_path, lsmbench):
 def test_a_page_draws_only_the_figures_it_shows(store):
     """The pages ask the report for their figures by id: the same figures, byte for byte, as
     drawing all of them and keeping those, without drawing the rest."""
-    from lsmbench.report.figures import all_figures
+    from lsmbench.report.catalog import all_figures
 
     ev = read_evidence(store / "reproduce", "repro-lc-schedulers")
     assert ev is not None

@@ -226,8 +226,8 @@ def test_every_series_of_a_testbed_is_given_the_autocorrelation_pooled_over_them
     autocorrelations of a testbed's series (each over its nights before the newest), and
     each testbed has its own."""
     from lsmbench.track import synthetic
+    from lsmbench.track.changes import build_series, testbed_autocorrelation
     from lsmbench.track.detect import autocorrelation, pooled_autocorrelation
-    from lsmbench.track.report import build_series, testbed_autocorrelation
 
     spec = synthetic.SeriesSpec(kind="flat", cov=0.03, rho=0.5, nights=24)
     print(f"{spec.label}: seeds 1, 2, 3")

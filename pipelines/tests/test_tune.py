@@ -16,12 +16,13 @@ import yaml
 from lsmbench.campaign import RunOptions
 from lsmbench.groups import Repetition
 from lsmbench.progress import Reporter
+from lsmbench.results.tuning import STUDY_FILE
 from lsmbench.spec import SpecError, validate_raw
 from lsmbench.spec.tune import parse_bound
+from lsmbench.spec.tune_domains import default_value, resolve_domains
 from lsmbench.store import Store
-from lsmbench.tune.domains import default_value, resolve_domains
 from lsmbench.tune.metrics import metric_value, violations
-from lsmbench.tune.study import STUDY_FILE, Tuner
+from lsmbench.tune.study import Tuner
 
 SEARCH = {"low": 0.5, "high": 1.0, "tolerance": 0.25, "max_steps": 2}
 
@@ -271,7 +272,7 @@ def test_tiny_study_killed_mid_trial_resumes_and_answers(tmp_path, data_root, dr
 def test_two_objectives_give_a_pareto_front(tmp_path):
     """Throughput against p99: the answer is on the front, the report draws it, and neither
     pruning nor confirmation applies."""
-    from lsmbench.tune.figures import tune_figures
+    from lsmbench.report.tuning_figures import tune_figures
 
     doc = spec_doc(str(tmp_path / "data"),
                    objective=["max_write_throughput", "p99_write_latency"], constraints={})

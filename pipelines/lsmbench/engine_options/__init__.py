@@ -8,7 +8,7 @@ A value is checked as the driver will read it: the string
 1, 0; int: optional '-' and digits; size: digits with an optional K/M/G
 suffix, :func:`lsmbench.units.parse_size`; real: a finite number; choice: one
 of the names, exactly). RocksDB has no committed description (hundreds of
-options): its options are checked by the driver itself (:mod:`.driver_check`).
+options): its options are checked by the driver itself (:mod:`lsmbench.driver_checks`).
 """
 
 from __future__ import annotations

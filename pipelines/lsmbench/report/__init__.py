@@ -1,16 +1,18 @@
 """`lsmbench report`: a campaign of the results store as one self-contained HTML file (figures
 embedded) and a Markdown summary. Modules by role: load (the store -> points and the table's
-numbers), figures (matplotlib), compare (two campaigns side by side), render (Jinja2 templates in
-reports/templates/, atomic output). docs/reports.md describes the report."""
+numbers), plotting (the plotting toolkit, which other packages draw with too), series (stored
+points as plotted series), figures, datasets, merges, papers (the figures; catalog: all of them
+in order), tuning (the Tuning section of a study), compare (two campaigns side by side), render
+(Jinja2 templates in reports/templates/, atomic output). docs/reports.md describes the report."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from .compare import compare
-from .figures import DEFAULT_WINDOW_S
 from .load import ReportError, read_campaign, resolve_campaign_dir
 from .render import ReportFiles, write_report
+from .series import DEFAULT_WINDOW_S
 
 REPORT_DIR = "report"
 

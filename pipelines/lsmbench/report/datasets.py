@@ -9,22 +9,9 @@ from collections.abc import Sequence
 
 from ..values import dig as _get
 from ..values import number as _num
-from .figures import (
-    BAND_NOTE,
-    Figure,
-    StoredPhase,
-    _interval_s,
-    _legend,
-    _new,
-    _phases,
-    _render,
-    _running_title,
-    _time_unit,
-    draw_group,
-    plot_groups,
-    style,
-)
-from .load import StoredPoint
+from .load import StoredPhase, StoredPoint
+from .plotting import BAND_NOTE, Figure, draw_group, figure_legend, new_figure, render_png, style
+from .series import driver_interval_s, measured_phases, plot_groups, running_title, time_unit
 
 _SECONDARY = re.compile(r"^secondary(\d+)\.disk_components$")
 
@@ -54,7 +41,7 @@ def _indexes(ph: StoredPhase) -> list[str]:
 
 
 def is_dataset(points: Sequence[StoredPoint]) -> bool:
-    return any(_indexes(ph) for ph in _phases(points))
+    return any(_indexes(ph) for ph in measured_phases(points))
 
 
 def tree_components(ph: StoredPhase, tree: str) -> tuple[list[float], list[float]]:
@@ -80,8 +67,8 @@ def dataset_figure(points: Sequence[StoredPoint]) -> Figure | None:
                 trees.append(t)
     if not trees:
         return None
-    scale, unit = _time_unit(running)
-    fig, axes = _new(len(trees))
+    scale, unit = time_unit(running)
+    fig, axes = new_figure(len(trees))
     for g in plot_groups(points):
         st = style(g.index)
         for ax, tree in zip(axes, trees, strict=True):
@@ -92,22 +79,22 @@ def dataset_figure(points: Sequence[StoredPoint]) -> Figure | None:
                     continue
                 xs, ys = tree_components(pt.running, tree)
                 series.append(([x / scale for x in xs], ys))
-                step = _interval_s(pt.running) / scale
+                step = driver_interval_s(pt.running) / scale
             draw_group(ax, series, step, st, g.label, steps=True)
     for ax, tree in zip(axes, trees, strict=True):
         name = "primary index" if tree == "primary" else f"secondary index {tree[9:]}"
-        ax.set_title(f"{name}, {_running_title(points, short=True)}", fontsize="medium")
+        ax.set_title(f"{name}, {running_title(points, short=True)}", fontsize="medium")
         ax.set_xlabel(f"time since phase start ({unit})")
         ax.set_ylabel("disk components (count)")
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
-    _legend(fig, axes)
+    figure_legend(fig, axes)
     return Figure("dataset", "Disk components of each index",
                   "The dataset's trees during the running phase: each index (the primary and "
                   "one per secondary field) is merged by its own merge scheduler instance, "
                   "while all share one memory budget (their memory components flush together) "
                   "and one I/O budget. Fewer components make the eager strategy's lookups and "
-                  "the queries' scans cheaper (Luo & Carey Sec. 7)." + BAND_NOTE, _render(fig))
+                  "the queries' scans cheaper (Luo & Carey Sec. 7)." + BAND_NOTE, render_png(fig))
 
 
 def with_paper_references(figures: list[Figure]) -> list[Figure]:

@@ -3,244 +3,50 @@
 Each builder takes the campaign's points and returns a :class:`Figure` (a PNG
 and the caption that says what window it covers), or None when the data has
 nothing for it (no queries ran, no sweep, an engine without flush metrics).
-Matplotlib's object API is used without pyplot, so no global state or display
-backend is involved. Colours are the Okabe-Ito palette (safe for the common
-colour-vision deficiencies), and points also differ by line style and marker
-so that the figures survive greyscale printing.
+They are drawn with the plotting toolkit (plotting.py: matplotlib's object API,
+the Okabe-Ito palette, line styles and markers that survive greyscale printing).
 """
+
 
 from __future__ import annotations
 
 import bisect
-import io
 import math
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure as MplFigure
 
-from ..groups import point_group
-from ..points import short_names
 from ..values import dig as _get
 from ..values import number as _num
 from .load import StoredPhase, StoredPoint
-
-OKABE_ITO: tuple[str, ...] = (
-    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000",
+from .plotting import (
+    BAND_NOTE,
+    Figure,
+    band,
+    draw_group,
+    figure_legend,
+    new_figure,
+    render_png,
+    style,
 )
-LINESTYLES: tuple[str, ...] = ("-", "--", "-.", ":")
-MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P", "X", "*")
-DEFAULT_WINDOW_S = 30.0
-_MIN_WINDOWS = 3  # fewer windows than this per phase says nothing about stability
-
-
-@dataclass
-class Figure:
-    id: str
-    title: str
-    caption: str
-    png: bytes
-
-
-@dataclass(frozen=True)
-class Style:
-    color: str
-    linestyle: str
-    marker: str
-
-
-def style(i: int) -> Style:
-    n = len(OKABE_ITO)
-    return Style(OKABE_ITO[i % n], LINESTYLES[(i // n + i) % len(LINESTYLES)],
-                 MARKERS[i % len(MARKERS)])
-
-
-def _render(fig: MplFigure) -> bytes:
-    FigureCanvasAgg(fig)
-    buf = io.BytesIO()
-    # No software/date metadata: the same data gives the same bytes.
-    fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
-    return buf.getvalue()
-
-
-def _new(ncols: int, height: float = 3.4) -> tuple[MplFigure, list[Axes]]:
-    fig = MplFigure(figsize=(4.8 * ncols if ncols > 1 else 7.2, height), layout="constrained")
-    axes = fig.subplots(1, ncols, squeeze=False)[0]
-    return fig, list(axes)
-
-
-def _legend(fig: MplFigure, axes: Sequence[Axes]) -> None:
-    handles, labels = [], []
-    for ax in axes:
-        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
-            if lab not in labels:
-                handles.append(h)
-                labels.append(lab)
-    if handles:
-        per_row = 3 if len(axes) > 1 else 2  # a single axis is narrower
-        # Fewer columns when the longest entry would not fit: a "small" character is about
-        # 0.07 in wide and a handle with its gaps about 0.7 in; the legend must not outgrow
-        # the figure (it was cut at both edges).
-        fits = int(fig.get_figwidth() // (0.07 * max(len(lab) for lab in labels) + 0.7))
-        fig.legend(handles, labels, loc="outside lower center",
-                   ncols=max(1, min(per_row, fits, len(labels))), fontsize="small",
-                   frameon=False)
-
-
-def label(pt: StoredPoint) -> str:
-    """A point's legend entry: its matrix values, else its id."""
-    params = pt.params
-    if params:
-        short = short_names(params)
-        return ", ".join(f"{short[k]}={v}" for k, v in params.items())
-    return pt.id
-
-
-# ---------------------------------------------------------------- groups of repetitions
-
-
-@dataclass
-class PlotGroup:
-    """The complete repetitions of one point (one group), drawn as one line in one style."""
-
-    index: int  # the group's place among all groups: its style
-    label: str
-    points: list[StoredPoint]
-
-
-def plot_groups(points: Sequence[StoredPoint]) -> list[PlotGroup]:
-    """Groups in the order of their first repetition; only complete repetitions are drawn, but
-    a group whose repetitions all failed still takes its place (stable styles)."""
-    order: dict[str, PlotGroup] = {}
-    for pt in points:
-        key = point_group(pt.id, pt.record)
-        if key not in order:
-            order[key] = PlotGroup(len(order), label(pt), [])
-        if pt.ok:
-            order[key].points.append(pt)
-    out = [g for g in order.values() if g.points]
-    for g in out:
-        if len(g.points) > 1:
-            g.label = f"{g.label} ({len(g.points)} runs)"
-    return out
-
-
-def band(series: Sequence[tuple[Sequence[float], Sequence[float]]], step: float
-         ) -> tuple[list[float], list[float], list[float], list[float]]:
-    """Several repetitions' series on one x grid: values whose x rounds to the same multiple of
-    step are one sample. Returns (x: their mean, median, min, max) per grid point."""
-    cells: dict[int, list[tuple[float, float]]] = {}
-    for xs, ys in series:
-        for x, y in zip(xs, ys, strict=True):
-            if y is not None and math.isfinite(y):
-                cells.setdefault(round(x / step), []).append((x, y))
-    keys = sorted(cells)
-    xs_out = [float(np.mean([x for x, _ in cells[k]])) for k in keys]
-    ys = [[y for _, y in cells[k]] for k in keys]
-    return (xs_out, [float(np.median(v)) for v in ys], [min(v) for v in ys],
-            [max(v) for v in ys])
-
-
-def draw_group(ax: Axes, series: Sequence[tuple[Sequence[float], Sequence[float]]], step: float,
-               st: Style, lab: str, *, steps: bool = False, marker: bool = True) -> bool:
-    """One group's line: the series itself for one repetition, else the median across the
-    repetitions with a shaded min..max band. False when there is nothing to draw."""
-    series = [(xs, ys) for xs, ys in series if len(xs)]
-    if not series:
-        return False
-    if len(series) == 1:
-        xs, med = list(series[0][0]), list(series[0][1])
-        lo = hi = None
-    else:
-        xs, med, lo, hi = band(series, step)
-    kw: dict[str, Any] = {"color": st.color, "linestyle": st.linestyle, "label": lab}
-    if steps:
-        ax.step(xs, med, where="post", **kw)
-    else:
-        ax.plot(xs, med, marker=st.marker if marker else None, markersize=3, **kw)
-    if lo is not None and hi is not None:
-        ax.fill_between(xs, lo, hi, color=st.color, alpha=0.2, linewidth=0,
-                        step="post" if steps else None)
-    return True
-
-
-BAND_NOTE = (" A group's repetitions are one line, their median, with a shaded band from their "
-             "minimum to their maximum.")
-
-
-# ---------------------------------------------------------------- time series helpers
-
-
-def windowed(intervals: list[dict[str, Any]], window_s: float,
-             count: Callable[[dict[str, Any]], float | None]) -> tuple[list[float], list[float]]:
-    """(window end times, rate per second in each window): count summed over the intervals
-    whose end falls in [k*W, (k+1)*W), divided by the time they cover."""
-    buckets: dict[int, list[float]] = {}
-    for iv in intervals:
-        t0, t1, n = _num(iv.get("t_start_s")), _num(iv.get("t_end_s")), count(iv)
-        if t0 is None or t1 is None or n is None or t1 <= t0:
-            continue
-        k = max(0, math.ceil(t1 / window_s - 1e-9) - 1)
-        acc = buckets.setdefault(k, [0.0, 0.0, 0.0])
-        acc[0] += n
-        acc[1] += t1 - t0
-        acc[2] = max(acc[2], t1)
-    ks = sorted(buckets)
-    return [buckets[k][2] for k in ks], [buckets[k][0] / buckets[k][1] for k in ks]
-
-
-def _duration(ph: StoredPhase) -> float:
-    ends = [_num(iv.get("t_end_s")) for iv in ph.intervals]
-    return max((e for e in ends if e is not None), default=0.0)
-
-
-def _interval_s(ph: StoredPhase) -> float:
-    v = _num(ph.summary_get("interval_s"))
-    if v:
-        return v
-    spans = [(_num(iv.get("t_end_s")) or 0) - (_num(iv.get("t_start_s")) or 0)
-             for iv in ph.intervals]
-    return max(spans, default=1.0) or 1.0
-
-
-def effective_window(phases: Sequence[StoredPhase], window_s: float) -> tuple[float, str]:
-    """The averaging window and how the caption describes it. Phases shorter than three
-    windows fall back to the driver's interval, and the caption says so."""
-    longest = max((_duration(p) for p in phases), default=0.0)
-    if longest >= _MIN_WINDOWS * window_s:
-        return window_s, f"each value is the mean over a {window_s:g} s window"
-    interval = max((_interval_s(p) for p in phases), default=1.0)
-    return interval, (f"each value is the mean over one {interval:g} s interval of the driver "
-                      f"(the phases, at most {longest:.3g} s long, are shorter than "
-                      f"{_MIN_WINDOWS} windows of {window_s:g} s)")
-
-
-def _time_unit(phases: Sequence[StoredPhase]) -> tuple[float, str]:
-    longest = max((_duration(p) for p in phases), default=0.0)
-    return (60.0, "min") if longest > 1200 else (1.0, "s")
+from .series import (
+    DEFAULT_WINDOW_S,
+    driver_interval_s,
+    effective_window,
+    label,
+    measured_phases,
+    plot_groups,
+    running_title,
+    time_unit,
+    windowed,
+)
 
 
 def _writes(iv: dict[str, Any]) -> float | None:
     return _num(_get(iv, "ops", "writes"))
 
-
-def _phases(points: Sequence[StoredPoint]) -> list[StoredPhase]:
-    """The testing and running phases of the complete points."""
-    return [ph for p in points if p.ok for ph in (p.testing, p.running) if ph is not None]
-
-
-def _running_title(points: Sequence[StoredPoint], short: bool = False) -> str:
-    us = {p.verdict.get("utilization") for p in points if p.ok and p.verdict}
-    if len(us) == 1:
-        (u,) = us
-        if isinstance(u, int | float):
-            return f"running at {u:g} x max" if short else (
-                f"running phase (open loop at {u:g} x max)")
-    return "running phase" if short else "running phase (open loop)"
 
 
 # ---------------------------------------------------------------- figures
@@ -248,12 +54,12 @@ def _running_title(points: Sequence[StoredPoint], short: bool = False) -> str:
 
 def throughput_figure(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_S
                       ) -> Figure | None:
-    phases = _phases(points)
+    phases = measured_phases(points)
     if not phases:
         return None
     w, wtext = effective_window(phases, window_s)
-    scale, unit = _time_unit(phases)
-    fig, (ax_t, ax_r) = _new(2)
+    scale, unit = time_unit(phases)
+    fig, (ax_t, ax_r) = new_figure(2)
     drawn = False
     for g in plot_groups(points):
         st = style(g.index)
@@ -273,17 +79,17 @@ def throughput_figure(points: Sequence[StoredPoint], window_s: float = DEFAULT_W
     if not drawn:
         return None
     ax_t.set_title("testing phase (closed loop)", fontsize="medium")
-    ax_r.set_title(_running_title(points), fontsize="medium")
+    ax_r.set_title(running_title(points), fontsize="medium")
     for ax in (ax_t, ax_r):
         ax.set_xlabel(f"time since phase start ({unit})")
         ax.set_ylabel("write throughput (writes/s)")
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
-    _legend(fig, (ax_t, ax_r))
+    figure_legend(fig, (ax_t, ax_r))
     return Figure("throughput", "Instantaneous write throughput",
                   f"Writes completed per second over time; {wtext}. Dotted lines: the maximum "
                   "throughput measured in the testing phase (warm-up excluded; the median of "
-                  "a group's repetitions)." + BAND_NOTE, _render(fig))
+                  "a group's repetitions)." + BAND_NOTE, render_png(fig))
 
 
 def _component_series(ph: StoredPhase, scale: float
@@ -306,9 +112,9 @@ def _component_series(ph: StoredPhase, scale: float
 
 
 def components_figure(points: Sequence[StoredPoint]) -> Figure | None:
-    phases = _phases(points)
-    scale, unit = _time_unit(phases)
-    fig, (ax_t, ax_r) = _new(2)
+    phases = measured_phases(points)
+    scale, unit = time_unit(phases)
+    fig, (ax_t, ax_r) = new_figure(2)
     constraints: set[float] = set()
     drawn = False
     for g in plot_groups(points):
@@ -324,7 +130,7 @@ def components_figure(points: Sequence[StoredPoint]) -> Figure | None:
                 comps.append(c)
                 limits.append(lim)
                 constraints.update(lim[1])
-                step = _interval_s(ph) / scale
+                step = driver_interval_s(ph) / scale
             drawn = draw_group(ax, comps, step, st, g.label, steps=True) or drawn
             # The constraint in force can change over a run (it follows the levels).
             lim = next((x for x in limits if x[0]), None)
@@ -340,14 +146,14 @@ def components_figure(points: Sequence[StoredPoint]) -> Figure | None:
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
     ax_t.set_title("testing phase (closed loop)", fontsize="medium")
-    ax_r.set_title(_running_title(points), fontsize="medium")
-    _legend(fig, (ax_t, ax_r))
+    ax_r.set_title(running_title(points), fontsize="medium")
+    figure_legend(fig, (ax_t, ax_r))
     cons = ", ".join(f"{c:g}" for c in sorted(constraints)) or "none reported"
     return Figure("components", "Disk components over time",
                   "The number of disk components at the end of each driver interval. Wide "
                   "dashed lines: the engine's component constraint in force at that time "
                   f"(values seen: {cons}); writes stall when it is reached." + BAND_NOTE,
-                  _render(fig))
+                  render_png(fig))
 
 
 def ccdf_from_buckets(buckets: list[list[float]]) -> tuple[list[float], list[float]]:
@@ -390,7 +196,7 @@ def ccdf_band(curves: Sequence[tuple[Sequence[float], Sequence[float]]]
 
 
 def latency_figure(points: Sequence[StoredPoint]) -> Figure | None:
-    fig, axes = _new(2)
+    fig, axes = new_figure(2)
     sources: set[str] = set()
     drawn = False
     for g in plot_groups(points):
@@ -450,7 +256,7 @@ def latency_figure(points: Sequence[StoredPoint]) -> Figure | None:
         for q in (0.01, 0.001):
             ax.axhline(q, color="grey", linewidth=0.6, linestyle=":")
         ax.grid(True, which="major", alpha=0.3)
-    _legend(fig, axes)
+    figure_legend(fig, axes)
     return Figure("latency", "Write and processing latency",
                   "Complementary CDF of write latency over the running phase's measured window "
                   "(the verdict's phase): the fraction of writes slower than x, log-log. Dotted "
@@ -458,7 +264,7 @@ def latency_figure(points: Sequence[StoredPoint]) -> Figure | None:
                   "intended arrival; processing latency only the engine's share. A group's "
                   "repetitions are one line, the median fraction at each latency, with a shaded "
                   "band from their minimum to their maximum. Source: "
-                  f"{', '.join(sorted(sources))}.", _render(fig))
+                  f"{', '.join(sorted(sources))}.", render_png(fig))
 
 
 def _query_types(ph: StoredPhase) -> list[str]:
@@ -482,8 +288,8 @@ def query_figure(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW
     if not types:
         return None
     w, wtext = effective_window(phases, window_s)
-    scale, unit = _time_unit(phases)
-    fig, axes = _new(len(types))
+    scale, unit = time_unit(phases)
+    fig, axes = new_figure(len(types))
     for g in groups:
         st = style(g.index)
         for ax, t in zip(axes, types, strict=True):
@@ -498,15 +304,15 @@ def query_figure(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW
             if series:
                 draw_group(ax, series, w / scale, st, g.label)
     for ax, t in zip(axes, types, strict=True):
-        ax.set_title(f"{t} queries, {_running_title(points, short=True)}", fontsize="medium")
+        ax.set_title(f"{t} queries, {running_title(points, short=True)}", fontsize="medium")
         ax.set_xlabel(f"time since phase start ({unit})")
         ax.set_ylabel(f"{t} throughput (queries/s)")
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
-    _legend(fig, axes)
+    figure_legend(fig, axes)
     return Figure("queries", "Query throughput under writes",
                   f"Queries completed per second by the query threads during the running "
-                  f"phase; {wtext}." + BAND_NOTE, _render(fig))
+                  f"phase; {wtext}." + BAND_NOTE, render_png(fig))
 
 
 def _flush_series(ph: StoredPhase) -> tuple[list[float], list[float], list[float]]:
@@ -544,7 +350,7 @@ def flushes_figure(points: Sequence[StoredPoint]) -> Figure | None:
                 chosen.append((g, j, best[0], best[1]))
     if not chosen:
         return None
-    fig, (ax_wa, ax_c) = _new(2)
+    fig, (ax_wa, ax_c) = new_figure(2)
     labelled: set[int] = set()
     for g, _j, ph, (fl, wa, comps) in chosen:
         st = style(g.index)
@@ -562,21 +368,21 @@ def flushes_figure(points: Sequence[StoredPoint]) -> Figure | None:
         ax.grid(True, alpha=0.3)
     ax_wa.set_title("write amplification over flushes", fontsize="medium")
     ax_c.set_title("SSTable count over flushes", fontsize="medium")
-    _legend(fig, (ax_wa, ax_c))
+    figure_legend(fig, (ax_wa, ax_c))
     return Figure("flushes", "Write amplification and SSTable count over flushes",
                   "The engine's cumulative write amplification ((bytes flushed + bytes merged) / "
                   "user bytes) and its number of disk "
                   "components, sampled at each driver interval and plotted against the flushes "
                   "completed so far in the phase named in the legend (the one with the most "
                   "flushes). A group's repetitions are drawn each, in the group's colour.",
-                  _render(fig))
+                  render_png(fig))
 
 
 def sweep_figure(points: Sequence[StoredPoint]) -> Figure | None:
     groups = [g for g in plot_groups(points) if any(len(p.verdicts) >= 2 for p in g.points)]
     if not groups:
         return None
-    fig, (ax,) = _new(1)
+    fig, (ax,) = new_figure(1)
     limits: set[float] = set()
     for g in groups:
         st = style(g.index)
@@ -608,11 +414,11 @@ def sweep_figure(points: Sequence[StoredPoint]) -> Figure | None:
     ax.set_xlabel("utilization (arrival rate / maximum throughput)")
     ax.set_ylabel("p99 write latency (ms)")
     ax.grid(True, which="major", alpha=0.3)
-    _legend(fig, (ax,))
+    figure_legend(fig, (ax,))
     return Figure("sweep", "p99 write latency vs utilization",
                   "The running phase repeated at each utilization of the sweep; filled markers "
                   "are sustainable runs, hollow ones are not, grey ones are sustainable in some "
-                  "repetitions only." + BAND_NOTE, _render(fig))
+                  "repetitions only." + BAND_NOTE, render_png(fig))
 
 
 # The search's steps by verdict: colour and marker (the shapes differ for greyscale).
@@ -665,7 +471,7 @@ def search_figure(points: Sequence[StoredPoint]) -> Figure | None:
         ax.set_ylabel("utilization (x max)")
         ax.set_xticks([x for x, _, _ in steps])
         ax.grid(True, alpha=0.3)
-    _legend(fig, axes[: len(searched)])
+    figure_legend(fig, axes[: len(searched)])
     return Figure("search", "The search for the maximum sustainable rate",
                   "Each step of phases.running.search: the utilization (offered rate / the "
                   "testing maximum) its running phase ran at, from the same loaded tree, "
@@ -673,51 +479,4 @@ def search_figure(points: Sequence[StoredPoint]) -> Figure | None:
                   "the bracket [highest sustainable, lowest not]; an inconclusive step counts "
                   "as not sustainable. Shaded: the final bracket; dashed: the answer, the "
                   "highest utilization judged sustainable; dotted: the search's low and high.",
-                  _render(fig))
-
-
-def all_figures(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_S,
-                only: Collection[str] | None = None) -> list[Figure]:
-    """Every figure the data supports, in the report's order; with `only`, just the figures of
-    those ids ("vs-<parameter>" ones by their id), the others not even drawn."""
-    # merges.py, datasets.py and papers.py build on this module
-    from .datasets import PAPER_FIGURES, dataset_figure, is_dataset, with_paper_references
-    from .merges import merges_figure
-    from .papers import (
-        activity_figure,
-        merge_cost_figure,
-        parameter_figures,
-        tradeoff_figure,
-        with_generic_references,
-    )
-
-    builders: list[tuple[str, Callable[[], Figure | list[Figure] | None]]] = [
-        ("throughput", lambda: throughput_figure(points, window_s)),
-        ("components", lambda: components_figure(points)),
-        ("latency", lambda: latency_figure(points)),
-        ("queries", lambda: query_figure(points, window_s)),
-        ("flushes", lambda: flushes_figure(points)),
-        ("sweep", lambda: sweep_figure(points)),
-        ("search", lambda: search_figure(points)),
-        ("merges", lambda: merges_figure(points)),
-        ("dataset", lambda: dataset_figure(points)),
-        ("vs-", lambda: parameter_figures(points)),
-        ("tradeoff", lambda: tradeoff_figure(points)),
-        ("merge-cost", lambda: merge_cost_figure(points)),
-        ("activity", lambda: activity_figure(points)),
-    ]
-    out: list[Figure | None] = []
-    for key, build in builders:
-        if only is not None and not any(o == key or (key.endswith("-") and o.startswith(key))
-                                        for o in only):
-            continue
-        built = build()
-        out.extend(built if isinstance(built, list) else [built])
-    if only is not None:
-        out = [f for f in out if f is None or f.id in only]
-    figures = [f for f in out if f is not None]
-    if is_dataset(points):
-        return with_generic_references(with_paper_references(figures), points,
-                                       skip=set(PAPER_FIGURES))
-    return with_generic_references(figures, points, skip=set())
-
+                  render_png(fig))

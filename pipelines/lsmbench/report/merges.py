@@ -16,8 +16,9 @@ from matplotlib.figure import Figure as MplFigure
 from matplotlib.patches import Patch
 
 from ..cycles import events
-from .figures import Figure, _render, plot_groups
 from .load import StoredPhase, StoredPoint
+from .plotting import Figure, render_png
+from .series import plot_groups
 
 # Panels at most: one per group (its first repetition), two phases each.
 MAX_GROUPS = 4
@@ -146,4 +147,4 @@ def merges_figure(points: Sequence[StoredPoint]) -> Figure | None:
                   "is inconclusive (window_coverage). Dotted, right axis: each level's size; "
                   "with the merges still waiting at the end of the phase, noted in the panel. A "
                   "level that keeps growing while no merge out of it completes is a merge down "
-                  "starved (docs/results/leveling-greedy.md).", _render(fig))
+                  "starved (docs/results/leveling-greedy.md).", render_png(fig))

@@ -28,16 +28,9 @@ from ..cycles import events
 from ..units import parse_size
 from ..values import dig as _get
 from ..values import number as _num
-from .figures import (
-    Figure,
-    _legend,
-    _new,
-    _render,
-    label,
-    plot_groups,
-    style,
-)
 from .load import StoredPhase, StoredPoint
+from .plotting import Figure, figure_legend, new_figure, render_png, style
+from .series import label, plot_groups
 
 MIB = float(1 << 20)
 # Activity panels at most: one column per group (its first repetition).
@@ -210,7 +203,7 @@ def activity_figure(points: Sequence[StoredPoint]) -> Figure | None:
             ax.grid(True, alpha=0.3)
             if ax is not ax_cpu:
                 ax.set_ylim(bottom=0)
-    _legend(fig, [grid[0][0], grid[1][0]])
+    figure_legend(fig, [grid[0][0], grid[1][0]])
     return Figure(
         "activity", "Writes, disk, data per level, CPU, merges and flushes over time",
         "The counterpart of Pramanik & Venkatesh's Figs. 21-24, one column per group (the first "
@@ -227,7 +220,7 @@ def activity_figure(points: Sequence[StoredPoint]) -> Figure | None:
         "Differs from the paper: the engine and the clients are one process, so CPU and disk "
         "include the driver's client threads; disk bytes are the block layer's "
         "(/proc/self/io: reads the page cache serves count nothing, writes count when dirtied), "
-        "not dstat's device view; the memtable's data is not drawn.", _render(fig))
+        "not dstat's device view; the memtable's data is not drawn.", render_png(fig))
 
 
 # ---------------------------------------------------------------- Mao et al. 3 and 5
@@ -297,7 +290,7 @@ def tradeoff_figure(points: Sequence[StoredPoint]) -> Figure | None:
     rows = tradeoff_points(points)
     if len(rows) < 2:
         return None
-    fig, (ax,) = _new(1, height=4.2)
+    fig, (ax,) = new_figure(1, height=4.2)
     policies = list(dict.fromkeys(r.policy for r in rows))
     for i, policy in enumerate(policies):
         st = style(i)
@@ -323,7 +316,7 @@ def tradeoff_figure(points: Sequence[StoredPoint]) -> Figure | None:
     ax.set_xlabel("write amplification, final (x, log scale)")
     ax.set_ylabel("average SSTable count over the flushes")
     ax.grid(True, which="both", alpha=0.3)
-    _legend(fig, (ax,))
+    figure_legend(fig, (ax,))
     return Figure(
         "tradeoff", "Write amplification against the average SSTable count",
         "The counterpart of Mao et al.'s Fig. 3: one curve per merge policy, a point per group "
@@ -333,7 +326,7 @@ def tradeoff_figure(points: Sequence[StoredPoint]) -> Figure | None:
         "minimum to their maximum. Differs from the paper: the paper runs each policy over "
         "~24,000 flushes of its own key sequence; here a phase holds the flushes its duration "
         "allows, and write amplification includes the bytes the phase's own merges rewrote of "
-        "the loaded data.", _render(fig))
+        "the loaded data.", render_png(fig))
 
 
 @dataclass
@@ -367,7 +360,7 @@ def merge_cost_figure(points: Sequence[StoredPoint]) -> Figure | None:
     groups = merge_costs(points)
     if not groups or sum(len(c.mib) for _, c in groups) < 3:
         return None
-    fig, (ax,) = _new(1, height=4.2)
+    fig, (ax,) = new_figure(1, height=4.2)
     fig.set_size_inches(10.0, 4.2 + 0.25 * math.ceil(len(groups) / 2))  # room for the fits
     for index, c in groups:
         st = style(index)
@@ -386,7 +379,7 @@ def merge_cost_figure(points: Sequence[StoredPoint]) -> Figure | None:
     ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
-    _legend(fig, (ax,))
+    figure_legend(fig, (ax,))
     return Figure(
         "merge-cost", "Merge time against merged bytes",
         "The counterpart of Mao et al.'s Fig. 5: a point per merge that rewrote data (moves "
@@ -395,7 +388,7 @@ def merge_cost_figure(points: Sequence[StoredPoint]) -> Figure | None:
         "gives 1 / slope as MiB/s and the correlation. Differs from the paper: the paper plots "
         "bytes written and merges that ran alone; here a scheduler may pause a merge or run "
         "several at once under one I/O budget, so the time includes its waits.",
-        _render(fig))
+        render_png(fig))
 
 
 # ---------------------------------------------------------------- Luo & Carey 11 and 24
@@ -484,7 +477,7 @@ def parameter_figure(points: Sequence[StoredPoint], dim: str) -> Figure | None:
     if not any(len(cells) >= _MIN_VALUES for cells in curves.values()) or \
             len(curves) > MAX_CURVES:
         return None
-    fig, (ax_max, ax_p99) = _new(2)
+    fig, (ax_max, ax_p99) = new_figure(2)
     for i, (name, cells) in enumerate(curves.items()):
         st = style(i)
         for ax, which in ((ax_max, 0), (ax_p99, 1)):
@@ -508,7 +501,7 @@ def parameter_figure(points: Sequence[StoredPoint], dim: str) -> Figure | None:
         ax.grid(True, which="both", alpha=0.3)
     ax_p99.yaxis.set_major_formatter(ScalarFormatter())
     ax_max.set_ylim(bottom=0)
-    _legend(fig, (ax_max, ax_p99))
+    figure_legend(fig, (ax_max, ax_p99))
     ref = PARAMETER_FIGURES.get(dim)
     paper = (f" The counterpart of {ref}; differs from the paper: minutes, not hours, and "
              "this machine's disk under the campaign's I/O budget." if ref else "")
@@ -517,7 +510,7 @@ def parameter_figure(points: Sequence[StoredPoint], dim: str) -> Figure | None:
         f"Each curve holds the other matrix parameters fixed (legend) and varies {dim} "
         "(log2 axis): left, the testing phase's maximum write throughput; right, the p99 write "
         "latency of the headline running phase (from intended arrival). Several repetitions: "
-        "the median, with bars from their minimum to their maximum." + paper, _render(fig))
+        "the median, with bars from their minimum to their maximum." + paper, render_png(fig))
 
 
 def parameter_figures(points: Sequence[StoredPoint]) -> list[Figure]:

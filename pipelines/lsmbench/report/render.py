@@ -25,10 +25,13 @@ from .. import __version__
 from ..groups import interval_text
 from ..paths import project_root
 from ..stats import Estimate
+from .catalog import all_figures
 from .compare import COMPARED, Comparison
-from .figures import DEFAULT_WINDOW_S, Figure, all_figures
 from .load import Campaign, Row, group_rows, point_row, search_rows
+from .plotting import Figure
 from .predicted import predicted_rows
+from .series import DEFAULT_WINDOW_S
+from .tuning import tune_section
 
 HTML_TEMPLATE = "report.html.j2"
 MD_TEMPLATE = "summary.md.j2"
@@ -134,6 +137,12 @@ def markdown_environment() -> Environment:
     return _environment(markdown=True)
 
 
+def html_environment() -> Environment:
+    """The Jinja2 environment of the HTML templates (reports/templates/*.html.j2): autoescape
+    on, the report's number filters."""
+    return _environment(markdown=False)
+
+
 def _flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {}
     if isinstance(obj, dict):
@@ -204,16 +213,16 @@ def context(campaign: Campaign, figures: list[Figure], comparison: Comparison | 
         "comparison": comparison,
         "compared": COMPARED,
         "html_name": html_name,
-        "tune": None,  # write_report: lsmbench tune's study (tune.report.TuneSection)
+        "tune": None,  # write_report: lsmbench tune's study (tuning.TuneSection)
     }
 
 
 def render_html(ctx: dict[str, Any]) -> str:
-    return _environment(False).get_template(HTML_TEMPLATE).render(**ctx)
+    return html_environment().get_template(HTML_TEMPLATE).render(**ctx)
 
 
 def render_markdown(ctx: dict[str, Any]) -> str:
-    return _environment(True).get_template(MD_TEMPLATE).render(**ctx)
+    return markdown_environment().get_template(MD_TEMPLATE).render(**ctx)
 
 
 @dataclass
@@ -254,8 +263,6 @@ def write_report(campaign: Campaign, out_dir: Path, comparison: Comparison | Non
         raise ValueError(f"window must be > 0 seconds, got {window_s:g}")
     out_dir = out_dir.resolve()
     check_replaceable(out_dir)
-    from ..tune.report import tune_section
-
     tune = tune_section(campaign.path, campaign.name)  # lsmbench tune's study, if any
     figures = (tune.figures if tune else []) + all_figures(campaign.points, window_s)
     ctx = context(campaign, figures, comparison, window_s)

@@ -8,10 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..exits import EXIT_ENV, EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from ..paths import project_root
 from .suite import PAPERS, SUITE, experiments, runs_in
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -65,7 +64,6 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     exps = experiments(papers)
     store = Path(args.results) / "reproduce"
     if not args.pages_only:
-        from ..cli import EXIT_ENV
         from ..store import results_store_problem
 
         problem = results_store_problem(store)

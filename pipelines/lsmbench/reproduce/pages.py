@@ -13,7 +13,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..groups import Group
-from ..report.figures import Figure, all_figures
+from ..report.catalog import all_figures
+from ..report.plotting import Figure
 from ..report.render import markdown_environment
 from ..store import write_bytes_atomic
 from .claims import Claim, Evidence, all_claims

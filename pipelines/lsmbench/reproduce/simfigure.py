@@ -13,7 +13,7 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import ScalarFormatter
 from scipy import stats
 
-from ..report.figures import Figure, Style, _legend, _new, _render, style
+from ..report.plotting import Figure, Style, figure_legend, new_figure, render_png, style
 from .simlong import POLICIES, LongSims
 from .simtable import SeriesRow, SimTable
 
@@ -57,7 +57,7 @@ def agreement_figure(table: SimTable) -> Figure | None:
     series = agreement_series(table)
     if not series:
         return None
-    fig, (ax,) = _new(1, height=4.2)
+    fig, (ax,) = new_figure(1, height=4.2)
     lo = min(v for pairs in series.values() for p in pairs for v in p)
     hi = max(v for pairs in series.values() for p in pairs for v in p)
     ax.plot([lo, hi], [lo, hi], color="0.6", linestyle=":", label="y = x")
@@ -75,7 +75,7 @@ def agreement_figure(table: SimTable) -> Figure | None:
     ax.set_xlabel("simulated write amplification (lsm-sim)")
     ax.set_ylabel("observed write amplification (engine)")
     ax.grid(True, which="both", alpha=0.3)
-    _legend(fig, (ax,))
+    figure_legend(fig, (ax,))
     flushes = max(r.flushes for r in table.rows)
     return Figure(
         "sim-agreement", "Observed against simulated write amplification",
@@ -84,7 +84,7 @@ def agreement_figure(table: SimTable) -> Figure | None:
         "the next write) against lsm-sim's on exactly the engine's flush sizes; CONSTANT is "
         "left out as in the paper; the legend gives each policy's R^2 of the linear fit. "
         "Differs from the paper: ~24,000 flushes of 4 MB memtables there, and the engine here "
-        "waits for its merges (the paper's engine ran free).", _render(fig))
+        "waits for its merges (the paper's engine ran free).", render_png(fig))
 
 
 def series_k(table: SimTable) -> int | None:
@@ -120,7 +120,7 @@ def over_time_figure(table: SimTable) -> Figure | None:
     if k is None:
         return None
     runs = series_by_policy(table, k)
-    fig, axes = _new(2, height=3.8)
+    fig, axes = new_figure(2, height=3.8)
     for ax, side, label in ((axes[0], "engine_write_amp", "(a) observed: the engine"),
                             (axes[1], "sim_write_amp", "(b) simulated: lsm-sim")):
         _plot_policies(ax, runs, side)
@@ -128,7 +128,7 @@ def over_time_figure(table: SimTable) -> Figure | None:
         ax.set_xlabel("flushes")
         _log_axes(ax)
     axes[0].set_ylabel("write amplification so far")
-    _legend(fig, axes)
+    figure_legend(fig, axes)
     flushes = max(r.flushes for r in table.series)
     return Figure(
         "sim-over-time", f"Observed and simulated write amplification over time (k = {k})",
@@ -138,7 +138,7 @@ def over_time_figure(table: SimTable) -> Figure | None:
         f"k = {k}, {flushes:,} flushes; log y axis. Differs from the paper: k = 7 and ~24,000 "
         "flushes of 4 MB memtables there (its simulator was fed uniform flushes, not the "
         "engine's own, so its curves could drift apart where ours cannot), and the engine "
-        "here waits for its merges after each flush.", _render(fig))
+        "here waits for its merges after each flush.", render_png(fig))
 
 
 def updates_figure(table: SimTable) -> Figure | None:
@@ -154,7 +154,7 @@ def updates_figure(table: SimTable) -> Figure | None:
     runs = {f: series_by_policy(table, k, f) for f, _ in panels}
     if not all(runs.values()):
         return None
-    fig, axes = _new(2, height=3.8)
+    fig, axes = new_figure(2, height=3.8)
     top = max(r.engine_write_amp for by in runs.values() for rows in by.values() for r in rows)
     for ax, (f, label) in zip(axes, panels, strict=True):
         _plot_policies(ax, runs[f], "engine_write_amp")
@@ -163,7 +163,7 @@ def updates_figure(table: SimTable) -> Figure | None:
         ax.set_ylim(0, top * 1.05)
         ax.grid(True, alpha=0.3)
     axes[0].set_ylabel("write amplification so far (engine)")
-    _legend(fig, axes)
+    figure_legend(fig, axes)
     flushes = max(r.flushes for r in table.series)
     return Figure(
         "sim-updates", f"Write amplification with updates (k = {k})",
@@ -174,7 +174,7 @@ def updates_figure(table: SimTable) -> Figure | None:
         f"per policy, k = {k}, {flushes:,} flushes one at a time, the same y scale. Differs "
         "from the paper: ~26,400 flushes of 4 MB memtables there (with 50 % more operations to "
         "make up for the flushes updates save; here both runs stop at the same flush count).",
-        _render(fig))
+        render_png(fig))
 
 
 # Figure id -> how it is drawn from an lsm-sim-validate table (a suite experiment's figures).
@@ -191,7 +191,7 @@ def long_figure(sims: LongSims) -> Figure | None:
     ks = [k for k in PAPER_FIG8_KS if k in sims.ks] or sims.ks[:3]
     if not ks:
         return None
-    fig, axes = _new(len(ks), height=3.8)
+    fig, axes = new_figure(len(ks), height=3.8)
     for ax, k in zip(axes, ks, strict=True):
         runs = [r for r in sims.runs if r.k == k]
         for r in sorted(runs, key=lambda r: _policy_rank(r.policy)):
@@ -205,7 +205,7 @@ def long_figure(sims: LongSims) -> Figure | None:
         ax.set_xlabel("flushes")
         _log_axes(ax)
     axes[0].set_ylabel("simulated write amplification")
-    _legend(fig, axes)
+    figure_legend(fig, axes)
     seconds = sum(r.seconds for r in sims.runs)
     return Figure(
         "sim-long", "Simulated write amplification over long runs",
@@ -213,4 +213,4 @@ def long_figure(sims: LongSims) -> Figure | None:
         f"model, equal flushes of {sims.flush_bytes / 2**20:.0f} MiB), a panel per k with the "
         "run's number of flushes n, a curve per policy; the dotted line is 4^k flushes, where "
         "the large-n regime begins. Log axes, so growth as t^(1/k) and as t are straight lines "
-        f"of slope 1/k and 1. All {len(sims.runs)} runs took {seconds:.1f} s.", _render(fig))
+        f"of slope 1/k and 1. All {len(sims.runs)} runs took {seconds:.1f} s.", render_png(fig))

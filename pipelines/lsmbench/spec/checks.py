@@ -80,7 +80,7 @@ def _option_errors(option: str, value: Any, path: str, name_path: str,
     for engine in engines:
         desc = engine_options.description(engine)
         if desc is None:
-            continue  # rocksdb: the driver checks (engine_options.driver_check)
+            continue  # rocksdb: the driver checks (driver_checks.options)
         opt = desc.get(option)
         if opt is None:
             out.append((name_path, engine_options.name_error(desc, option)))

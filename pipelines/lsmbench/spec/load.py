@@ -20,6 +20,7 @@ from .errors import SpecError, pydantic_errors
 from .models import CampaignSpec
 from .overrides import apply_set
 from .reading import read_document
+from .tune_checks import tune_errors
 from .workload import resolve_workload
 
 
@@ -75,8 +76,6 @@ def validate_raw(
     if spec is not None:
         errors.extend(shared_testing_errors(spec))
         if spec.tune is not None:
-            from ..tune.checks import tune_errors
-
             errors.extend(tune_errors(spec, raw))
     workload: dict[str, Any] = {}
     wfile: Path | None = None

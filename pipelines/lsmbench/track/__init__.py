@@ -3,10 +3,12 @@ found in each series by a maintained library, a report with exit codes, and a ni
 
 Modules by role:
 
-* ``history``  -- the SQLite history store: ``track record`` and ``track ack``;
+* ``history``  -- the SQLite history store: ``track record``;
 * ``detect``   -- change-point detection on one series: ``track detect`` and the history's
   detector;
-* ``report``   -- ``history.html`` + ``regressions.json``: ``track report`` (exit 4 with an
-  open regression);
+* ``changes``  -- the history's series, their segments and change points with their statuses;
+* ``ack``      -- ``track ack``: a change point marked as expected;
+* ``report``   -- ``history.html`` (``figures``, ``render``) + ``regressions.json`` +
+  ``history.csv``: ``track report`` (exit 4 with an open regression);
 * ``nightly``  -- fetch, build, testbed up, run, record, report, publish: ``track nightly``.
 """

@@ -7,9 +7,6 @@ import argparse
 import importlib
 from typing import Any
 
-# Exit code of `track report` (and `track nightly`) when a regression is open.
-EXIT_REGRESSION = 4
-
 
 def _run(module: str, function: str) -> Any:
     def call(args: argparse.Namespace) -> int:
@@ -58,7 +55,7 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     s.add_argument("--why", required=True, help="why the change is expected")
     s.add_argument("--history", default=None, metavar="FILE",
                    help="the history database (default: RESULTS/history.sqlite)")
-    s.set_defaults(func=_run("history", "cmd_ack"))
+    s.set_defaults(func=_run("ack", "cmd_ack"))
 
     s = tsub.add_parser("nightly", parents=[common],
                         help="fetch, build, testbed up, run, record, report, publish")

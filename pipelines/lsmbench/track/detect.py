@@ -47,6 +47,7 @@ import ruptures
 from pydantic import BaseModel, ConfigDict, Field
 from scipy import stats
 
+from lsmbench.exits import EXIT_OK, EXIT_USAGE
 from lsmbench.spec.reading import read_text
 
 MAX_CSV_BYTES = 64 << 20  # a nightly series is kilobytes; this only stops a wrong file early
@@ -740,8 +741,6 @@ def _describe(cp: ChangePoint) -> str:
 def cmd_detect(args: argparse.Namespace) -> int:
     """``lsmbench track detect FILE.csv [--column NAME] [--json]``: 0, or 2 with
     'FILE: why' on stderr for a file or series the detector cannot take."""
-    from lsmbench.cli import EXIT_OK, EXIT_USAGE
-
     path = Path(args.file)
     try:
         series = read_csv_series(path, args.column)

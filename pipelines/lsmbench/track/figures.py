@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure as MplFigure
 
-from ..report.figures import OKABE_ITO, _render
+from ..report.plotting import OKABE_ITO, render_png
+from .changes import Change, Series
 from .history import METRIC_BY_NAME
-from .report import Change, Series
 
 _CHANGE_COLOURS = {"open": "#D55E00", "improvement": "#009E73"}
 _OTHER_CHANGE = "#777777"
@@ -69,7 +69,7 @@ def series_figure(series: Series, changes: Sequence[Change]) -> bytes:
     ax.tick_params(axis="y", labelsize=7)
     ax.grid(True, alpha=0.3)
     ax.set_title(f"{series.group}: {metric.label} ({metric.better} is better)", fontsize=9)
-    return _render(fig)
+    return render_png(fig)
 
 
 def _tick_labels(dates: Sequence[str]) -> list[str]:

@@ -28,6 +28,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from ..exits import EXIT_OK, EXIT_USAGE
+
 SCHEMA_VERSION = 1
 HISTORY_FILE = "history.sqlite"
 
@@ -217,7 +219,8 @@ CREATE TABLE IF NOT EXISTS held_changes (
 """
 
 
-def _now_iso() -> str:
+def now_iso() -> str:
+    """Now in UTC to the second: when a run was recorded or a change acknowledged."""
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
@@ -282,7 +285,7 @@ class History:
                 (run["campaign"], run["date"], run["finished"], run["commit"],
                  None if run["dirty"] is None else int(run["dirty"]), run["spec_hash"],
                  run["testbed_key"], json.dumps(run["testbed"], sort_keys=True),
-                 run["results_dir"], _now_iso()))
+                 run["results_dir"], now_iso()))
             run_id = int(cur.lastrowid or 0)
             self.db.executemany(
                 "INSERT INTO run_values VALUES (?,?,?,?,?,?,?)",
@@ -370,7 +373,7 @@ class History:
                             (campaign, group, metric, spec_hash, testbed_key))
             self.db.executemany(
                 "INSERT OR IGNORE INTO held_changes VALUES (?,?,?,?,?,?,?)",
-                [(campaign, group, metric, spec_hash, testbed_key, r, _now_iso())
+                [(campaign, group, metric, spec_hash, testbed_key, r, now_iso())
                  for r in run_ids])
 
     def _has_held_table(self) -> bool:
@@ -483,8 +486,6 @@ def _campaign_dir(target: str, results: str) -> Path:
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_OK, EXIT_USAGE
-
     try:
         d = _campaign_dir(args.campaign, args.results)
         with open_history(history_path(args)) as h:
@@ -500,35 +501,4 @@ def cmd_record(args: argparse.Namespace) -> int:
         commit = (run.commit or "unknown commit")[:12]
         print(f"{run.campaign}: {what} as run {run_id} ({run.date}, {commit}, spec "
               f"{run.spec_hash}, testbed {run.testbed_key}) in {history_path(args)}")
-    return EXIT_OK
-
-
-# ---------------------------------------------------------------- acknowledging a change
-
-
-def cmd_ack(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_OK, EXIT_USAGE
-    from .report import find_changes
-
-    why = (args.why or "").strip()
-    if not why:
-        print("lsmbench track ack: --why must say why the change is expected", file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        with open_history(history_path(args), create=False) as h:
-            changes = {c.id: c for c in find_changes(h).changes}
-            change = changes.get(args.id)
-            if change is None:
-                known = ", ".join(sorted(changes)) or "none"
-                raise HistoryError(f"no change with id {args.id!r} in {h.path} (known: {known}; "
-                                   "lsmbench track report lists them)")
-            h.add_ack(Ack(change_id=change.id, campaign=change.campaign, group=change.group,
-                          metric=change.metric, direction=change.direction,
-                          run_id=change.run_id, why=why, acked_at=_now_iso()))
-    except HistoryError as e:
-        print(f"lsmbench track ack: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    if not args.quiet:
-        print(f"{change.id}: {change.metric} of {change.group} ({change.campaign}) "
-              f"{change.change:+.1%} marked as expected: {why}")
     return EXIT_OK

@@ -46,9 +46,15 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..cli import EXIT_ENV, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from ..exits import (
+    EXIT_ENV,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_REGRESSION,
+    EXIT_USAGE,
+)
 from ..paths import project_root
-from .cli import EXIT_REGRESSION
 from .gitrepo import GitError, GitRepo, UnknownRef
 from .nightlock import LockHeld, night_lock
 

@@ -7,9 +7,9 @@ from itertools import pairwise
 from typing import Any
 
 from .. import __version__
-from ..report.render import _environment
+from ..report.render import html_environment
+from .changes import Analysis
 from .history import METRIC_BY_NAME, History
-from .report import Analysis
 
 HTML_TEMPLATE = "history.html.j2"
 
@@ -79,4 +79,4 @@ def render_history(analysis: Analysis, history: History, figures: dict[tuple[str
         "acks": history.acks(),
         "metrics": METRIC_BY_NAME,
     }
-    return _environment(False).get_template(HTML_TEMPLATE).render(**ctx)
+    return html_environment().get_template(HTML_TEMPLATE).render(**ctx)

@@ -27,96 +27,31 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from ..campaign import CampaignSession, RunOptions, campaign_errors, existing_points
 from ..groups import judge_group, repetition_from_store
 from ..plan import Plan, build_plan
 from ..points import Point, canonical_hash, group_id, point_id
 from ..progress import Reporter
+from ..results.tuning import (
+    RESULT_FILE,
+    STUDY_FILE,
+    Best,
+    Confirmed,
+    TrialRow,
+    TuneResult,
+    import_optuna,
+)
 from ..spec import LoadedSpec
 from ..spec.tune import Bound, TuneSpec
+from ..spec.tune_domains import default_value, resolve_domains
 from ..stages import RunningChoice
 from ..stats import median_ci
 from ..store import STATE_COMPLETE, Store, write_json_atomic
-from .domains import default_value, resolve_domains
 from .metrics import direction, metric_value, violations
-
-STUDY_FILE = "tune.sqlite3"
-RESULT_FILE = "tune.json"
-TUNE_SCHEMA = "lsmbench.tune/1"
 
 
 class TuneError(RuntimeError):
     """The study cannot start or go on (nothing was lost)."""
-
-
-class TrialRow(BaseModel):
-    """One trial as the report and --json show it."""
-
-    number: int
-    state: str  # complete | pruned | failed | running | waiting
-    params: dict[str, Any]
-    point: str | None = None
-    values: list[float] | None = None
-    constraints: list[float] | None = None
-    feasible: bool | None = None
-    max_write_throughput: float | None = None
-    verdict: str | None = None
-    note: str | None = None  # why pruned or failed
-    defaults: bool = False
-
-
-class Confirmed(BaseModel):
-    """A configuration re-run with repetitions: its objective's median and interval."""
-
-    params: dict[str, Any]
-    group: str
-    points: list[str]
-    trial_value: float | None  # the single run that put it on top (not counted below)
-    repetitions: int
-    median: float | None
-    ci_low: float | None
-    ci_high: float | None
-    confidence: float | None
-    pessimistic: float | None  # the interval's worse end (min..max with fewer than 3)
-    feasible: bool  # every repetition met every constraint
-    verdict: str | None  # the grouped verdict of the repetitions (when they ran a running phase)
-    defaults: bool = False
-
-
-class Best(BaseModel):
-    params: dict[str, Any]
-    value: float | None  # the pessimistic end after confirmation, else the trial's value
-    sustainable: bool
-    verdict: str | None = None
-    median: float | None = None
-    interval: list[float | None] | None = None
-    confidence: float | None = None
-    repetitions: int = 1
-    basis: str  # how it was chosen
-
-
-class TuneResult(BaseModel):
-    schema_: str = Field(default=TUNE_SCHEMA, alias="schema")
-    campaign: str
-    study: str  # the SQLite file
-    objectives: list[str]
-    directions: list[str]
-    constraints: list[str]
-    parameters: dict[str, str]  # name -> domain text
-    trials: int  # finished trials (complete, pruned or failed)
-    complete: int
-    pruned: int
-    failed: int
-    rows: list[TrialRow]
-    confirmed: list[Confirmed] = Field(default_factory=list)
-    pareto: list[int] = Field(default_factory=list)  # trial numbers (two objectives)
-    best: Best | None = None
-    defaults_trial: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return self.model_dump(by_alias=True)
 
 
 def study_path(store: Store, campaign: str) -> Path:
@@ -133,18 +68,6 @@ def study_fingerprint(loaded: LoadedSpec) -> str:
     for k in ("trials", "confirm"):
         tune.pop(k, None)
     return canonical_hash(raw, 16)
-
-
-def import_optuna() -> Any:
-    import warnings
-
-    import optuna
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    # TPE's multivariate mode and constraints_func are marked experimental (their interface
-    # may change); the study pins optuna<5 and says which it uses in docs/tuning.md.
-    warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
-    return optuna
 
 
 class Tuner:

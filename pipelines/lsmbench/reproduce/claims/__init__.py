@@ -7,38 +7,13 @@ run (``--paper``, or a campaign that stored nothing) is "not run".
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from .claim import Claim, Evidence
+from .luo_carey import CLAIMS as LUO_CAREY
+from .mao import CLAIMS as MAO
+from .pramanik import CLAIMS as PRAMANIK
 
-from ..evidence import NOT_RUN, CampaignEvidence, Finding
-from ..simlong import LongSims
-from ..simtable import SimTable
-
-# Each experiment's stored result: a campaign, lsm-sim-validate's table, or the long simulations.
-Evidence = dict[str, CampaignEvidence | SimTable | LongSims]
-
-
-@dataclass(frozen=True)
-class Claim:
-    id: str
-    paper: str  # a key of suite.PAPERS
-    source: str  # "Sec. 5.2, Fig. 9"
-    text: str
-    theirs: str  # what the paper measured
-    experiment: str  # the suite experiment's name
-    check: Callable[[Any], Finding]  # the evidence of its experiment (see Evidence)
-
-    def judge(self, evidence: Evidence) -> Finding:
-        ev = evidence.get(self.experiment)
-        if ev is None:
-            return Finding(status=NOT_RUN, ours="-", why=f"{self.experiment} did not run")
-        return self.check(ev)
+__all__ = ["Claim", "Evidence", "all_claims"]
 
 
 def all_claims() -> list[Claim]:
-    from .luo_carey import CLAIMS as LC
-    from .mao import CLAIMS as MAO
-    from .pramanik import CLAIMS as PV
-
-    return [*LC, *MAO, *PV]
+    return [*LUO_CAREY, *MAO, *PRAMANIK]

@@ -25,7 +25,7 @@ from ..evidence import (
     testing_max,
     verdict_is,
 )
-from . import Claim
+from .claim import Claim
 
 SCHED = "repro-lc-schedulers"
 RATIO = "repro-lc-size-ratio"

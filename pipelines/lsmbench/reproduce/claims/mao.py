@@ -20,7 +20,7 @@ from ..evidence import (
 from ..simfigure import series_by_policy, series_k
 from ..simlong import LongSims
 from ..simtable import SimTable
-from . import Claim
+from .claim import Claim
 
 SIM = "repro-mao-sim"
 LONG = "repro-mao-long"

@@ -18,7 +18,7 @@ from ..evidence import (
     fmt_rate,
     fmt_seconds,
 )
-from . import Claim
+from .claim import Claim
 
 BURSTS = "repro-pv-bursts"
 TUNE = "tune-leveldb-closed-loop"

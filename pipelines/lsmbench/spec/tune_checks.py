@@ -8,10 +8,10 @@ import re
 from typing import Any
 
 from ..engine_options import description, name_error
-from ..spec.checks import dimension_option, matrix_errors
-from ..spec.models import MATRIX_RESERVED, CampaignSpec
-from ..spec.tune import constraint_errors
-from .domains import resolve_domain
+from .checks import dimension_option, matrix_errors
+from .models import MATRIX_RESERVED, CampaignSpec
+from .tune import constraint_errors
+from .tune_domains import resolve_domain
 
 _MATRIX_PATH = re.compile(r"^matrix\.(?P<name>[^\[]+)(?:\[(?P<i>[0-9]+)\])?$")
 

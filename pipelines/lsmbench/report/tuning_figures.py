@@ -1,14 +1,14 @@
-"""The study's figures: the optimization history and, with two objectives, the Pareto front.
-Same conventions as the campaign report's (lsmbench.report.figures): matplotlib's object API,
+"""The Tuning section's figures: the optimization history and, with two objectives, the Pareto
+front. Drawn with the report's toolkit (lsmbench.report.plotting): matplotlib's object API,
 the Okabe-Ito palette, deterministic PNG bytes."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..report.figures import OKABE_ITO, Figure, _new, _render
+from ..results.tuning import TuneResult
 from ..spec.tune import METRICS
-from .study import TuneResult
+from .plotting import OKABE_ITO, Figure, new_figure, render_png
 
 
 def _scale(name: str) -> tuple[float, str]:
@@ -28,7 +28,7 @@ def history_figure(result: TuneResult) -> Figure | None:
     done = [r for r in result.rows if r.state == "complete" and r.values]
     if not done:
         return None
-    fig, (ax,) = _new(1)
+    fig, (ax,) = new_figure(1)
     feasible = [r for r in done if r.feasible is not False]
     infeasible = [r for r in done if r.feasible is False]
     ax.scatter([r.number for r in feasible], [r.values[0] * k for r in feasible if r.values],
@@ -70,7 +70,7 @@ def history_figure(result: TuneResult) -> Figure | None:
                f"maximum showed they could not beat the best so far), {result.failed} failed. "
                f"One run per trial; the confirmed answer is in the table above.")
     return Figure(id="tune-history", title="Optimization history", caption=caption,
-                  png=_render(fig))
+                  png=render_png(fig))
 
 
 def pareto_figure(result: TuneResult) -> Figure | None:
@@ -81,7 +81,7 @@ def pareto_figure(result: TuneResult) -> Figure | None:
     if not done:
         return None
     (kx, lx), (ky, ly) = _scale(result.objectives[0]), _scale(result.objectives[1])
-    fig, (ax,) = _new(1)
+    fig, (ax,) = new_figure(1)
     front = set(result.pareto)
     rest = [r for r in done if r.number not in front]
     on = sorted((r for r in done if r.number in front), key=lambda r: (r.values or [0])[0])
@@ -99,7 +99,7 @@ def pareto_figure(result: TuneResult) -> Figure | None:
     ax.legend(fontsize=8)
     caption = (f"{len(done)} complete trials; the Pareto front ({len(on)}) are those no other "
                f"trial beats on both objectives (one run each).")
-    return Figure(id="tune-pareto", title="Pareto front", caption=caption, png=_render(fig))
+    return Figure(id="tune-pareto", title="Pareto front", caption=caption, png=render_png(fig))
 
 
 def tune_figures(result: TuneResult) -> list[Figure]:

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..engine_options import OptionDescription, description, option_string
-from ..spec.checks import dimension_option
-from ..spec.models import CampaignSpec
-from ..spec.tune import TuneParameter
 from ..units import parse_size
+from .checks import dimension_option
+from .models import CampaignSpec
+from .tune import TuneParameter
 
 Kind = Literal["int", "float", "categorical"]
 

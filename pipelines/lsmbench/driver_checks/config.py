@@ -9,7 +9,7 @@ field takes, secondary fields on an engine without secondary indexes, ...) live 
 spec is checked against them before anything runs: each point's load, testing and running phase
 as a run.json (the running phase as a closed loop: its rate is not known before the testing
 phase, and the rules checked here do not depend on it), each error mapped back to the spec path
-that set the field. Engine options are left to ``--check-options`` (driver_check.py).
+that set the field. Engine options are left to ``--check-options`` (options.py).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from ..plan import expand_matrix
 from ..points import Point, point_spec, point_workload
 from ..spec import LoadedSpec
 from ..spec.models import CampaignSpec
-from .driver_check import TIMEOUT_S, ask_driver
+from .options import TIMEOUT_S, ask_driver
 
 # A data directory the check never creates: --check-config opens nothing.
 _CHECK_DIR = "/nonexistent/lsmbench-config-check"
