@@ -15,7 +15,7 @@ from lsmbench.cli import main
 from lsmbench.spec import validate_raw
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = sorted((ROOT / "docs").rglob("*.md")) + [ROOT / "README.md"]
+DOCS = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md"]
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
 SPEC_COMMAND = re.compile(r"lsmbench (validate|plan|run) (\S+\.yaml)((?: --set \S+)*)")
 
