@@ -47,6 +47,7 @@ from .exits import (  # noqa: F401  (the commands' modules import the codes from
 # pay for scipy, matplotlib and ansible at every start.
 from .paths import default_results_dir
 from .spec.checks import DEFAULT_MAX_POINTS
+from .wording import plural
 
 
 def _print_json(obj: Any) -> None:
@@ -58,7 +59,7 @@ def _spec_errors(e: Any, path: str, as_json: bool) -> int:
         _print_json({"valid": False, "spec": path,
                      "errors": [{"path": p, "message": m} for p, m in e.errors]})
     else:
-        print(f"{path}: {len(e.errors)} error(s)", file=sys.stderr)
+        print(f"{path}: {plural(len(e.errors), 'error')}", file=sys.stderr)
         for line in e.lines():
             print(f"  {line}", file=sys.stderr)
     return EXIT_USAGE
@@ -182,15 +183,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
             _print_json({"valid": False, "spec": args.spec,
                          "errors": [{"path": "matrix.exclude", "message": msg}]})
         else:
-            print(f"{args.spec}: 1 error(s)\n  {msg}", file=sys.stderr)
+            print(f"{args.spec}: 1 error\n  {msg}", file=sys.stderr)
         return EXIT_USAGE
     if args.json:
         _print_json({"valid": True, "spec": args.spec, "campaign": loaded.spec.name,
                      "points": len(points), "excluded": excluded, "warnings": warnings})
     elif not args.quiet:
-        what = (f"study {loaded.spec.name}, {loaded.spec.tune.trials} trials"
+        what = (f"study {loaded.spec.name}, {plural(loaded.spec.tune.trials, 'trial')}"
                 if loaded.spec.tune is not None
-                else f"campaign {loaded.spec.name}, {len(points)} points")
+                else f"campaign {loaded.spec.name}, {plural(len(points), 'point')}")
         print(f"{args.spec}: valid ({what})")
     return EXIT_OK
 
@@ -510,7 +511,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"event": "publish_end", **summary}))
     elif not args.quiet:
-        print(f"published {sent} point(s), {failed} failed, {skipped} already published "
+        print(f"published {plural(sent, 'point')}, {failed} failed, {skipped} already published "
               f"(--all resends them)")
     return EXIT_FAILED if failed else EXIT_OK
 
