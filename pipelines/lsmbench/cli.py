@@ -269,7 +269,7 @@ def _print_predictions(console: Any, predictions: Any) -> None:
     console.print(ASSUMPTIONS, highlight=False, markup=False, soft_wrap=True)
     for why in dict.fromkeys(p.basis for p in predictions if p.basis):
         points = [p.point for p in predictions if p.basis == why]
-        console.print(f"no prediction for {len(points)} point(s) ({points[0]}, ...): {why}",
+        console.print(f"no prediction for {plural(len(points), 'point')} ({points[0]}, ...): {why}",
                       highlight=False, markup=False, soft_wrap=True)
 
 
@@ -521,7 +521,7 @@ def cmd_ls(args: argparse.Namespace) -> int:
 
     store = Store(args.results)
     if args.campaign:
-        from .listing import campaign_listing, print_listing
+        from .listing import campaign_listing, print_listing, terminal_width
 
         if not store.points(args.campaign) and store.read_campaign(args.campaign) is None:
             print(f"no campaign {args.campaign!r} in {store.root}", file=sys.stderr)
@@ -530,7 +530,8 @@ def cmd_ls(args: argparse.Namespace) -> int:
         if args.json:
             _print_json(data)
         else:
-            print_listing(data, str(store.campaign_dir(args.campaign)), args.repetitions)
+            print_listing(data, str(store.campaign_dir(args.campaign)), args.repetitions,
+                          terminal_width())
         return EXIT_OK
     out = []
     for c in store.campaigns():

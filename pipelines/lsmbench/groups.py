@@ -367,15 +367,16 @@ def _inconclusive_causes(reps: Sequence[Repetition]) -> str:
     return " / ".join(dict.fromkeys(inconclusive_cause(r.reasons) for r in reps))
 
 
-def agreement_text(agree: dict[str, int]) -> str:
-    """The per-repetition verdicts of a group, inconclusive ones counted, in the verdicts'
-    own words: '1 sustainable, 0 not-sustainable, 2 inconclusive of 3'; '-' when none has
-    a verdict."""
-    counts = {word: agree.get(word, 0) for word in (SUSTAINABLE, NOT_SUSTAINABLE, INCONCLUSIVE)}
-    total = sum(counts.values())
+def agreement_text(agree: dict[str, int], none: str = "-") -> str:
+    """The per-repetition verdicts of a group in the verdicts' own words, inconclusive ones
+    counted, out of every judged repetition: '1 sustainable, 2 inconclusive of 3', '3
+    not-sustainable of 3' (a verdict no repetition had is left out); ``none`` when no
+    repetition has one."""
+    counts = [(agree.get(word, 0), word) for word in (SUSTAINABLE, NOT_SUSTAINABLE, INCONCLUSIVE)]
+    total = sum(k for k, _ in counts)
     if not total:
-        return "-"
-    return ", ".join(f"{k} {word}" for word, k in counts.items()) + f" of {total}"
+        return none
+    return ", ".join(f"{k} {word}" for k, word in counts if k) + f" of {total}"
 
 
 def rate_text(rate: float | None, utilization: float | None) -> str:
