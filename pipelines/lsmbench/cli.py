@@ -554,6 +554,9 @@ def cmd_ls(args: argparse.Namespace) -> int:
         return EXIT_OK
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
+
+    from .listing import UNBOUNDED, terminal_width
 
     table = Table(box=None, header_style="bold")
     for col in ("campaign", "points", "complete", "failed", "unpublished", "last run"):
@@ -561,9 +564,10 @@ def cmd_ls(args: argparse.Namespace) -> int:
     for row in out:
         last = time.strftime("%Y-%m-%d %H:%M", time.localtime(row["last_run"])) \
             if row["last_run"] else "-"
-        table.add_row(row["campaign"], str(row["planned"] or "?"), str(row["complete"]),
+        table.add_row(Text(row["campaign"]), str(row["planned"] or "?"), str(row["complete"]),
                       str(row["failed"]), str(row["unpublished"]), last)
-    Console().print(table)
+    # As `ls CAMPAIGN`: the terminal's width (also when piped), unwrapped without a terminal.
+    Console(width=terminal_width() or UNBOUNDED).print(table)
     return EXIT_OK
 
 
