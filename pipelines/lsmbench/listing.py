@@ -187,9 +187,9 @@ class Listing:
     def table(self) -> Table:
         """One line per group and repetition, no cell wrapped."""
         table = Table(box=None, header_style="bold", pad_edge=False)
-        headings = [GROUP, *group_cells(self.groups[0], self.searched)] if self.groups else [
-            GROUP]
-        for heading in headings:
+        # The cells' headings, in their order (a repetition's cells have the same).
+        headings = list(group_cells(self.groups[0], self.searched)) if self.groups else []
+        for heading in [GROUP, *headings]:
             table.add_column(heading, no_wrap=True)
         for g in self.groups:
             table.add_row(Text(g.group), *map(Text, group_cells(g, self.searched).values()))
