@@ -322,8 +322,9 @@ def running_decision(intervals: list[dict[str, Any]], *, rule: UntilDecided,
     # The criteria need no utilization: the offered rate is the arrival rate.
     fig = vd.running_figures(0.0, offered_rate, regular, None, None, warmup_s)
     v = judge_with_bounds(fig, bounds, None)
-    failing = [c for c in v.criteria
-               if c.ok is False or (c.ok is None and c.name != "window_coverage")]
+    # A criterion not computed yet is not passing: judge would call the run inconclusive.
+    missing = vd.not_computed(v.criteria)
+    failing = [c for c in v.criteria if c.ok is False or c.name in missing]
     if failing:
         return Decision(CONTINUE, now, "not yet: " + "; ".join(c.reason for c in failing))
     flat = flat_backlog(fig, bounds)
@@ -364,14 +365,14 @@ def judge_until_decided(fig: vd.RunningFigures, intervals: list[dict[str, Any]],
     if v.verdict == vd.INCONCLUSIVE and coverage is not None and not coverage.complete:
         needed = needed_length(coverage, rule, window, cycle_s)
         return v.model_copy(update={"reasons": [
-            *v.reasons, f"inconclusive: {rule.deepest_merges} merges into level {level} needed; "
+            *v.reasons, f"{rule.deepest_merges} merges into level {level} needed; "
             f"a running phase would need {needed}"]})
     if v.verdict != vd.SUSTAINABLE:
         return v
     if flat_backlog(fig, bounds) is not True:
         return v.model_copy(update={
             "verdict": vd.INCONCLUSIVE, "sustainable": False,
-            "reasons": [*v.reasons, "inconclusive: the backlog's trend is not flat: "
+            "reasons": [*v.reasons, vd.INCONCLUSIVE_PREFIX + "the backlog's trend is not flat: "
                         + backlog_text(fig, bounds)]})
     return v
 
@@ -476,9 +477,9 @@ def _kind(d: Decision) -> str:
 
 def repetitions_help(group: Any) -> bool:
     """Whether another repetition can decide an undecided group: not when every judged
-    repetition was itself inconclusive -- a running window too short for the deepest merges,
-    which the next one at the same cap will be too (a longer cap is what it needs, and each
-    repetition's reasons say how long)."""
+    repetition was itself inconclusive -- a running window too short for the deepest merges
+    or for a criterion (a backlog trend needs intervals), which the next one at the same cap
+    will be too (a longer cap is what it needs, and each repetition's reasons say how long)."""
     judged = [r for r in group.agree.items() if r[1]]
     return not (judged and all(k == "inconclusive" for k, _ in judged))
 

@@ -55,6 +55,7 @@ from .testbeds.sshconn import NodeUnreachable
 from .testbeds.state import NodeFault
 from .throttle import ThrottleError, ThrottleLimits, check_throttle_available
 from .throttle.rates import is_relative, resolve_relative
+from .wording import plural
 
 log = logging.getLogger("lsmbench")
 
@@ -240,11 +241,12 @@ def existing_points(plan: Plan, store: Store, reporter: Reporter,
     spec = plan.spec
     leftovers = store.clean_tmp(spec.name)
     if leftovers:
-        reporter.message(f"removed {len(leftovers)} unfinished point(s) of an interrupted run")
+        reporter.message(f"removed {plural(len(leftovers), 'unfinished point')} of an "
+                         "interrupted run")
     existing = {r.point_id: r for r in store.points(spec.name)}
     if existing and not options.resume and not options.force:
         raise CampaignError(
-            f"{store.campaign_dir(spec.name)} already holds {len(existing)} point(s): pass "
+            f"{store.campaign_dir(spec.name)} already holds {plural(len(existing), 'point')}: pass "
             "--resume to skip the complete ones and run the rest, or --force to discard them "
             "and start over"
         )
@@ -377,7 +379,9 @@ class CampaignSession:
             "wall_s": round(wall, 2),
             "driver_s": round(self.driver_s, 2),
             "overhead_s": round(overhead, 2),
-            "overhead_pct": round(100.0 * overhead / wall, 2) if wall > 0 else 0.0,
+            # None when no driver ran (a --resume with nothing left): not 100 % of nothing.
+            "overhead_pct": round(100.0 * overhead / wall, 2) if wall > 0 and self.driver_s > 0
+            else None,
             "unpublished": sum(1 for r in self.store.points(spec.name) if r.published is False),
             **(self.sink.summary() if self.sink is not None else {}),
             **(extra or {}),

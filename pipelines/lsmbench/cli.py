@@ -47,6 +47,7 @@ from .exits import (  # noqa: F401  (EXIT_INTERNAL: re-exported, as are all the 
 # pay for scipy, matplotlib and ansible at every start.
 from .paths import default_results_dir
 from .spec.checks import DEFAULT_MAX_POINTS
+from .wording import plural
 
 
 def _print_json(obj: Any) -> None:
@@ -58,7 +59,7 @@ def _spec_errors(e: Any, path: str, as_json: bool) -> int:
         _print_json({"valid": False, "spec": path,
                      "errors": [{"path": p, "message": m} for p, m in e.errors]})
     else:
-        print(f"{path}: {len(e.errors)} error(s)", file=sys.stderr)
+        print(f"{path}: {plural(len(e.errors), 'error')}", file=sys.stderr)
         for line in e.lines():
             print(f"  {line}", file=sys.stderr)
     return EXIT_USAGE
@@ -182,15 +183,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
             _print_json({"valid": False, "spec": args.spec,
                          "errors": [{"path": "matrix.exclude", "message": msg}]})
         else:
-            print(f"{args.spec}: 1 error(s)\n  {msg}", file=sys.stderr)
+            print(f"{args.spec}: 1 error\n  {msg}", file=sys.stderr)
         return EXIT_USAGE
     if args.json:
         _print_json({"valid": True, "spec": args.spec, "campaign": loaded.spec.name,
                      "points": len(points), "excluded": excluded, "warnings": warnings})
     elif not args.quiet:
-        what = (f"study {loaded.spec.name}, {loaded.spec.tune.trials} trials"
+        what = (f"study {loaded.spec.name}, {plural(loaded.spec.tune.trials, 'trial')}"
                 if loaded.spec.tune is not None
-                else f"campaign {loaded.spec.name}, {len(points)} points")
+                else f"campaign {loaded.spec.name}, {plural(len(points), 'point')}")
         print(f"{args.spec}: valid ({what})")
     return EXIT_OK
 
@@ -268,7 +269,7 @@ def _print_predictions(console: Any, predictions: Any) -> None:
     console.print(ASSUMPTIONS, highlight=False, markup=False, soft_wrap=True)
     for why in dict.fromkeys(p.basis for p in predictions if p.basis):
         points = [p.point for p in predictions if p.basis == why]
-        console.print(f"no prediction for {len(points)} point(s) ({points[0]}, ...): {why}",
+        console.print(f"no prediction for {plural(len(points), 'point')} ({points[0]}, ...): {why}",
                       highlight=False, markup=False, soft_wrap=True)
 
 
@@ -510,7 +511,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"event": "publish_end", **summary}))
     elif not args.quiet:
-        print(f"published {sent} point(s), {failed} failed, {skipped} already published "
+        print(f"published {plural(sent, 'point')}, {failed} failed, {skipped} already published "
               f"(--all resends them)")
     return EXIT_FAILED if failed else EXIT_OK
 
@@ -520,7 +521,7 @@ def cmd_ls(args: argparse.Namespace) -> int:
 
     store = Store(args.results)
     if args.campaign:
-        from .listing import campaign_listing, print_listing
+        from .listing import campaign_listing, print_listing, terminal_width
 
         if not store.points(args.campaign) and store.read_campaign(args.campaign) is None:
             print(f"no campaign {args.campaign!r} in {store.root}", file=sys.stderr)
@@ -529,7 +530,8 @@ def cmd_ls(args: argparse.Namespace) -> int:
         if args.json:
             _print_json(data)
         else:
-            print_listing(data, str(store.campaign_dir(args.campaign)), args.repetitions)
+            print_listing(data, str(store.campaign_dir(args.campaign)), args.repetitions,
+                          terminal_width())
         return EXIT_OK
     out = []
     for c in store.campaigns():
@@ -552,6 +554,9 @@ def cmd_ls(args: argparse.Namespace) -> int:
         return EXIT_OK
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
+
+    from .listing import UNBOUNDED, terminal_width
 
     table = Table(box=None, header_style="bold")
     for col in ("campaign", "points", "complete", "failed", "unpublished", "last run"):
@@ -559,9 +564,10 @@ def cmd_ls(args: argparse.Namespace) -> int:
     for row in out:
         last = time.strftime("%Y-%m-%d %H:%M", time.localtime(row["last_run"])) \
             if row["last_run"] else "-"
-        table.add_row(row["campaign"], str(row["planned"] or "?"), str(row["complete"]),
+        table.add_row(Text(row["campaign"]), str(row["planned"] or "?"), str(row["complete"]),
                       str(row["failed"]), str(row["unpublished"]), last)
-    Console().print(table)
+    # As `ls CAMPAIGN`: the terminal's width (also when piped), unwrapped without a terminal.
+    Console(width=terminal_width() or UNBOUNDED).print(table)
     return EXIT_OK
 
 

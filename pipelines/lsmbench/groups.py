@@ -17,7 +17,8 @@ Per group: the median of each figure with its order-statistic confidence interva
 * **inconclusive** otherwise: the repetitions disagree and the intervals straddle the bounds.
 
 ``agree`` counts the judged repetitions per per-repetition verdict
-(``{"sustainable": 2, "not-sustainable": 1}``).
+(``{"sustainable": 2, "not-sustainable": 1}``, with ``"inconclusive"`` when there are any);
+:func:`agreement_text` says it for people, inconclusive ones included.
 
 The figures come from point.json (the headline verdict) and, for records written before the
 verdict carried p50/p99.9 and stalls, from the headline running phase's summary.json.
@@ -43,10 +44,19 @@ from .stats import Estimate, median_ci
 from .store import STATE_COMPLETE, PointRecord
 from .values import dig as _get
 from .values import number as _num
-from .verdict import INCONCLUSIVE, NOT_SUSTAINABLE, SUSTAINABLE
+from .verdict import (
+    INCONCLUSIVE,
+    NOT_SUSTAINABLE,
+    SUSTAINABLE,
+    inconclusive_cause,
+    not_computed,
+    verdict_word,
+)
+from .wording import plural
 
 GroupVerdict = Literal["sustainable", "not-sustainable", "inconclusive"]
-# inconclusive: the run's window saw no merge into the deepest level (verdict.judge).
+# inconclusive: a criterion was not computed, or the run's window saw too few merges into the
+# deepest level (verdict.judge).
 RepVerdict = Literal["sustainable", "not-sustainable", "inconclusive"]
 
 # The figures aggregated per group, in the order the tables show them.
@@ -70,6 +80,9 @@ class Repetition(BaseModel):
     sustainable: bool | None = None  # the point's own (headline) verdict
     verdict: RepVerdict | None = None
     failed_criteria: list[str] = Field(default_factory=list)
+    # criteria that could not be computed (verdict.not_computed): a run judged since that
+    # rule is inconclusive with any; an older record may say sustainable with them
+    not_computed: list[str] = Field(default_factory=list)
     reasons: list[str] = Field(default_factory=list)
     utilization: float | None = None
     p99_limit_s: float | None = None
@@ -158,10 +171,8 @@ def point_group(point_id: str, record: dict[str, Any]) -> str:
 def _rep_verdict(v: dict[str, Any], sustainable: bool | None, state: str) -> RepVerdict | None:
     if sustainable is None or state != STATE_COMPLETE:
         return None
-    named = v.get("verdict")
-    if named in (SUSTAINABLE, NOT_SUSTAINABLE, INCONCLUSIVE):
-        return named
-    return SUSTAINABLE if sustainable else NOT_SUSTAINABLE
+    # verdict_word's words are RepVerdict's; pydantic checks them again.
+    return verdict_word(v)  # type: ignore[return-value]
 
 
 def make_repetition(point_id: str, record: dict[str, Any],
@@ -192,6 +203,7 @@ def make_repetition(point_id: str, record: dict[str, Any],
         sustainable=sustainable,
         verdict=_rep_verdict(v, sustainable, state),
         failed_criteria=[str(c) for c in v.get("failed") or []],
+        not_computed=not_computed(c for c in v.get("criteria") or [] if isinstance(c, dict)),
         reasons=[str(r) for r in v.get("reasons") or []],
         utilization=_num(v.get("utilization")),
         p99_limit_s=_num(v.get("p99_limit_s")),
@@ -252,7 +264,7 @@ def interval_text(e: Estimate, fmt: Any = _fmt_s) -> str:
     """'0.4 s..1.2 s' (an en dash between), with the confidence when under 95 %; or why there
     is no interval."""
     if not e.has_interval:
-        return f"no interval ({e.n} run{'s' if e.n != 1 else ''})"
+        return f"no interval ({plural(e.n, 'run')})"
     conf = "" if e.confidence is None or e.confidence >= 0.95 else f" ({e.confidence:.0%})"
     return f"{fmt(e.ci_low)}{DASH}{fmt(e.ci_high)}{conf}"
 
@@ -317,7 +329,7 @@ def judge_group(reps: Sequence[Repetition]) -> tuple[GroupVerdict, dict[str, int
         reasons.append(f"{r.point} failed, not counted: {r.error or '(no error recorded)'}")
     unjudged = len(reps) - len(judged) - len(failed)
     if unjudged:
-        reasons.append(f"{unjudged} complete repetition(s) without a verdict")
+        reasons.append(f"{plural(unjudged, 'complete repetition')} without a verdict")
     n = len(judged)
     if n == 0:
         return INCONCLUSIVE, agree, ["no repetition has a verdict", *reasons]
@@ -327,7 +339,7 @@ def judge_group(reps: Sequence[Repetition]) -> tuple[GroupVerdict, dict[str, int
     p99_limit = next((r.p99_limit_s for r in judged if r.p99_limit_s is not None), None)
     max_backlog = next((r.max_backlog_s for r in judged if r.max_backlog_s is not None), None)
     beyond, other = _bound_reasons(p99, p99_limit, backlog, max_backlog)
-    few = [] if n >= 3 else [f"{n} run{'s' if n > 1 else ''}: too few for an interval, the "
+    few = [] if n >= 3 else [f"{plural(n, 'run')}: too few for an interval, the "
                              "verdict rests on " + ("one repetition" if n == 1 else
                                                     "two repetitions")]
     criteria = Counter(c for r in judged for c in r.failed_criteria)
@@ -337,16 +349,34 @@ def judge_group(reps: Sequence[Repetition]) -> tuple[GroupVerdict, dict[str, int
         word = "the repetition is" if n == 1 else f"all {n} repetitions are"
         return SUSTAINABLE, agree, [f"{word} sustainable", *other, *few, *reasons]
     unsure = agree.get(INCONCLUSIVE, 0)
-    short = ([f"{unsure} of {n} repetition(s) inconclusive: the window saw no merge into the "
-              "deepest level"] if unsure else [])
+    short = ([f"{unsure} of {plural(n, 'repetition')} inconclusive: "
+              + _inconclusive_causes([r for r in judged if r.verdict == INCONCLUSIVE])]
+             if unsure else [])
     if s == 0 and unsure == 0:
         word = "the repetition is" if n == 1 else f"all {n} repetitions are"
         return NOT_SUSTAINABLE, agree, [f"{word} not sustainable", *failing, *beyond, *few,
                                         *reasons]
-    split = f"{s} of {n} repetitions sustainable"
+    split = f"{s} of {plural(n, 'repetition')} sustainable"
     if beyond:
         return NOT_SUSTAINABLE, agree, [*beyond, split, *short, *failing, *reasons]
     return INCONCLUSIVE, agree, [split, *short, *other, *failing, *reasons]
+
+
+def _inconclusive_causes(reps: Sequence[Repetition]) -> str:
+    """The causes of the inconclusive repetitions, each once, in the order they come."""
+    return " / ".join(dict.fromkeys(inconclusive_cause(r.reasons) for r in reps))
+
+
+def agreement_text(agree: dict[str, int], none: str = "-") -> str:
+    """The per-repetition verdicts of a group in the verdicts' own words, inconclusive ones
+    counted, out of every judged repetition: '1 sustainable, 2 inconclusive of 3', '3
+    not-sustainable of 3' (a verdict no repetition had is left out); ``none`` when no
+    repetition has one."""
+    counts = [(agree.get(word, 0), word) for word in (SUSTAINABLE, NOT_SUSTAINABLE, INCONCLUSIVE)]
+    total = sum(k for k, _ in counts)
+    if not total:
+        return none
+    return ", ".join(f"{k} {word}" for k, word in counts if k) + f" of {total}"
 
 
 def rate_text(rate: float | None, utilization: float | None) -> str:
@@ -395,7 +425,7 @@ def make_group(reps: Sequence[Repetition]) -> Group:
     unsteady = [r for r in judged if r.steady is False]
     if unsteady:
         reasons.append(f"the testing maximum did not attain steady state in {len(unsteady)} of "
-                       f"{len(judged)} repetition(s): it is the rate of the last rounds")
+                       f"{plural(len(judged), 'repetition')}: it is the rate of the last rounds")
     return Group(
         group=reps[0].group,
         params=reps[0].params,

@@ -1,24 +1,49 @@
 """`lsmbench ls CAMPAIGN`: a campaign's groups (a point's repetitions judged as one), as a table
 or as JSON, with the repetitions reachable (nested ids, the per-repetition rows, --repetitions).
+
+The terminal view never breaks a word or a number across lines: a table, one line per group,
+when it fits the width; else each group stacked as a block of "label  value" lines, values
+wrapped between words. The width is COLUMNS when set, else the terminal's -- also when the
+output is piped and the terminal is on stdin or stderr; with no terminal at all (a file, CI)
+the table's lines are as long as their content, for grep.
 """
 
 from __future__ import annotations
 
+import os
+import textwrap
+from collections.abc import Iterator
 from typing import Any
 
+from rich.console import Console
+from rich.measure import Measurement
+from rich.table import Table
+from rich.text import Text
+
 from .groups import (
-    NOT_SUSTAINABLE,
-    SUSTAINABLE,
     Group,
     Repetition,
+    agreement_text,
     group_repetitions,
     interval_text,
 )
 from .groups import repetition_from_store as _repetition
 from .stats import Estimate
-from .store import Store
+from .store import STATE_COMPLETE, Store
+from .wording import plural
 
-VERDICT_WORDS = {SUSTAINABLE: "yes", NOT_SUSTAINABLE: "NO", "inconclusive": "inconclusive"}
+# The table's column headings, which the stacked layout uses as labels too (a group's runs
+# under RUNS; in the table, a repetition's criteria share the column).
+GROUP = "group"
+VERDICT = "verdict"
+RUNS = "runs / criteria"
+RUNS_LABEL = "runs"
+MAX_SUSTAINABLE = "max sustainable writes/s [CI]"
+WRITES = "writes/s [CI]"
+P99 = "p99 [CI]"
+WHY = "why"
+# A width no listing reaches: the table's own, unwrapped, where no terminal sets one.
+UNBOUNDED = 100_000
 
 
 def campaign_listing(store: Store, campaign: str) -> dict[str, Any]:
@@ -55,9 +80,32 @@ def estimate_text(e: Estimate, fmt: Any) -> str:
     return f"{fmt(e.median)} [{interval_text(e, fmt)}]" if e.has_interval else fmt(e.median)
 
 
-def agree_text(g: Group) -> str:
-    judged = g.agree.get(SUSTAINABLE, 0) + g.agree.get(NOT_SUSTAINABLE, 0)
-    return f"{g.agree.get(SUSTAINABLE, 0)}/{judged}" if judged else "-"
+def runs_text(g: Group) -> str:
+    """The group's repetitions by their own verdicts, inconclusive ones counted, and the
+    failed ones: '1 sustainable, 2 inconclusive of 3, 1 failed'."""
+    judged = agreement_text(g.agree)
+    parts = [judged] if judged != "-" or not g.failed else []
+    if g.failed:
+        parts.append(f"{g.failed} failed")
+    return ", ".join(parts)
+
+
+def criteria_text(r: Repetition) -> str:
+    """What a repetition's verdict rests on beyond its word: the criteria that failed, and
+    those that could not be computed."""
+    parts = []
+    if r.failed_criteria:
+        parts.append(f"failed: {', '.join(r.failed_criteria)}")
+    if r.not_computed:
+        parts.append(f"not computed: {', '.join(r.not_computed)}")
+    return "; ".join(parts)
+
+
+def rep_verdict_text(r: Repetition) -> str:
+    """A repetition's verdict in the JSON's word; its state when it did not complete."""
+    if r.state != STATE_COMPLETE:
+        return r.state
+    return r.verdict or "-"
 
 
 def group_search_text(g: Group) -> str:
@@ -81,51 +129,153 @@ def rep_search_text(r: Repetition) -> str:
     return f"{_count(r.max_sustainable_rate)} @ {r.max_sustainable_utilization:.3g}x"
 
 
-def print_listing(data: dict[str, Any], store_dir: str, repetitions: bool) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    groups = [Group.model_validate(g) for g in data["groups"]]
-    reps = {r["point"]: Repetition.model_validate(r) for r in data["points"]}
-    searched = any(g.search is not None for g in groups)
-    table = Table(box=None, header_style="bold")
-    table.add_column("group", no_wrap=True)
-    columns = ["runs", "writes/s [CI]", "p99 [CI]", "verdict", "sust./judged"]
+def group_cells(g: Group, searched: bool) -> dict[str, str]:
+    """A group's cells, by column heading, in the table's order."""
+    cells = {VERDICT: g.verdict, RUNS: runs_text(g)}
     if searched:
-        columns.insert(1, "max sustainable writes/s [CI]")
-    for col in columns:
-        table.add_column(col, overflow="fold")
-    for g in groups:
-        runs = f"{g.complete}" + (f" +{g.failed} failed" if g.failed else "")
-        cells = [g.group, runs, estimate_text(g.max_write_throughput, _count),
-                 estimate_text(g.p99_write_latency_s, _seconds), VERDICT_WORDS[g.verdict],
-                 agree_text(g)]
-        if searched:
-            cells.insert(2, group_search_text(g))
-        table.add_row(*cells)
-        if repetitions:
-            for pid in g.points:
-                r = reps[pid]
-                cells = [f"  rep {r.rep if r.rep is not None else pid}",
-                         "" if r.state == "complete" else r.state,
-                         _count(r.max_write_throughput)
-                         + (" (not steady)" if r.steady is False else ""),
-                         _seconds(r.p99_write_latency_s),
-                         {True: "yes", False: "NO", None: "-"}[r.sustainable],
-                         ", ".join(r.failed_criteria)]
-                if searched:
-                    cells.insert(2, rep_search_text(r))
-                table.add_row(*cells)
-    Console().print(table)
-    for g in groups:
-        print(f"{g.group}: {'; '.join(g.reasons)}")
-    for u in data.get("unpublished") or []:
-        print(f"unpublished {u['point']}: {u['error'] or 'not sent yet'}")
-    if data.get("unpublished"):
-        print(f"(`lsmbench publish {store_dir} --to URL` sends the "
-              f"{len(data['unpublished'])} unpublished point(s))")
-    published = [r.published for r in reps.values() if r.published is not None]
+        cells[MAX_SUSTAINABLE] = group_search_text(g)
+    cells[WRITES] = estimate_text(g.max_write_throughput, _count)
+    cells[P99] = estimate_text(g.p99_write_latency_s, _seconds)
+    return cells
+
+
+def rep_label(r: Repetition) -> str:
+    return f"rep {r.rep if r.rep is not None else r.point}"
+
+
+def rep_cells(r: Repetition, searched: bool) -> dict[str, str]:
+    """A repetition's cells, under the same headings as its group's."""
+    cells = {VERDICT: rep_verdict_text(r), RUNS: criteria_text(r)}
+    if searched:
+        cells[MAX_SUSTAINABLE] = rep_search_text(r)
+    cells[WRITES] = _count(r.max_write_throughput) + (" (not steady)" if r.steady is False
+                                                      else "")
+    cells[P99] = _seconds(r.p99_write_latency_s)
+    return cells
+
+
+def terminal_width() -> int | None:
+    """The width to lay the listing out in: COLUMNS when set, else the terminal's -- stdout's,
+    or, when stdout is piped (`ls | cat`), stdin's or stderr's, as rich looks for it; None
+    when no terminal is attached at all (rich would assume 80 columns there)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    for fd in (1, 0, 2):
+        try:
+            width = os.get_terminal_size(fd).columns
+        except (OSError, ValueError):
+            continue
+        if width > 0:
+            return width
+    return None
+
+
+class Listing:
+    """The groups (and with ``repetitions`` each repetition) of `ls CAMPAIGN`, laid out for a
+    width."""
+
+    def __init__(self, data: dict[str, Any], repetitions: bool) -> None:
+        self.groups = [Group.model_validate(g) for g in data["groups"]]
+        self.reps = {r["point"]: Repetition.model_validate(r) for r in data["points"]}
+        self.searched = any(g.search is not None for g in self.groups)
+        self.repetitions = repetitions
+
+    def _members(self, g: Group) -> list[Repetition]:
+        return [self.reps[pid] for pid in g.points] if self.repetitions else []
+
+    def table(self) -> Table:
+        """One line per group and repetition, no cell wrapped."""
+        table = Table(box=None, header_style="bold", pad_edge=False)
+        # The cells' headings, in their order (a repetition's cells have the same).
+        headings = list(group_cells(self.groups[0], self.searched)) if self.groups else []
+        for heading in [GROUP, *headings]:
+            table.add_column(heading, no_wrap=True)
+        for g in self.groups:
+            table.add_row(Text(g.group), *map(Text, group_cells(g, self.searched).values()))
+            for r in self._members(g):
+                table.add_row(Text("  " + rep_label(r)),
+                              *map(Text, rep_cells(r, self.searched).values()))
+        return table
+
+    def blocks(self) -> Iterator[tuple[Text, Table]]:
+        """Per group, its heading and a block of "label  value" lines: values wrap between
+        words, a label never wraps."""
+        for g in self.groups:
+            block = Table.grid(padding=(0, 2), pad_edge=True)
+            block.add_column(no_wrap=True)
+            block.add_column()
+            for label, value in group_cells(g, self.searched).items():
+                block.add_row(RUNS_LABEL if label == RUNS else label, Text(value))
+            for i, why in enumerate(g.reasons):
+                block.add_row(WHY if i == 0 else "", Text(why))
+            for r in self._members(g):
+                block.add_row(rep_label(r), Text(self._rep_line(r)))
+            yield Text(g.group, style="bold"), block
+
+    def _rep_line(self, r: Repetition) -> str:
+        """A repetition's cells as one phrase; a failed one's state alone (why it failed is
+        among its group's reasons)."""
+        cells = rep_cells(r, self.searched)
+        if r.state != STATE_COMPLETE:
+            return cells[VERDICT]
+        words = [cells[VERDICT], f"{cells[WRITES]} writes/s", f"p99 {cells[P99]}"]
+        if self.searched:
+            words.insert(1, f"max sustainable {cells[MAX_SUSTAINABLE]}")
+        return "; ".join([*words, cells[RUNS]] if cells[RUNS] else words)
+
+    def print(self, console: Console, width: int | None) -> None:
+        table = self.table()
+        # Measured without the console's width, which would clamp it.
+        natural = Measurement.get(console, console.options.update(max_width=UNBOUNDED),
+                                  table).maximum
+        if width is None or natural <= width:
+            console.print(table)
+            for g in self.groups:
+                say(console, reason_line(g), width)
+            return
+        for i, (heading, block) in enumerate(self.blocks()):
+            if i:
+                console.print()
+            # A group id is one word: longer than the line, the terminal wraps it, not rich.
+            console.print(heading, soft_wrap=True)
+            console.print(block)
+
+
+def reason_line(g: Group) -> str:
+    return f"{g.group}: {'; '.join(g.reasons)}"
+
+
+def say(console: Console, line: str, width: int | None) -> None:
+    """A line of text wrapped between words for the width (rich would fold a path longer
+    than the line); a continuation indented."""
+    lines = [line] if width is None else textwrap.wrap(
+        line, width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
+    for part in lines:
+        console.print(Text(part), soft_wrap=True)
+
+
+def footer_lines(data: dict[str, Any], store_dir: str, repetitions: bool) -> list[str]:
+    """What follows the groups: the unpublished points, and what the store holds."""
+    unpublished = data.get("unpublished") or []
+    lines = [f"unpublished {u['point']}: {u['error'] or 'not sent yet'}" for u in unpublished]
+    if unpublished:
+        lines.append(f"(`lsmbench publish {store_dir} --to URL` sends the "
+                     f"{plural(len(unpublished), 'unpublished point')})")
+    groups, reps = data["groups"], data["points"]
+    published = [r["published"] for r in reps if r.get("published") is not None]
     pub = f"; {sum(published)} of {len(published)} published" if published else ""
-    print(f"{len(groups)} group(s) of {len(reps)} of {data['planned'] or '?'} planned point(s) "
-          f"stored in {store_dir}{pub}" + ("" if repetitions else
-                                           " (--repetitions lists each repetition)"))
+    planned = data["planned"] or "?"
+    lines.append(f"{plural(len(groups), 'group')} of {len(reps)} of {planned} planned "
+                 f"point{'' if planned == 1 else 's'} stored in {store_dir}{pub}"
+                 + ("" if repetitions else " (--repetitions lists each repetition)"))
+    return lines
+
+
+def print_listing(data: dict[str, Any], store_dir: str, repetitions: bool,
+                  width: int | None = None) -> None:
+    """Prints the listing laid out for ``width`` columns (None: no limit, one line per row)."""
+    console = Console(width=width or UNBOUNDED, highlight=False)
+    Listing(data, repetitions).print(console, width)
+    for line in footer_lines(data, store_dir, repetitions):
+        say(console, line, width)

@@ -25,6 +25,7 @@ from .spec import MATRIX_RESERVED, CampaignSpec, LoadedSpec, RunningPhase
 from .spec.checks import repetition_range
 from .spec.tune_domains import resolve_domains
 from .units import format_duration
+from .wording import plural
 
 # Rough speed of a load phase when nothing better is known (records/s), used
 # only for the plan's estimate; the store's history replaces it.
@@ -345,8 +346,8 @@ def build_plan(loaded: LoadedSpec, history_load_s: float | None = None,
         plan.expected = expected_time(plan, history_phase_s)
     if spec.phases.testing.shared_across and points:
         groups = len(set(plan.testing_leaders().values()))
-        notes.append(f"phases.testing.shared_across: {groups} testing phases for "
-                     f"{len(points)} points; the others run at their group's maximum")
+        notes.append(f"phases.testing.shared_across: {plural(groups, 'testing phase')} for "
+                     f"{plural(len(points), 'point')}; the others run at their group's maximum")
     return plan
 
 
@@ -393,10 +394,10 @@ def describe(plan: Plan) -> list[str]:
     if spec.tune is not None:
         lines = describe_tune(plan)
     else:
-        lines = [f"campaign {spec.name}: {len(plan.points)} points"
+        lines = [f"campaign {spec.name}: {plural(len(plan.points), 'point')}"
                  f" ({plan.excluded} excluded), ~{format_duration(plan.estimate_s)} estimated"]
         if plan.expected is not None:
-            lines[0] = (f"campaign {spec.name}: up to {len(plan.points)} points"
+            lines[0] = (f"campaign {spec.name}: up to {plural(len(plan.points), 'point')}"
                         f" ({plan.excluded} excluded), ~{format_duration(plan.expected.total_s)}"
                         f" expected, at most ~{format_duration(plan.estimate_s)}")
             lines.append(f"  adaptive: {'; '.join(plan.expected.basis)}")

@@ -20,6 +20,8 @@ from rich.progress import (
 
 from .points import Point
 from .units import format_duration
+from .verdict import INCONCLUSIVE, inconclusive_cause, verdict_word
+from .wording import plural
 
 
 class Reporter:
@@ -68,12 +70,9 @@ def point_line(record: dict[str, Any]) -> str:
         return f"FAILED {pid}: {err.get('stage', '?')}: {err.get('message', '')}"
     mt = (record.get("max_throughput") or {}).get("writes_per_s")
     v = record.get("verdict") or {}
-    if not v:
-        verdict = "no verdict"
-    elif v.get("verdict") == "inconclusive":
-        verdict = "inconclusive (the window saw no merge into the deepest level)"
-    else:
-        verdict = "sustainable" if v.get("sustainable") else "NOT sustainable"
+    verdict = verdict_word(v) or "no verdict"
+    if verdict == INCONCLUSIVE:
+        verdict += f" ({inconclusive_cause(v.get('reasons') or [])})"
     p99 = v.get("p99_write_latency_s")
     parts = [f"ok {pid}:"]
     if mt is not None:
@@ -104,11 +103,14 @@ class QuietReporter(Reporter):
 
 
 def summary_line(summary: dict[str, Any]) -> str:
+    # No overhead without a driver run (a --resume with nothing left): 100 % of nothing.
+    pct = summary.get("overhead_pct")
+    overhead = f" (orchestration overhead {pct:.1f}%)" if pct is not None else ""
     return (
         f"campaign {summary['campaign']}: {summary['complete']} complete, "
         f"{summary['failed']} failed, {summary['skipped']} skipped "
-        f"in {format_duration(summary['wall_s'])} (orchestration overhead "
-        f"{summary['overhead_pct']:.1f}%); results in {summary['results_dir']}"
+        f"in {format_duration(summary['wall_s'])}{overhead}; "
+        f"results in {summary['results_dir']}"
     )
 
 
@@ -147,6 +149,7 @@ class JsonReporter(Reporter):
                    error=record.get("error"),
                    max_write_throughput=(record.get("max_throughput") or {}).get("writes_per_s"),
                    sustainable=v.get("sustainable") if v else None,
+                   verdict=verdict_word(v) if v else None,
                    p99_write_latency_s=v.get("p99_write_latency_s") if v else None)
 
     def published(self, point_id: str, ok: bool, error: str | None) -> None:
@@ -199,7 +202,7 @@ class RichReporter(Reporter):
                        results_dir: str) -> None:
         self._start()
         self.est = max(estimate_point_s, 1.0)
-        msg = f"campaign [bold]{campaign}[/]: {todo} points to run"
+        msg = f"campaign [bold]{campaign}[/]: {plural(todo, 'point')} to run"
         if skipped:
             msg += f", {skipped} already complete (skipped)"
         msg += f"; ~{format_duration(todo * self.est)} estimated"

@@ -19,13 +19,13 @@ The search (:class:`RateSearch`, ask/tell; :func:`run_search` drives it):
 4. it stops when ``high`` is sustainable, ``low`` is not, the bracket is at most ``tolerance``
    wide, or after ``max_steps`` steps.
 
-An **inconclusive** step (the window saw no merge into the deepest level) counts as not
-sustainable: the answer must be a rate that was seen sustained, and the bracket's upper end
-says which verdict bounds it. Each step tests a utilization strictly inside the current
-bracket, so the steps never contradict each other: every sustainable step lies below every
-other one. With noise near the threshold (a verdict that flips from run to run) the search
-still ends within ``max_steps``, with a bracket whose upper end was seen unsustainable (or
-inconclusive) and whose lower end was seen sustainable; repetitions (lsmbench.groups) judge
+An **inconclusive** step (a criterion not computed, or the window saw no merge into the deepest
+level) counts as not sustainable: the answer must be a rate that was seen sustained, and the
+bracket's upper end says which verdict bounds it. Each step tests a utilization strictly inside
+the current bracket, so the steps never contradict each other: every sustainable step lies
+below every other one. With noise near the threshold (a verdict that flips from run to run) the
+search still ends within ``max_steps``, with a bracket whose upper end was seen unsustainable
+(or inconclusive) and whose lower end was seen sustainable; repetitions (lsmbench.groups) judge
 how far that holds.
 
 From ``low=0.5, high=1, tolerance=0.02`` it needs at most 7 steps: 1 at ``high``, 5 halvings of
@@ -41,7 +41,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .spec.models import RateSearch as SearchSpec
-from .verdict import INCONCLUSIVE, NOT_SUSTAINABLE, SUSTAINABLE, Verdict
+from .verdict import INCONCLUSIVE, NOT_SUSTAINABLE, SUSTAINABLE, Verdict, not_computed
 
 SEARCH_SCHEMA = "lsmbench.search/1"
 DIGITS = 4  # step utilizations are rounded to this many decimals (directory names)
@@ -65,9 +65,11 @@ class StepVerdict(BaseModel):
     @classmethod
     def of(cls, v: Verdict, phase: str | None = None) -> StepVerdict:
         """From a running phase's verdict: the reason is that of every criterion that did
-        not hold (the window coverage of an inconclusive run included)."""
+        not hold (the window coverage of an inconclusive run included) or that could not be
+        computed (which makes a run inconclusive too)."""
         word = v.verdict or (SUSTAINABLE if v.sustainable else NOT_SUSTAINABLE)
-        bad = [c.reason for c in v.criteria if c.ok is False]
+        missing = not_computed(v.criteria)
+        bad = [c.reason for c in v.criteria if c.ok is False or c.name in missing]
         return cls.model_validate({"verdict": word, "failed": list(v.failed), "phase": phase,
                                    "reason": "; ".join(bad) or "every criterion held"})
 

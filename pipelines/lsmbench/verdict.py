@@ -9,7 +9,8 @@
   final backlog under ``max_backlog`` seconds of arrivals, no steady growth of the backlog over
   the second half of the window (Theil-Sen slope with a 95 % interval, :mod:`lsmbench.stats`),
   little time with writes stalled, and the achieved rate close to the offered one. The verdict
-  names the criteria that failed.
+  names the criteria that failed; a run none failed is still inconclusive when a criterion
+  could not be computed, or when its window missed the deepest merge.
 
 Nothing here reads files or clocks: the inputs are the parsed
 ``timeseries.jsonl`` lines, ``summary.json`` and ``histograms.json``
@@ -19,6 +20,7 @@ Nothing here reads files or clocks: the inputs are the parsed
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -214,10 +216,17 @@ DEFAULT_MAX_RATE_SHORTFALL = _DEFAULTS.max_rate_shortfall
 VERDICT_SCHEMA = "lsmbench.verdict/2"
 CRITERIA: tuple[str, ...] = ("p99", "final_backlog", "backlog_growth", "stalls", "achieved_rate",
                              "window_coverage")
-# The per-run verdicts: window_coverage does not fail a run, it makes it inconclusive.
+# The per-run verdicts: window_coverage does not fail a run, it makes it inconclusive. These
+# words are the JSON's and every view's (ls, the report, the progress lines).
 SUSTAINABLE = "sustainable"
 NOT_SUSTAINABLE = "not-sustainable"
 INCONCLUSIVE = "inconclusive"
+# A reason that says why a run is inconclusive starts with this.
+INCONCLUSIVE_PREFIX = "inconclusive: "
+# The one criterion a sustainable verdict does without when it cannot be computed:
+# window_coverage needs the engine's merge events, and an engine that tells none would
+# otherwise never be sustainable -- the engine's property, not the run's.
+MAY_GO_UNCHECKED: frozenset[str] = frozenset({"window_coverage"})
 
 
 class RunningFigures(BaseModel):
@@ -298,10 +307,42 @@ class Verdict(BaseModel):
         return self.model_dump(by_alias=True)
 
     def summary(self) -> str:
-        word = ("inconclusive" if self.verdict == INCONCLUSIVE
-                else "sustainable" if self.sustainable else "NOT sustainable")
+        word = self.verdict or (SUSTAINABLE if self.sustainable else NOT_SUSTAINABLE)
         failed = f" (failed: {', '.join(self.failed)})" if self.failed else ""
         return f"{word} at {self.utilization:g} x max{failed}: " + "; ".join(self.reasons)
+
+
+def verdict_word(v: Mapping[str, Any]) -> str | None:
+    """The verdict of a stored verdict (point.json, verdict.json): its ``verdict``, else, in
+    records from before that field, what ``sustainable`` says; None without either."""
+    word = v.get("verdict")
+    if word in (SUSTAINABLE, NOT_SUSTAINABLE, INCONCLUSIVE):
+        return str(word)
+    s = v.get("sustainable")
+    return (SUSTAINABLE if s else NOT_SUSTAINABLE) if isinstance(s, bool) else None
+
+
+def not_computed(criteria: Iterable[Criterion | Mapping[str, Any]]) -> list[str]:
+    """The names of the criteria that could not be computed (``ok`` None) and that a
+    sustainable verdict needs: all but MAY_GO_UNCHECKED. Takes stored criteria too."""
+    out = []
+    for c in criteria:
+        name, ok = (c.name, c.ok) if isinstance(c, Criterion) else (c.get("name"), c.get("ok"))
+        if ok is None and name not in MAY_GO_UNCHECKED:
+            out.append(str(name))
+    return out
+
+
+# Why a run was inconclusive when its record does not say: records from before the reasons
+# said had the window's coverage as the only cause.
+LEGACY_INCONCLUSIVE_CAUSE = "the window saw no merge into the deepest level"
+
+
+def inconclusive_cause(reasons: Iterable[str]) -> str:
+    """Why a stored inconclusive run is, from its reasons: the last that says."""
+    said = [r.removeprefix(INCONCLUSIVE_PREFIX) for r in reasons
+            if r.startswith(INCONCLUSIVE_PREFIX)]
+    return said[-1] if said else LEGACY_INCONCLUSIVE_CAUSE
 
 
 def fmt_seconds(v: float) -> str:
@@ -386,7 +427,7 @@ def judge(fig: RunningFigures, p99_limit_s: float = DEFAULT_P99_LIMIT_S,
           max_stalled_fraction: float = DEFAULT_MAX_STALLED_FRACTION,
           max_rate_shortfall: float = DEFAULT_MAX_RATE_SHORTFALL,
           coverage: Coverage | None = None) -> Verdict:
-    """Sustainable iff no criterion fails (one that cannot be computed does not fail):
+    """Sustainable iff every criterion passes:
 
     * p99 write latency <= p99_limit_s;
     * the final queue < max_backlog_s of arrivals;
@@ -396,9 +437,11 @@ def judge(fig: RunningFigures, p99_limit_s: float = DEFAULT_P99_LIMIT_S,
       max_stalled_fraction of the window;
     * the achieved rate is at least (1 - max_rate_shortfall) x the offered rate.
 
-    A run that fails none of them is still *inconclusive*, not sustainable, when its window
-    saw no merge into the deepest level the testing phase reached (``coverage``,
-    cycles.window_coverage): the largest merge, the one that stalls longest, may be ahead.
+    A run that fails none of them is *inconclusive*, not sustainable, when one of them could
+    not be computed (a window too short for a backlog trend, no time series): what was not
+    measured cannot support "sustainable"; or when its window saw no merge into the deepest
+    level the testing phase reached (``coverage``, cycles.window_coverage): the largest merge,
+    the one that stalls longest, may be ahead. A reason starting "inconclusive: " says which.
     """
     criteria = [
         _p99_criterion(fig.p99_write_latency_s, p99_limit_s),
@@ -409,10 +452,17 @@ def judge(fig: RunningFigures, p99_limit_s: float = DEFAULT_P99_LIMIT_S,
         _coverage_criterion(coverage),
     ]
     failed = [c.name for c in criteria if c.ok is False and c.name != "window_coverage"]
+    missing = not_computed(criteria)
+    unsure = [f"{', '.join(missing)} not computed"] if missing else []
+    if coverage is not None and not coverage.complete:
+        # Not "no merge": a rule may need more than one (adaptive.judge_until_decided).
+        unsure.append("too few merges into the deepest level in the window")
+    reasons = [c.reason for c in criteria]
     if failed:
         verdict = NOT_SUSTAINABLE
-    elif coverage is not None and not coverage.complete:
+    elif unsure:
         verdict = INCONCLUSIVE
+        reasons.append(INCONCLUSIVE_PREFIX + " and ".join(unsure))
     else:
         verdict = SUSTAINABLE
     return Verdict(
@@ -430,7 +480,7 @@ def judge(fig: RunningFigures, p99_limit_s: float = DEFAULT_P99_LIMIT_S,
         window_start_s=fig.window_start_s,
         window_end_s=fig.window_end_s,
         queue_slope_per_s=fig.queue_slope_per_s,
-        reasons=[c.reason for c in criteria],
+        reasons=reasons,
         failed=failed,
         criteria=criteria,
         offered_rate=fig.offered_rate,

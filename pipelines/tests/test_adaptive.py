@@ -201,6 +201,18 @@ def test_at_the_cap_too_few_deepest_merges_is_inconclusive_with_the_length_neede
     assert v.verdict == SUSTAINABLE
 
 
+def test_a_window_too_short_for_a_backlog_trend_is_never_passed_and_inconclusive_at_the_cap():
+    # Both merges land, but 5 intervals leave 3 in the second half: no trend (4 needed).
+    series = running_series(5, merges_at=(1, 3))
+    states = [decide(series[:i]).state for i in range(1, 6)]
+    assert adaptive.PASS not in states
+    assert "backlog trend not computed" in decide(series).reason
+    fig, cov = _final(series, 2)
+    v = adaptive.judge_until_decided(fig, series, cov, DECIDE, BOUNDS, cycle_s=None)
+    assert v.verdict == INCONCLUSIVE and not v.sustainable and v.failed == []
+    assert "inconclusive: backlog_growth not computed" in v.reasons
+
+
 def test_a_growing_backlog_is_never_passed_and_fails_at_the_end():
     series = running_series(80, merges_at=(20, 45), queue_growth=30.0)
     assert all(decide(series[:i]).state != adaptive.PASS for i in range(1, 81))

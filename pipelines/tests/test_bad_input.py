@@ -248,7 +248,7 @@ def test_the_points_are_counted_before_any_is_made(tmp_path, capsys):
         assert main([cmd, str(p)]) == 2  # a MemoryError (exit 70) when they were enumerated
         err = capsys.readouterr().err
         assert ("matrix: 4,000,000,000 points (policy (2) x scheduler (2) x 1,000,000,000 "
-                "repetition(s)), over the limit of 100,000") in err
+                "repetitions), over the limit of 100,000") in err
     # 10,000 points still validate; --max-points lowers or raises the limit
     doc["matrix"]["repetitions"] = 2_500
     p.write_text(yaml.safe_dump(doc))

@@ -149,6 +149,9 @@ def test_throttled_campaign_end_to_end(tmp_path, data_root, driver_path):
     assert resumed.returncode == 0, resumed.stderr
     ev = events(resumed.stdout)
     assert [e["event"] for e in ev if e["event"].startswith("point")] == ["point_skipped"] * 2
+    # Nothing ran: no orchestration overhead (it was 100 % of nothing).
+    end = next(e for e in ev if e["event"] == "campaign_end")
+    assert end["driver_s"] == 0 and end["overhead_pct"] is None
 
 
 def test_failing_point_is_recorded_and_campaign_goes_on(tmp_path, data_root, driver_path):

@@ -44,7 +44,7 @@ def test_validate_lists_every_error_and_exits_2(capsys, tmp_path):
              phases={"testing": {"duration": "soon"}})
     code, out, err = cli(capsys, "validate", str(p))
     assert code == 2 and out == ""
-    assert f"{p}: 2 error(s)" in err
+    assert f"{p}: 2 errors" in err
     assert ("  matrix.scheduler[2]: unknown merge_scheduler 'gredy' (choose from: single, fair, "
             "greedy, greedy_k, idle, leveldb); did you mean 'greedy'?") in err.splitlines()
     assert any(line.startswith("  phases.testing.duration: bad duration 'soon'")
@@ -146,7 +146,7 @@ def _fake_point(store: Store, campaign: str, pid: str, state: str, published=Non
                                                          "message": "boom"}})
 
 
-def test_ls(capsys, tmp_path):
+def test_ls(capsys, tmp_path, monkeypatch):
     code, out, _ = cli(capsys, "ls", "--results", str(tmp_path))
     assert code == 0 and "no campaigns" in out
     store = Store(tmp_path)
@@ -156,10 +156,11 @@ def test_ls(capsys, tmp_path):
     code, out, _ = cli(capsys, "ls", "--results", str(tmp_path), "--json")
     assert json.loads(out)["campaigns"] == [{"campaign": "c1", "planned": 3, "complete": 1,
                                              "failed": 1, "unpublished": 1, "last_run": 1.0}]
+    monkeypatch.setenv("COLUMNS", "1000")  # one line per group and reason, whatever the tty
     code, out, _ = cli(capsys, "ls", "c1", "--results", str(tmp_path))
     # Hand-made points without params/rep are groups of their own; a failed one is named.
     assert code == 0 and "1,234" in out and "b failed, not counted: testing: boom" in out
-    assert "2 of 3 planned point(s)" in out
+    assert "2 of 3 planned points" in out
     code, _, err = cli(capsys, "ls", "nope", "--results", str(tmp_path))
     assert code == 2 and "no campaign 'nope'" in err
 

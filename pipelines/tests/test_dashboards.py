@@ -122,7 +122,7 @@ def published(influxd, tmp_path_factory):  # noqa: F811
                         f"{influxd.url}?db={DB}", "--token-env", "LSMB_DASH_CRED"],
                        capture_output=True, text=True, env=env, timeout=120, check=False)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "published 3 point(s), 0 failed" in r.stdout
+    assert "published 3 points, 0 failed" in r.stdout
     stamps = [int(line.rsplit(" ", 1)[1]) for p in camp.iterdir()
               if (p / "point.json").is_file() for line in point_to_lines(p)]
     time_ms = (min(stamps) // 1_000_000 - 1000, max(stamps) // 1_000_000 + 1000)

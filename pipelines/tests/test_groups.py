@@ -18,6 +18,7 @@ from lsmbench.groups import (
     NOT_SUSTAINABLE,
     SUSTAINABLE,
     Repetition,
+    agreement_text,
     group_repetitions,
     make_group,
     make_repetition,
@@ -112,6 +113,33 @@ def test_an_inconclusive_repetition_keeps_the_group_from_sustainable():
     r = make_repetition("g,rep=0", {"state": "complete", "rep": 0, "verdict": {
         "sustainable": False, "verdict": "inconclusive"}}, None)
     assert r.verdict == "inconclusive"
+
+
+def test_the_group_says_why_its_repetitions_were_inconclusive_and_counts_them():
+    said = rep(1, 0.5, True).model_copy(update={
+        "verdict": "inconclusive", "sustainable": False,
+        "reasons": ["backlog trend not computed", "inconclusive: backlog_growth not computed"]})
+    legacy = rep(2, 0.5, True).model_copy(update={"verdict": "inconclusive",
+                                                   "sustainable": False})
+    g = make_group([rep(0, 0.4, True), said, legacy])
+    assert ("2 of 3 repetitions inconclusive: backlog_growth not computed / the window saw no "
+            "merge into the deepest level") in g.reasons
+    assert agreement_text(g.agree) == "1 sustainable, 2 inconclusive of 3"
+    assert agreement_text({SUSTAINABLE: 0, NOT_SUSTAINABLE: 2}) == "2 not-sustainable of 2"
+    assert agreement_text({SUSTAINABLE: 0, NOT_SUSTAINABLE: 0}) == "-"
+    one = make_group([rep(0, 0.4, True)])
+    assert one.reasons[0] == "the repetition is sustainable"
+    assert "1 run: too few for an interval, the verdict rests on one repetition" in one.reasons
+
+
+def test_a_stored_criterion_not_computed_is_kept_with_the_repetition():
+    criteria = [{"name": "p99", "ok": True, "reason": "ok"},
+                {"name": "backlog_growth", "ok": None, "reason": "not computed"},
+                {"name": "window_coverage", "ok": None, "reason": "not checked"}]
+    r = make_repetition("g,rep=0", {"state": "complete", "rep": 0, "verdict": {
+        "sustainable": True, "verdict": "sustainable", "criteria": criteria}}, None)
+    # A record judged before the rule: its word stays; what was not computed is shown with it.
+    assert r.verdict == SUSTAINABLE and r.not_computed == ["backlog_growth"]
 
 
 def test_disagreeing_repetitions_are_inconclusive():
@@ -272,10 +300,11 @@ def test_ls_json_gives_groups_with_median_ci_verdict_and_agreement(tmp_path, cap
     assert rows["policy=tiering,rep=1"]["group"] == "policy=tiering"
     assert rows["policy=leveling,rep=3"]["state"] == "failed"
 
-    monkeypatch.setenv("COLUMNS", "200")  # the table, unwrapped
+    monkeypatch.setenv("COLUMNS", "1000")  # the table, unwrapped
     assert main(["ls", "c", "--results", str(tmp_path), "--repetitions"]) == 0
     text = capsys.readouterr().out
-    assert "inconclusive" in text and "rep 1" in text and "2/3" in text
+    assert "inconclusive" in text and "rep 1" in text
+    assert "2 sustainable, 1 not-sustainable of 3" in text
     assert "straddles the 1 s bound" in text
 
 
@@ -371,8 +400,16 @@ def test_the_progress_line_says_inconclusive_not_unsustainable() -> None:
                                         "p99_write_latency_s": 0.08}}
     failing = {**base, "verdict": {"verdict": "not-sustainable", "sustainable": False}}
     passing = {**base, "verdict": {"verdict": "sustainable", "sustainable": True}}
-    assert "inconclusive" in point_line(inconclusive)
-    assert "NOT sustainable" not in point_line(inconclusive)
-    assert "NOT sustainable" in point_line(failing)
-    assert point_line(passing).endswith("sustainable")
+    # The JSON's words, and the cause of an inconclusive run: a record from before the causes
+    # were said had the window's coverage as its only one.
+    assert "; inconclusive (the window saw no merge into the deepest level)" in point_line(
+        inconclusive)
+    said = {**inconclusive, "verdict": {**inconclusive["verdict"],
+                                        "reasons": ["inconclusive: backlog_growth not computed"]}}
+    assert "; inconclusive (backlog_growth not computed)" in point_line(said)
+    assert point_line(failing).endswith("; not-sustainable")
+    assert point_line(passing).endswith("; sustainable")
+    # Records from before the verdict field: sustainable says it, in the same words.
+    old = {**base, "verdict": {"sustainable": False}}
+    assert point_line(old).endswith("; not-sustainable")
     assert point_line({**base, "verdict": None}).endswith("no verdict")

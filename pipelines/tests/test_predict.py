@@ -112,7 +112,7 @@ def test_no_prediction_says_why(tmp_path, capsys):
     path.write_text(yaml.safe_dump(doc))
     assert all("builtin" in p["basis"] for p in predictions(capsys, path).values())
     assert main(["plan", str(path), "--predict"]) == 0
-    assert "no prediction for 2 point(s)" in capsys.readouterr().out
+    assert "no prediction for 2 points" in capsys.readouterr().out
 
 
 def test_a_broken_simulator_gives_reasons_not_a_traceback(tmp_path, capsys, monkeypatch):

@@ -96,14 +96,14 @@ def test_sink_down_then_publish_later(tmp_path, data_root, driver_path, influxd)
     # stored spec, the URL from --to, the password from the environment.
     r = run(["publish", str(results), "--to", influxd.url], influxd.password)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "published 1 point(s), 0 failed" in r.stdout
+    assert "published 1 point, 0 failed" in r.stdout
     rec = Store(results).points("later")[0]
     assert rec.data["published"] is True and rec.data["published_to"] == influxd.url
     n = count(influxd, "later", "lsm_interval")
     assert n > 0
     # Already published points are skipped; --all resends them, idempotently.
     r = run(["publish", str(results), "--to", influxd.url], influxd.password)
-    assert "published 0 point(s), 0 failed, 1 already published" in r.stdout
+    assert "published 0 points, 0 failed, 1 already published" in r.stdout
     r = run(["publish", str(results / "later"), "--to", influxd.url, "--all"], influxd.password)
     assert r.returncode == 0 and count(influxd, "later", "lsm_interval") == n
     # A wrong password is a failure the store records, with exit code 1.
@@ -188,6 +188,6 @@ def test_slow_sink_stays_within_its_budget_then_publish_sends(
     assert "unpublished policy=leveling,rep=0: not sent" in ls.stdout
     r = run(["publish", str(results), "--to", influxd.url], influxd.password)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "published 2 point(s), 0 failed" in r.stdout
+    assert "published 2 points, 0 failed" in r.stdout
     assert count(influxd, "stall", "lsm_interval") > 0
     assert all(p.data["published"] is True for p in Store(results).points("stall"))

@@ -114,7 +114,9 @@ def expected_row(point_dir: Path) -> dict[str, float | None]:
         "write_amplification": summary["engine_metrics"]["end"]["write_amplification"],
         "avg_components": sum(comps) / len(comps),
         "max_components": max(comps),
-        "sustainable": 1.0 if point["verdict"]["sustainable"] else 0.0,
+        # The JSON's word, as every view shows it.
+        "verdict": point["verdict"].get("verdict") or (
+            "sustainable" if point["verdict"]["sustainable"] else "not-sustainable"),
     }
 
 
@@ -166,8 +168,12 @@ def test_table_numbers_equal_the_store(report):
             continue
         assert set(got) == set(expected)
         for key, value in expected.items():
+            if key == "verdict":
+                assert got[key] == value
+                continue
             assert float(got[key]) == pytest.approx(value, rel=1e-12), key
         shown = {a["data-key"]: text for a, text in row["cells"] if "data-key" in a}
+        assert shown["verdict"] == expected["verdict"]
         assert shown["max_write_throughput"] == f"{expected['max_write_throughput']:,.0f}"
         assert shown["stall_count"] == f"{expected['stall_count']:,.0f}"
     md = files.markdown.read_text()
@@ -556,7 +562,7 @@ def test_group_table_has_median_ci_verdict_and_agreement(repeated):
     assert float(a["data-ci-high"]) == pytest.approx(tps[2], rel=1e-12)
     assert f"[{tps[0]:,.0f}\u2013{tps[2]:,.0f} (75%)]" in text
     assert cells["verdict"][1] == "inconclusive"
-    assert cells["agree"][1] == "2 of 3 sustainable"
+    assert cells["agree"][1] == "2 sustainable, 1 not-sustainable of 3"
     assert cells["runs"][1] == "3"
     assert "2 of 3 repetitions sustainable" in row["cells"][-1][1]
     # The single-repetition group has a median but no interval.
@@ -568,9 +574,41 @@ def test_group_table_has_median_ci_verdict_and_agreement(repeated):
     assert '<details id="repetitions">' in html
     md = files.markdown.read_text()
     line = next(x for x in md.splitlines() if x.startswith(f"| {group} |"))
-    assert "*inconclusive*" in line and "2 of 3 sustainable" in line
+    assert "*inconclusive*" in line and "| 2 sustainable, 1 not-sustainable of 3 |" in line
     assert f"{tps[1]:,.0f} [{tps[0]:,.0f}\u2013{tps[2]:,.0f} (75%)]" in line
     assert "<details><summary>Every repetition (5 points)</summary>" in md
+    # Each repetition's own verdict, in the JSON's words (never "NO").
+    rep2 = next(x for x in md.splitlines()
+                if x.startswith(f"| {GOOD_POINTS[0].replace('rep=0', 'rep=2')} |"))
+    assert rep2.endswith("| **not-sustainable** |") and "NO" not in md
+
+
+def test_an_inconclusive_repetition_says_inconclusive_in_every_view(tmp_path):
+    """Not "NO" (the summary's and the report's rows once said so while the JSON said
+    inconclusive): the JSON's word in the repetition rows, and counted in the agreement."""
+    camp = copy_fixture(tmp_path / "report-fixture")
+    pid = GOOD_POINTS[1]
+    point = json.loads((camp / pid / "point.json").read_text())
+    point["verdict"].update(verdict="inconclusive", sustainable=False, reasons=[
+        *point["verdict"]["reasons"], "inconclusive: backlog_growth not computed"])
+    (camp / pid / "point.json").write_text(json.dumps(point))
+    files = build_report(camp, camp.parent)
+    tables = parse(files.html.read_text()).tables
+    row = next(r for r in tables["summary-table"][1:] if r["attrs"]["data-point"] == pid)
+    verdict = next((a, text) for a, text in row["cells"] if a.get("data-key") == "verdict")
+    assert verdict == ({"data-key": "verdict", "data-value": "inconclusive"}, "inconclusive")
+    group = next(r for r in tables["group-table"][1:]
+                 if r["attrs"]["data-group"] == pid.replace(",rep=0", ""))
+    cells = {a["data-key"]: text for a, text in group["cells"] if "data-key" in a}
+    assert cells["verdict"] == "inconclusive" and cells["agree"] == "1 inconclusive of 1"
+    assert "1 of 1 repetition inconclusive: backlog_growth not computed" in group["cells"][-1][1]
+    md = files.markdown.read_text().splitlines()
+    assert next(x for x in md if x.startswith(f"| {pid} |")).endswith("| *inconclusive* |")
+    group_line = next(x for x in md if x.startswith(f"| {pid.replace(',rep=0', '')} |"))
+    assert "| *inconclusive* | 1 inconclusive of 1 |" in group_line
+    # The group with only a failed point: no verdict to count.
+    failed = next(x for x in md if x.startswith(f"| {FAILED_POINT.replace(',rep=0', '')} |"))
+    assert "| *inconclusive* | \u2013 |" in failed
 
 
 def test_a_group_is_one_line_with_a_min_max_band():

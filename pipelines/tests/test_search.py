@@ -192,13 +192,21 @@ def test_an_inconclusive_run_near_the_threshold_is_said(t):
 
 
 def test_a_step_verdict_from_a_running_phase_verdict():
+    from lsmbench.stats import Slope
     from lsmbench.verdict import RunningFigures, judge
 
-    ok = judge(RunningFigures(utilization=0.8, arrival_rate=1000, p99_write_latency_s=0.01,
-                              final_queue_length=0))
-    sv = StepVerdict.of(ok, "running@0.8")
+    flat = Slope(slope=0.0, ci_low=-1.0, ci_high=1.0, confidence=0.95, points=20, from_s=10.0,
+                 to_s=20.0)
+    measured = RunningFigures(utilization=0.8, arrival_rate=1000, p99_write_latency_s=0.01,
+                              final_queue_length=0, backlog_slope=flat, stalled_s=0.0,
+                              window_s=20.0, achieved_rate=1000)
+    sv = StepVerdict.of(judge(measured), "running@0.8")
     assert (sv.verdict, sv.failed, sv.phase, sv.reason) == (
         SUSTAINABLE, [], "running@0.8", "every criterion held")
+    # Without a backlog trend (too short a window) the step is inconclusive, and says why.
+    sv = StepVerdict.of(judge(measured.model_copy(update={"backlog_slope": None})))
+    assert sv.verdict == INCONCLUSIVE and sv.failed == []
+    assert sv.reason.startswith("backlog trend not computed")
     bad = judge(RunningFigures(utilization=1.0, arrival_rate=1000, p99_write_latency_s=2.0,
                                final_queue_length=5000))
     sv = StepVerdict.of(bad)

@@ -11,16 +11,21 @@ from pathlib import Path
 
 import pytest
 from lsmbench.driverio import DriverOutputs, read_timeseries
+from lsmbench.stats import Slope
 from lsmbench.verdict import (
+    LEGACY_INCONCLUSIVE_CAUSE,
     RunningFigures,
     VerdictError,
+    inconclusive_cause,
     judge,
     max_throughput,
+    not_computed,
     p99_from_timeseries,
     percentile_from_buckets,
     queue_slope,
     running_figures,
     tail_over_upper_bound,
+    verdict_word,
     warmup_seconds,
 )
 
@@ -94,22 +99,62 @@ def test_variation_coefficient():
 # ---------------------------------------------------------------- verdict
 
 
+# The figures a time series gives besides p99 and the final queue: a flat backlog over 30
+# intervals, no stalled time in a 60 s window, the offered rate achieved.
+def flat_slope(points: int = 30) -> Slope:
+    return Slope(slope=0.0, ci_low=-1.0, ci_high=1.0, confidence=0.95, points=points,
+                 from_s=30.0, to_s=60.0)
+
+
 def fig(p99, final_q, rate=1000.0, u=0.95):
     return RunningFigures(utilization=u, arrival_rate=rate, p99_write_latency_s=p99,
-                          final_queue_length=final_q)
+                          final_queue_length=final_q, backlog_slope=flat_slope(), stalled_s=0.0,
+                          window_s=60.0, achieved_rate=rate)
 
 
 def test_sustainable_when_both_bounds_hold():
     v = judge(fig(0.020, 50), p99_limit_s=1.0, max_backlog_s=1.0)
-    assert v.sustainable
+    assert v.sustainable and v.verdict == "sustainable"
     assert v.queue_limit == pytest.approx(1000)
     assert v.reasons[:2] == ["p99 write latency 20.0 ms <= 1 s",
                              "final queue 50 writes < 1 s of arrivals (1000)"]
-    # Without a time series the other criteria cannot be computed: said, and not failed.
+    # No merge events: window_coverage is not checked, and not held against the run.
+    assert [c.name for c in v.criteria if c.ok is None] == ["window_coverage"]
+    assert "not checked" in v.reasons[5] and len(v.reasons) == 6
+
+
+def test_a_criterion_not_computed_makes_the_run_inconclusive_not_sustainable():
+    # Without a time series the trend, the stalls and the achieved rate cannot be computed:
+    # what was not measured cannot support "sustainable", nor fail the run.
+    bare = RunningFigures(utilization=0.95, arrival_rate=1000.0, p99_write_latency_s=0.02,
+                          final_queue_length=50)
+    v = judge(bare, p99_limit_s=1.0, max_backlog_s=1.0)
+    assert v.verdict == "inconclusive" and not v.sustainable and v.failed == []
     assert [c.name for c in v.criteria if c.ok is None] == ["backlog_growth", "stalls",
                                                             "achieved_rate", "window_coverage"]
-    assert all("not computed" in r for r in v.reasons[2:5]) and v.failed == []
-    assert "not checked" in v.reasons[5]
+    assert all("not computed" in r for r in v.reasons[2:5])
+    assert v.reasons[-1] == ("inconclusive: backlog_growth, stalls, achieved_rate not computed")
+    assert inconclusive_cause(v.reasons) == "backlog_growth, stalls, achieved_rate not computed"
+    assert v.summary().startswith("inconclusive at 0.95 x max")
+    # A short run: only the trend is missing (fewer than 4 intervals in the second half).
+    short = fig(0.02, 50).model_copy(update={"backlog_slope": None})
+    v = judge(short, p99_limit_s=1.0, max_backlog_s=1.0)
+    assert v.verdict == "inconclusive" and not_computed(v.criteria) == ["backlog_growth"]
+    # A failed criterion still decides: not-sustainable, whatever was not computed.
+    v = judge(bare.model_copy(update={"p99_write_latency_s": 2.0}), p99_limit_s=1.0)
+    assert v.verdict == "not-sustainable" and v.failed == ["p99"]
+    # Stored criteria (dicts) read the same way.
+    assert not_computed(c.model_dump() for c in judge(short).criteria) == ["backlog_growth"]
+
+
+def test_the_verdict_word_of_a_stored_verdict():
+    assert verdict_word({"verdict": "inconclusive", "sustainable": False}) == "inconclusive"
+    # Records from before the verdict field: sustainable says it.
+    assert verdict_word({"sustainable": False}) == "not-sustainable"
+    assert verdict_word({"sustainable": True}) == "sustainable"
+    assert verdict_word({}) is None
+    # A record from before the inconclusive reasons: the window's coverage was the cause.
+    assert inconclusive_cause(["p99 write latency 1 ms <= 1 s"]) == LEGACY_INCONCLUSIVE_CAUSE
 
 
 def test_p99_over_the_bound_is_not_sustainable():
@@ -328,8 +373,7 @@ def test_stalled_intervals_count_when_writes_waited():
 
 
 def test_achieved_rate_far_under_the_offered_rate_fails():
-    f = RunningFigures(utilization=0.95, arrival_rate=1000, p99_write_latency_s=0.01,
-                       final_queue_length=0, achieved_rate=850, offered_rate=1000)
+    f = fig(0.01, 0).model_copy(update={"achieved_rate": 850, "offered_rate": 1000})
     v = judge(f)
     assert v.failed == ["achieved_rate"] and "85.0%" in v.reasons[4]
     f = f.model_copy(update={"achieved_rate": 950})
@@ -352,12 +396,12 @@ def test_verdict_json_names_failed_criteria_and_reads_back():
 def test_a_window_without_the_deepest_merge_is_inconclusive_not_sustainable():
     from lsmbench.cycles import Coverage
 
-    f = RunningFigures(utilization=0.95, arrival_rate=1000, p99_write_latency_s=0.01,
-                       final_queue_length=0, achieved_rate=1000, offered_rate=1000)
+    f = fig(0.01, 0).model_copy(update={"offered_rate": 1000})
     missed = Coverage(False, 3, 0, 120 << 20, "no merge into level 3 in the 45 s window")
     v = judge(f, coverage=missed)
     assert v.verdict == "inconclusive" and not v.sustainable and v.failed == []
-    assert "no merge into level 3" in v.reasons[-1]
+    assert "no merge into level 3" in v.reasons[-2]
+    assert v.reasons[-1] == "inconclusive: too few merges into the deepest level in the window"
     assert "inconclusive" in v.summary()
     seen = Coverage(True, 3, 1, 120 << 20, "1 merge(s) into level 3")
     v = judge(f, coverage=seen)

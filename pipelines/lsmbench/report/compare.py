@@ -41,7 +41,7 @@ class ComparedPoint:
     this: Row
     other: Row
     cells: dict[str, Cell]
-    verdicts: tuple[bool | None, bool | None]
+    verdicts: tuple[str | None, str | None]  # this run's and the baseline's, the JSON's words
 
 
 @dataclass
@@ -67,7 +67,7 @@ def compare(this: Campaign, other: Campaign) -> Comparison:
             continue
         a, b = point_row(pt), point_row(op)
         cells = {key: Cell(getattr(a, key), getattr(b, key)) for key, _ in COMPARED}
-        out.points.append(ComparedPoint(pt.id, a, b, cells, (a.sustainable, b.sustainable)))
+        out.points.append(ComparedPoint(pt.id, a, b, cells, (a.verdict, b.verdict)))
     this_ids = {p.id for p in this.points}
     out.only_other = sorted(other_ids - this_ids)
     return out

@@ -26,6 +26,7 @@ from ..results.reading import (
 from ..stats import Estimate, median_ci
 from ..store import STATE_COMPLETE
 from ..values import number as _num
+from ..verdict import verdict_word
 
 # The input cannot be reported on because it cannot be read: one error for both.
 ReportError = ResultsError
@@ -61,6 +62,8 @@ class Row:
     avg_components: float | None  # disk components over the running phase's intervals
     max_components: float | None
     sustainable: bool | None
+    # sustainable | not-sustainable | inconclusive: the JSON's word, the one every view shows
+    verdict: str | None
     utilization: float | None
     verdict_reasons: list[str]
     running_phase: str | None
@@ -127,6 +130,7 @@ def point_row(pt: StoredPoint) -> Row:
         avg_components=sum(comps) / len(comps) if comps else None,
         max_components=max(comps) if comps else None,
         sustainable=v.get("sustainable") if isinstance(v.get("sustainable"), bool) else None,
+        verdict=verdict_word(v),
         utilization=_num(v.get("utilization")),
         verdict_reasons=[str(r) for r in v.get("reasons") or []],
         running_phase=run.name if run else None,

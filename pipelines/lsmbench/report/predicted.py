@@ -18,7 +18,7 @@ class PredictedRow:
     ratio: float | None  # measured / predicted
     predicted_sustainable: bool | None  # at the prediction's utilization
     utilization: float | None  # the prediction's
-    measured_sustainable: bool | None
+    measured_verdict: str | None  # the JSON's word (sustainable, not-sustainable, inconclusive)
     measured_utilization: float | None  # the verdict's
 
 
@@ -39,6 +39,6 @@ def predicted_rows(rows: list[Row], plan: dict[str, Any] | None) -> list[Predict
             point=r.point, predicted_max=predicted, measured_max=measured,
             ratio=measured / predicted if measured else None,
             predicted_sustainable=sustainable if isinstance(sustainable, bool) else None,
-            utilization=_num(p.get("utilization")), measured_sustainable=r.sustainable,
+            utilization=_num(p.get("utilization")), measured_verdict=r.verdict,
             measured_utilization=r.utilization))
     return out

@@ -22,9 +22,10 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from .. import __version__
-from ..groups import interval_text
+from ..groups import agreement_text, interval_text
 from ..paths import project_root
 from ..stats import Estimate
+from ..wording import plural
 from .catalog import all_figures
 from .compare import COMPARED, Comparison
 from .load import Campaign, Row, group_rows, point_row, search_rows
@@ -102,6 +103,11 @@ def interval(e: Estimate, digits: int = 3) -> str:
     return interval_text(e, lambda v: fmt(v, digits))
 
 
+def agreement(agree: dict[str, int]) -> str:
+    """A group's repetitions by their own verdicts, inconclusive ones counted."""
+    return agreement_text(agree, none=NONE)
+
+
 def ratio_text(v: float | None) -> str:
     return NONE if v is None else f"{v:.3g}x"
 
@@ -129,6 +135,8 @@ def _environment(markdown: bool) -> Environment:
     env.filters["raw"] = raw
     env.filters["ratio"] = ratio_text
     env.filters["interval"] = interval
+    env.filters["agreement"] = agreement
+    env.filters["plural"] = plural  # {{ n | plural("point") }}: '1 point', '2 points'
     return env
 
 

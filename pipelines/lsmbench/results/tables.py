@@ -29,7 +29,7 @@ from ..cycles import events
 from ..groups import point_group
 from ..points import phase_name, phase_utilization
 from ..values import number
-from ..verdict import NOT_SUSTAINABLE, SUSTAINABLE
+from ..verdict import verdict_word
 from .reading import Campaign, ResultsError, StoredPhase, StoredPoint
 
 # Fixed columns and their pandas dtypes, per table. Generated columns follow them.
@@ -186,14 +186,6 @@ def _phase_verdict(pt: StoredPoint, name: str) -> dict[str, Any] | None:
         return next((v for v in verdicts if number(v.get("utilization")) == u), None)
     runs = [n for n in _phase_names(pt) if n and phase_name(n) == "running"]
     return verdicts[0] if len(verdicts) == 1 and runs == [name] else None
-
-
-def verdict_word(v: dict[str, Any]) -> str | None:
-    word = v.get("verdict")
-    if isinstance(word, str):
-        return word
-    s = v.get("sustainable")
-    return (SUSTAINABLE if s else NOT_SUSTAINABLE) if isinstance(s, bool) else None
 
 
 def _io_total(info: dict[str, Any], field: str) -> int | None:

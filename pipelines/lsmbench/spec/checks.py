@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .. import engine_options, names
+from ..wording import plural
 from .errors import pydantic_errors
 from .models import (
     DOTTED_DIMENSION_ROOTS,
@@ -287,8 +288,9 @@ def _size_errors(matrix: dict[str, Any], dims: dict[str, list[Any]]) -> list[tup
         return []
     sizes = " x ".join(f"{d} ({len(v)})" for d, v in dims.items()) or "no dimension"
     reps = repetition_range(matrix)[1]
-    return [("matrix", f"{count:,} points ({sizes} x {reps:,} repetition(s)), over the limit of "
-                       f"{limit:,}: fewer values or repetitions, or --max-points to raise it")]
+    return [("matrix", f"{count:,} points ({sizes} x {plural(reps, 'repetition')}), over the "
+                       f"limit of {limit:,}: fewer values or repetitions, or --max-points to "
+                       "raise it")]
 
 
 def _is_count(v: Any) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..wording import natural_key
 from .checks import semantic_errors, shared_testing_errors
 from .errors import SpecError, pydantic_errors
 from .models import CampaignSpec
@@ -100,9 +101,10 @@ def _ordered(errors: list[tuple[str, str]], raw: dict[str, Any]) -> list[tuple[s
             seen.add(e)
             out.append(e)
 
-    def key(e: tuple[str, str]) -> tuple[int, str]:
+    def key(e: tuple[str, str]) -> tuple[int, tuple[tuple[int, str | int], ...]]:
         top = re.split(r"[.\[]", e[0], maxsplit=1)[0]
-        return (order.get(top, -1 if top == "--set" else len(order)), e[0])
+        # Indexes by value: matrix.x[99] before matrix.x[999].
+        return (order.get(top, -1 if top == "--set" else len(order)), natural_key(e[0]))
 
     return sorted(out, key=key)
 

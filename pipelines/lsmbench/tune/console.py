@@ -36,10 +36,9 @@ def print_result(result: TuneResult, quiet: bool = False) -> None:
         console.print(f"no trial of {result.trials} gave a result (see {result.study})",
                       highlight=False, markup=False)
         return
-    judged = ("not judged (no running phase)" if best.verdict is None
-              else "yes" if best.sustainable else f"no ({best.verdict})")
+    judged = best.verdict or "not judged (no running phase)"
     console.print(f"best: {params_text(best.params)}: {result.objectives[0]} "
                   f"{metric_text(result.objectives[0], best.value)} ({best.basis}); "
-                  f"sustainable: {judged}; {result.trials} trials "
+                  f"verdict: {judged}; {result.trials} trials "
                   f"({result.pruned} pruned, {result.failed} failed); study {result.study}",
                   highlight=False, markup=False)
