@@ -39,7 +39,7 @@ from .points import group_id
 from .progress import Reporter
 from .publish import SinkBudget
 from .spec.checks import repetition_range
-from .stages import PointContext, PointFailed, PointPipeline, shared_testing_errors
+from .stages import PointContext, PointFailed, PointPipeline, shared_testing_mismatches
 from .store import (
     STATE_COMPLETE,
     STATE_FAILED,
@@ -409,7 +409,7 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
         else:
             todo.append(point)
 
-    shared_errors = shared_testing_errors(plan)
+    shared_errors = shared_testing_mismatches(plan)
     if shared_errors:
         raise CampaignError("\n".join(shared_errors[:5]))
 

@@ -92,10 +92,11 @@ def _sharing_errors(loaded: Any) -> list[tuple[str, str]]:
     """Points that phases.testing.shared_across would make share a testing phase although a
     resolved option differs: refused here, before anything runs, not when the run starts."""
     from .plan import build_plan
-    from .stages import shared_testing_errors
+    from .stages import shared_testing_mismatches
 
     path = "phases.testing.shared_across"
-    return [(path, m.removeprefix(f"{path}: ")) for m in shared_testing_errors(build_plan(loaded))]
+    mismatches = shared_testing_mismatches(build_plan(loaded))
+    return [(path, m.removeprefix(f"{path}: ")) for m in mismatches]
 
 
 def _driver_check(loaded: Any) -> tuple[list[tuple[str, str]], list[str]]:
@@ -395,7 +396,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from .campaign import calibration_path
-    from .spec import LocalTestbed, SpecError, load_spec
+    from .spec import LocalTestbedSpec, SpecError, load_spec
     from .store import Store, write_json_atomic
     from .testbeds import TestbedError, open_testbed
 
@@ -409,7 +410,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         tb_spec = loaded.spec.testbed
         name = loaded.spec.name
     elif args.testbed in (None, "local"):
-        tb_spec = LocalTestbed(**({"data_dir": args.data_dir} if args.data_dir else {}))
+        tb_spec = LocalTestbedSpec(**({"data_dir": args.data_dir} if args.data_dir else {}))
     else:
         print(f"lsmbench calibrate: --testbed takes 'local' or a campaign spec file, "
               f"got {args.testbed!r}", file=sys.stderr)

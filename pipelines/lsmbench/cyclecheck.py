@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .cycles import MergeCycle, merge_cycle
+from .digest import canonical_hash
 from .driverio import read_timeseries
 from .engine_options import option_string
 from .mergesim import (
@@ -40,7 +41,7 @@ from .mergesim import (
     simulate,
 )
 from .plan import Plan
-from .points import Point, ResolvedPoint, canonical_hash, running_dir, testing_signature
+from .points import Point, ResolvedPoint, running_dir, testing_signature
 from .spec.models import RunningPhase
 from .store import STATE_COMPLETE, Store, read_json
 

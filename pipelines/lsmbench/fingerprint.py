@@ -52,7 +52,9 @@ def os_release() -> str | None:
 
 
 def disk_info(path: str | Path) -> dict[str, Any]:
-    """The block device under path and its disk: name, model, rotational, size, scheduler."""
+    """The block device under path and its disk: name, model, rotational, size, its I/O
+    scheduler (``io_scheduler``; fingerprints before 2026-11-27 call it ``scheduler``, a word
+    that elsewhere means the merge scheduler)."""
     info: dict[str, Any] = {"path": str(path)}
     try:
         st = os.stat(path)
@@ -74,8 +76,7 @@ def disk_info(path: str | Path) -> dict[str, Any]:
     info["rotational"] = rot == "1" if rot is not None else None
     size = _read(disk / "size")
     info["size_bytes"] = int(size) * 512 if size and size.isdigit() else None
-    sched = _read(disk / "queue" / "scheduler")
-    info["scheduler"] = sched
+    info["io_scheduler"] = _read(disk / "queue" / "scheduler")
     info["filesystem"] = _filesystem(path)
     return info
 

@@ -12,14 +12,13 @@ are made and read here too.
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from .digest import canonical_hash
 from .engine_options import option_string
 from .spec import PHASE_NAMES, CampaignSpec, LoadedSpec, resolve_workload, set_dotted
 from .spec.checks import dimension_option
@@ -34,11 +33,6 @@ def slug(value: Any) -> str:
     text = option_string(value)
     s = _SLUG_RE.sub("-", text).strip("-")
     return s or "x"
-
-
-def canonical_hash(obj: Any, n: int = 12) -> str:
-    blob = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()[:n]
 
 
 @dataclass(frozen=True)

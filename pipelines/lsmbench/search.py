@@ -40,7 +40,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .spec.models import RateSearch as SearchSpec
+from .spec.models import RateSearchSpec as SearchSpec
 from .verdict import INCONCLUSIVE, NOT_SUSTAINABLE, SUSTAINABLE, Verdict, not_computed
 
 SEARCH_SCHEMA = "lsmbench.search/1"

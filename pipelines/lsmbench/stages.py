@@ -125,7 +125,7 @@ class PointResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def shared_testing_errors(plan: Plan) -> list[str]:
+def shared_testing_mismatches(plan: Plan) -> list[str]:
     """phases.testing.shared_across: groups whose points would not run the same testing
     phase (a listed dimension changes it after all), named with the first difference."""
     if not plan.spec.phases.testing.shared_across:

@@ -181,7 +181,7 @@ def test_plan_of_1000_points_under_one_second():
 
 
 def test_shared_testing_groups_and_their_checks():
-    from lsmbench.stages import shared_testing_errors
+    from lsmbench.stages import shared_testing_mismatches
 
     matrix = {"policy": ["tiering", "leveling"], "scheduler": ["single", "fair", "greedy"],
               "repetitions": 2}
@@ -189,18 +189,18 @@ def test_shared_testing_groups_and_their_checks():
     # The scheduler would change the loaded tree and the testing phase too: refused,
     # naming the difference.
     plan = build_plan(load(matrix, phases=phases))
-    errors = shared_testing_errors(plan)
+    errors = shared_testing_mismatches(plan)
     assert errors and "load options: merge_scheduler='single' vs 'fair'" in errors[0], errors
     assert "policy=tiering,scheduler=single,rep=0" in errors[0]
     phases["load"] = {"engine_options": {"merge_scheduler": "single"}}
-    errors = shared_testing_errors(build_plan(load(matrix, phases=phases)))
+    errors = shared_testing_mismatches(build_plan(load(matrix, phases=phases)))
     assert errors and "testing options: merge_scheduler='single' vs 'fair'" in errors[0], errors
 
     # With both fixed, points that differ only in the scheduler (same policy, same
     # repetition) share the first one's testing phase.
     phases["testing"]["engine_options"] = {"merge_scheduler": "fair"}
     plan = build_plan(load(matrix, phases=phases))
-    assert shared_testing_errors(plan) == []
+    assert shared_testing_mismatches(plan) == []
     leaders = plan.testing_leaders()
     assert len(set(leaders.values())) == 4  # 2 policies x 2 repetitions
     for p in plan.points:

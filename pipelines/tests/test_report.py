@@ -384,7 +384,7 @@ def test_figures_are_skipped_without_their_data():
 def test_a_search_gets_its_table_column_and_figure(tmp_path):
     from lsmbench.report.figures import search_figure
     from lsmbench.search import StepVerdict, run_search
-    from lsmbench.spec import RateSearch
+    from lsmbench.spec import RateSearchSpec
 
     camp = copy_fixture(tmp_path / "report-fixture")
     pid = GOOD_POINTS[0]
@@ -398,7 +398,7 @@ def test_a_search_gets_its_table_column_and_figure(tmp_path):
         return StepVerdict(verdict="inconclusive" if u < 0.9 else "not-sustainable",
                            failed=[] if u < 0.9 else ["p99"], reason="why <b>not</b>")
 
-    search = run_search(RateSearch(), step, mt).to_json()
+    search = run_search(RateSearchSpec(), step, mt).to_json()
     point["search"] = search
     path.write_text(json.dumps(point))
     files = build_report(camp, camp.parent)

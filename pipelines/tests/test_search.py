@@ -8,7 +8,7 @@ import random
 
 import pytest
 from lsmbench.search import RateSearch, StepVerdict, run_search, steps_needed
-from lsmbench.spec import RateSearch as SearchSpec
+from lsmbench.spec import RateSearchSpec as SearchSpec
 from lsmbench.spec import SpecError, validate_raw
 from lsmbench.verdict import INCONCLUSIVE, NOT_SUSTAINABLE, SUSTAINABLE
 

@@ -373,9 +373,10 @@ def test_every_spec_field_is_documented():
     doc = (Path(__file__).resolve().parents[2] / "docs" / "orchestrator.md").read_text()
     from lsmbench.spec.models import SteadyState, UntilDecided
     models = [s.CampaignSpec, s.EngineSpec, s.WorkloadRef, s.Phases, s.LoadPhase,
-              s.TestingPhase, SteadyState, UntilDecided, s.RunningPhase, s.RateSearch,
+              s.TestingPhase, SteadyState, UntilDecided, s.RunningPhase, s.RateSearchSpec,
               s.VerdictSpec, s.ThrottleSpec, s.Sinks,
-              s.InfluxSinkSpec, s.LocalTestbed, s.SshTestbed, s.SshHost, s.TerraformTestbed,
+              s.InfluxSinkSpec, s.LocalTestbedSpec, s.SshTestbedSpec, s.SshHost,
+              s.TerraformTestbedSpec,
               TuneSpec, TuneParameter, ConfirmSpec]
     missing = [f"{m.__name__}.{f}" for m in models for f in m.model_fields
                if f"`{f}`" not in doc and f".{f}`" not in doc and f"{f}`," not in doc

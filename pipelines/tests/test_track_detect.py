@@ -33,7 +33,7 @@ PIPELINES = Path(__file__).resolve().parents[1]
 SEED = 20261124
 
 
-def drawn(spec: SeriesSpec, seed: int = SEED) -> synthetic.Series:
+def drawn(spec: SeriesSpec, seed: int = SEED) -> synthetic.SyntheticSeries:
     series = synthetic.generate(spec, seed)
     print(f"{spec.label}: seed {seed}")
     return series

@@ -60,6 +60,23 @@ def test_kernel_changes_the_testbed_key_host_name_does_not(tmp_path):
     assert keys["base"] == keys["renamed"]
 
 
+def test_the_io_scheduler_by_either_name_is_one_testbed_and_a_change_of_it_is_another():
+    """Fingerprints say io_scheduler since the merge scheduler and the disk's I/O scheduler were
+    spelled apart; older ones say scheduler. Both read as one testbed identity (its hash, the
+    testbed key, unchanged), and another I/O scheduler is another testbed."""
+    from lsmbench.digest import canonical_hash
+    from lsmbench.track.history import testbed_identity
+
+    def key(disk: dict) -> str:
+        return canonical_hash(testbed_identity({"kernel": "6.1", "disk": disk}, None))
+
+    old = key({"model": "x", "scheduler": "mq-deadline [none]"})
+    assert key({"model": "x", "io_scheduler": "mq-deadline [none]"}) == old
+    assert key({"model": "x", "io_scheduler": "[mq-deadline] none"}) != old
+    assert testbed_identity({"disk": {"io_scheduler": "[bfq] none"}}, None)[
+        "disk_scheduler"] == "bfq"
+
+
 def test_a_measured_setting_changes_the_spec_hash_the_description_does_not(tmp_path):
     def longer(spec):
         spec["phases"]["running"]["duration"] = 99.0

@@ -147,7 +147,9 @@ def semantic_errors(raw: dict[str, Any], source: Path | None) -> list[tuple[str,
     return errors
 
 
-def shared_testing_errors(spec: CampaignSpec) -> list[tuple[str, str]]:
+def shared_across_errors(spec: CampaignSpec) -> list[tuple[str, str]]:
+    """phases.testing.shared_across as a setting: dimensions of the matrix that do not change
+    the testing phase, on one machine (stages.shared_testing_mismatches checks the points)."""
     shared = spec.phases.testing.shared_across
     if not shared:
         return []

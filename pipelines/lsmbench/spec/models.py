@@ -190,7 +190,7 @@ class TestingPhase(Strict):
 
 
 
-class RateSearch(Strict):
+class RateSearchSpec(Strict):
     """phases.running.search: the maximum sustainable rate, searched between two fractions of
     the testing maximum (lsmbench.search)."""
 
@@ -203,7 +203,7 @@ class RateSearch(Strict):
     max_steps: int = Field(default=8, ge=2, le=64)
 
     @model_validator(mode="after")
-    def _ordered(self) -> RateSearch:
+    def _ordered(self) -> RateSearchSpec:
         if self.low >= self.high:
             raise ValueError(f"low ({self.low:g}) must be under high ({self.high:g})")
         return self
@@ -237,7 +237,7 @@ class RunningPhase(Strict):
     engine_options: EngineOptions = Field(default_factory=dict)
     start: Literal["snapshot", "reload", "continue"] = "snapshot"
     timeout: Duration | None = None
-    search: RateSearch | None = None
+    search: RateSearchSpec | None = None
     settle: Settle = DEFAULT_SETTLE_S  # as phases.testing.settle
     until_decided: UntilDecided | None = None
 
@@ -412,7 +412,7 @@ class _NodeDefaults(Strict):
     keep_data: bool = False
 
 
-class LocalTestbed(_NodeDefaults):
+class LocalTestbedSpec(_NodeDefaults):
     type: Literal["local"] = "local"
     driver: str | None = None
     calibration: str | None = None
@@ -454,19 +454,19 @@ class _RemoteDefaults(_NodeDefaults):
     ansible_vars: dict[str, Any] = Field(default_factory=dict)
 
 
-class SshTestbed(_RemoteDefaults):
+class SshTestbedSpec(_RemoteDefaults):
     type: Literal["ssh"]
     hosts: list[SshHost] = Field(default_factory=list)
     inventory: str | None = None
 
     @model_validator(mode="after")
-    def _some_hosts(self) -> SshTestbed:
+    def _some_hosts(self) -> SshTestbedSpec:
         if not self.hosts and not self.inventory:
             raise ValueError("give 'hosts' (a list of {address, user, ...}) or an 'inventory' file")
         return self
 
 
-class TerraformTestbed(_RemoteDefaults):
+class TerraformTestbedSpec(_RemoteDefaults):
     type: Literal["terraform"]
     module: str
     workspace: str = "default"
@@ -499,7 +499,7 @@ class NamedTestbed(Strict):
         return f"on each node of testbed {self.name}"
 
 
-Testbed = Annotated[LocalTestbed | SshTestbed | TerraformTestbed | NamedTestbed,
+Testbed = Annotated[LocalTestbedSpec | SshTestbedSpec | TerraformTestbedSpec | NamedTestbed,
                     Field(discriminator="type")]
 TESTBED_TYPES: tuple[str, ...] = names.TESTBEDS
 
@@ -533,7 +533,7 @@ class CampaignSpec(Strict):
     )
     sinks: Sinks = Field(default_factory=Sinks)
     testbed: Annotated[Testbed, BeforeValidator(testbed_shorthand)] = Field(
-        default_factory=LocalTestbed
+        default_factory=LocalTestbedSpec
     )
     # lsmbench tune: the trials' parameters, objective and constraints (docs/tuning.md).
     tune: TuneSpec | None = None

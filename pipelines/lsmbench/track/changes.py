@@ -21,6 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from ..digest import canonical_hash
 from .history import (
     METRIC_BY_NAME,
     METRICS,
@@ -28,7 +29,6 @@ from .history import (
     History,
     RunRecord,
     Value,
-    canonical_hash,
 )
 
 ACK_SLACK = 2  # runs: how far a re-detected change may move and keep its acknowledgement
@@ -65,7 +65,7 @@ class Change(BaseModel):
 
 
 @dataclass
-class Point:
+class HistoryPoint:
     run: RunRecord
     value: Value
 
@@ -79,13 +79,13 @@ class Segment:
     metric: str
     spec_hash: str
     testbed_key: str
-    points: list[Point]
+    points: list[HistoryPoint]
     note: str | None = None  # why no detection ran (too few runs), or None
     noise: float | None = None  # the detector's measure of the segment's run-to-run noise
 
 
 @dataclass
-class Series:
+class HistorySeries:
     campaign: str
     group: str
     metric: str
@@ -94,7 +94,7 @@ class Series:
 
 @dataclass
 class Analysis:
-    series: list[Series]
+    series: list[HistorySeries]
     changes: list[Change]
 
     @property
@@ -106,7 +106,7 @@ class Analysis:
         return [c for c in self.changes if c.acked]
 
 
-def _segments(campaign: str, group: str, metric: str, points: list[Point]) -> list[Segment]:
+def _segments(campaign: str, group: str, metric: str, points: list[HistoryPoint]) -> list[Segment]:
     out: list[Segment] = []
     for p in points:
         key = (p.run.spec_hash, p.run.testbed_key)
@@ -116,21 +116,21 @@ def _segments(campaign: str, group: str, metric: str, points: list[Point]) -> li
     return out
 
 
-def build_series(history: History, campaign: str | None = None) -> list[Series]:
+def build_series(history: History, campaign: str | None = None) -> list[HistorySeries]:
     runs = {r.run_id: r for r in history.runs(campaign)}
-    by_key: dict[tuple[str, str, str], list[Point]] = {}
+    by_key: dict[tuple[str, str, str], list[HistoryPoint]] = {}
     for v in history.values(campaign):
         if v.median is None or v.metric not in METRIC_BY_NAME:
             continue
         by_key.setdefault((runs[v.run_id].campaign, v.group, v.metric), []).append(
-            Point(runs[v.run_id], v))
+            HistoryPoint(runs[v.run_id], v))
     order = {m.name: i for i, m in enumerate(METRICS)}
     out = []
     for (camp, group, metric), pts in sorted(by_key.items(),
                                              key=lambda kv: (kv[0][0], kv[0][1],
                                                              order[kv[0][2]])):
         pts.sort(key=lambda p: (p.run.finished, p.run.run_id))
-        out.append(Series(camp, group, metric, _segments(camp, group, metric, pts)))
+        out.append(HistorySeries(camp, group, metric, _segments(camp, group, metric, pts)))
     return out
 
 
@@ -206,7 +206,7 @@ def detect_segment(seg: Segment, last_segment: bool, acks: Sequence[Ack],
     return out
 
 
-def testbed_autocorrelation(series: Sequence[Series]) -> dict[str, float | None]:
+def testbed_autocorrelation(series: Sequence[HistorySeries]) -> dict[str, float | None]:
     """Per testbed key, the lag-1 autocorrelation of its nights pooled over every segment of
     every series (campaign, group, metric) measured on it
     (:func:`lsmbench.track.detect.pooled_autocorrelation`): one series' 10-40 nights give

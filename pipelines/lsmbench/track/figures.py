@@ -9,14 +9,14 @@ from collections.abc import Sequence
 from matplotlib.figure import Figure as MplFigure
 
 from ..report.plotting import OKABE_ITO, render_png
-from .changes import Change, Series
+from .changes import Change, HistorySeries
 from .history import METRIC_BY_NAME
 
 _CHANGE_COLOURS = {"open": "#D55E00", "improvement": "#009E73"}
 _OTHER_CHANGE = "#777777"
 
 
-def series_figure(series: Series, changes: Sequence[Change]) -> bytes:
+def series_figure(series: HistorySeries, changes: Sequence[Change]) -> bytes:
     metric = METRIC_BY_NAME[series.metric]
     fig = MplFigure(figsize=(7.2, 2.6), layout="constrained")
     ax = fig.subplots()

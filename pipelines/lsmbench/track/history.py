@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
-import hashlib
 import json
 import re
 import sqlite3
@@ -28,6 +27,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from ..digest import canonical_hash
 from ..exits import EXIT_OK, EXIT_USAGE
 
 SCHEMA_VERSION = 1
@@ -66,11 +66,6 @@ class HistoryError(ValueError):
 # ---------------------------------------------------------------- keys
 
 
-def canonical_hash(obj: Any, length: int = 12) -> str:
-    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:length]
-
-
 def spec_hash(spec: dict[str, Any]) -> str:
     """The campaign spec as run (``--set`` applied), without its free-text description: a
     change of any measured setting -- repetitions, phase lengths, options -- starts a new
@@ -78,7 +73,7 @@ def spec_hash(spec: dict[str, Any]) -> str:
     return canonical_hash({k: v for k, v in spec.items() if k != "description"})
 
 
-def _selected_scheduler(text: Any) -> str | None:
+def _selected_scheduler(text: Any) -> str | None:  # the disk's I/O scheduler
     """'mq-deadline [none]' -> 'none' (the kernel marks the one in use)."""
     if not isinstance(text, str):
         return None
@@ -100,7 +95,9 @@ def testbed_identity(fingerprint: dict[str, Any], throttle: Any) -> dict[str, An
         "os": fingerprint.get("os"),
         "disk_model": disk.get("model"),
         "disk_rotational": disk.get("rotational"),
-        "disk_scheduler": _selected_scheduler(disk.get("scheduler")),
+        # The disk's I/O scheduler ("scheduler" in fingerprints before 2026-11-27); the key
+        # keeps its name so that testbed keys, hashes of this mapping, stay what they were.
+        "disk_scheduler": _selected_scheduler(disk.get("io_scheduler", disk.get("scheduler"))),
         "filesystem": disk.get("filesystem"),
         "throttle": throttle,
     }

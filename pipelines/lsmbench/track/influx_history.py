@@ -70,7 +70,7 @@ class HistoryRow(BaseModel):
         return None if v in ("", None) else v
 
 
-class ChangePoint(BaseModel):
+class RecordedChange(BaseModel):
     """One entry of regressions.json's `changes`."""
 
     model_config = ConfigDict(extra="ignore")
@@ -99,9 +99,9 @@ class RegressionsFile(BaseModel):
 
     schema_: str = Field(alias="schema")
     generated: datetime | None = None
-    open: list[ChangePoint] = []
-    acked: list[ChangePoint] = []
-    changes: list[ChangePoint] = []
+    open: list[RecordedChange] = []
+    acked: list[RecordedChange] = []
+    changes: list[RecordedChange] = []
 
 
 def read_history_csv(path: Path) -> list[HistoryRow]:
@@ -153,7 +153,7 @@ def short_commit(sha: str | None) -> str:
     return (sha or "?")[:7]
 
 
-def change_text(c: ChangePoint) -> str:
+def change_text(c: RecordedChange) -> str:
     """The annotation's text: what moved, by how much, between which commits."""
     text = (f"{c.metric} {c.change * 100:+.1f}% between "
             f"{short_commit(c.commit_before)}..{short_commit(c.commit_after)}")
@@ -176,7 +176,7 @@ def history_lines(rows: list[HistoryRow]) -> list[str]:
     return out
 
 
-def change_lines(changes: list[ChangePoint]) -> list[str]:
+def change_lines(changes: list[RecordedChange]) -> list[str]:
     out = []
     for c in changes:
         tags = {"campaign": c.campaign, "group": c.group, "metric": c.metric,

@@ -79,7 +79,7 @@ class SeriesSpec(BaseModel):
         return f"{self.kind}, {noise}"
 
 
-class Series(BaseModel):
+class SyntheticSeries(BaseModel):
     """One drawn series and where its change is: nights change_at..change_end (the same night
     for a step; the ramp for a drift; None for a step-free series)."""
 
@@ -111,7 +111,7 @@ def _spike_nights(rng: np.random.Generator, nights: int, count: int) -> list[int
 
 
 def generate(spec: SeriesSpec, seed: int, shared: np.ndarray | None = None,
-             shared_share: float = 0.0) -> Series:
+             shared_share: float = 0.0) -> SyntheticSeries:
     """One series of ``spec`` drawn from ``seed`` (the same seed gives the same series).
     ``shared``: a testbed's own unit AR(1) noise (:func:`draw_testbeds`), of which the series'
     noise takes ``shared_share`` of its variance (its marginal CoV and rho are unchanged)."""
@@ -140,11 +140,11 @@ def generate(spec: SeriesSpec, seed: int, shared: np.ndarray | None = None,
     change_end = None
     if change_at is not None:
         change_end = change_at + (spec.drift_nights - 1 if spec.kind == "drift" else 0)
-    return Series(spec=spec, seed=seed, values=[float(v) for v in values],
+    return SyntheticSeries(spec=spec, seed=seed, values=[float(v) for v in values],
                   change_at=change_at, change_end=change_end)
 
 
-def draw(spec: SeriesSpec, count: int, seed: int) -> list[Series]:
+def draw(spec: SeriesSpec, count: int, seed: int) -> list[SyntheticSeries]:
     """``count`` independent series of ``spec``. Series i's seed derives from (seed, the
     spec's label, i): adding series or kinds never changes the others, and every detector
     compared sees the same series."""
@@ -157,7 +157,7 @@ TESTBED_SHARED = 0.5  # the share of a night's noise variance a testbed's series
 
 
 def draw_testbeds(spec: SeriesSpec, count: int, seed: int, size: int = TESTBED_SIZE,
-                  shared_share: float = TESTBED_SHARED) -> list[list[Series]]:
+                  shared_share: float = TESTBED_SHARED) -> list[list[SyntheticSeries]]:
     """``count`` series of ``spec`` as testbeds of ``size`` series each (the last one may be
     smaller): the series of one testbed are what the metrics of one machine's nights are,
     each of this kind (its own step night, spikes, modes), with the same autocorrelation,
@@ -192,7 +192,7 @@ def suite(covs: Sequence[float] = (0.02, 0.05, 0.10), rhos: Sequence[float] = (0
 # ---------------------------------------------------------------- the nightly replay
 
 
-def detection_delay(series: Series, detector: Detector, *,
+def detection_delay(series: SyntheticSeries, detector: Detector, *,
                     tolerance: int = TOLERANCE) -> int | None:
     """Nights after the change starts until the nightly run first reports it (at the change,
     or anywhere on a drift's ramp, within ``tolerance``; with the change's sign); None if no
@@ -208,7 +208,7 @@ def detection_delay(series: Series, detector: Detector, *,
     return None
 
 
-def flicker(series: Series, detector: Detector, *, nights_after: int = 10,
+def flicker(series: SyntheticSeries, detector: Detector, *, nights_after: int = 10,
             tolerance: int = TOLERANCE) -> tuple[int, int]:
     """After the night a change is first reported, on how many of the next ``nights_after``
     nightly runs it is not reported (at the change +/- tolerance, with its sign): (runs, runs
@@ -232,7 +232,7 @@ def flicker(series: Series, detector: Detector, *, nights_after: int = 10,
     return runs, misses
 
 
-def false_alarms(series: Series, detector: Detector, *, first_night: int,
+def false_alarms(series: SyntheticSeries, detector: Detector, *, first_night: int,
                  tolerance: int = TOLERANCE) -> int:
     """Distinct change points reported on any night's run of a step-free series: the union
     over nights first_night..last of the reported indices, indices within ``tolerance`` of each
@@ -278,8 +278,9 @@ class Score(BaseModel):
     p90_delay: float | None = None
 
 
-def score(spec: SeriesSpec, series: Sequence[Series], detector: Detector | Sequence[Detector],
-          *, first_night: int, within: int = 3, tolerance: int = TOLERANCE) -> Score:
+def score(spec: SeriesSpec, series: Sequence[SyntheticSeries],
+          detector: Detector | Sequence[Detector], *, first_night: int, within: int = 3,
+          tolerance: int = TOLERANCE) -> Score:
     """Replay every series of ``spec`` night by night and aggregate. ``detector``: one for
     every series, or one per series (:func:`testbed_detectors`)."""
     detectors = (list(detector) if isinstance(detector, Sequence)
@@ -339,7 +340,7 @@ def detector_of(config: DetectorConfig | None = None, segmenter: Segmenter | Non
     return _Holding(run) if hold else run
 
 
-def testbed_detectors(testbed: Sequence[Series], config: DetectorConfig | None = None,
+def testbed_detectors(testbed: Sequence[SyntheticSeries], config: DetectorConfig | None = None,
                       segmenter: Segmenter | None = None, *, hold: bool = False,
                       ) -> list[Detector]:
     """lsmbench's detector for each series of one testbed as the history runs it: on night t

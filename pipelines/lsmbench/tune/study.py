@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from ..campaign import CampaignSession, RunOptions, campaign_errors, existing_points
+from ..digest import canonical_hash
 from ..groups import judge_group, repetition_from_store
 from ..plan import Plan, build_plan
-from ..points import Point, canonical_hash, group_id, point_id
+from ..points import Point, group_id, point_id
 from ..progress import Reporter
 from ..results.tuning import (
     RESULT_FILE,
