@@ -49,10 +49,13 @@ void OnEndSignal(int signo) { g_end_signal.store(signo); }
 const char kUsage[] =
     "usage: lsm-driver --config run.json --out DIR [--quiet]\n"
     "       lsm-driver --describe-options [ENGINE] [--markdown]\n"
+    "       lsm-driver --describe-workload\n"
     "       lsm-driver --check-options ENGINE [--option NAME=VALUE]...\n"
     "       lsm-driver --check-config run.json\n"
     "Runs one phase (load, testing or running) of a workload against an engine\n"
     "and writes timeseries.jsonl, summary.json and histograms.json to DIR.\n"
+    "--describe-workload prints a workload's defaults (every field run.json's\n"
+    "workload may leave out) as JSON.\n"
     "--describe-options prints the options ENGINE (default builtin) accepts as\n"
     "JSON; --check-options parses a set of options as a run would and prints\n"
     "{\"ok\", \"errors\"} (exit 0 when ok, 1 when not), opening nothing.\n"
@@ -155,6 +158,11 @@ int main(int argc, char** argv) {
     return OptionsCommand(argc, argv);
   }
   if (argc >= 2 && std::string(argv[1]) == "--check-config") return CheckConfigCommand(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "--describe-workload") {
+    if (argc != 2) return Fail(2, "--describe-workload takes no argument\n" + std::string(kUsage));
+    fputs(WorkloadDefaultsJson().c_str(), stdout);
+    return 0;
+  }
   std::string config_path, out_dir;
   bool quiet = false;
   for (int i = 1; i < argc; i++) {

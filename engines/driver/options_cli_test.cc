@@ -2,6 +2,7 @@
 // validate` reads on a fresh clone, before anything is built) and the
 // generated option reference must be what this build prints.
 #include "driver/options_cli.h"
+#include "driver/workload.h"
 
 #include <cstdio>
 #include <fstream>
@@ -35,6 +36,16 @@ TEST(OptionsCliTest, CommittedDescriptionsAreCurrent) {
     EXPECT_EQ(json, ReadFile(path))
         << path << " is stale: regenerate it with " << Regenerate(engine, " > " + path);
   }
+}
+
+TEST(OptionsCliTest, CommittedWorkloadDefaultsAreCurrent) {
+  const std::string path =
+      std::string(LSM_REPO_ROOT) + "/pipelines/lsmbench/engine_options/driver-workload.json";
+  EXPECT_EQ(WorkloadDefaultsJson(), ReadFile(path))
+      << path << " is stale: regenerate it with build/bin/lsm-driver --describe-workload > "
+      << path;
+  const nlohmann::json j = nlohmann::json::parse(WorkloadDefaultsJson());
+  EXPECT_EQ(WorkloadSpec().key_size, j["key_size"].get<uint32_t>());
 }
 
 TEST(OptionsCliTest, CommittedReferenceIsCurrent) {

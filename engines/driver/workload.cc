@@ -69,6 +69,8 @@ Json WorkloadSpec::ToJson() const {
   return j;
 }
 
+std::string WorkloadDefaultsJson() { return WorkloadSpec().ToJson().dump(1) + "\n"; }
+
 Status ParseWorkload(const Json& json, const std::string& path, WorkloadSpec* out) {
   JsonObject obj;
   Status s = JsonObject::Open(json, path, WorkloadFields(), &obj);

@@ -57,6 +57,11 @@ struct WorkloadSpec {
 
 const std::vector<std::string>& WorkloadFields();
 
+// A default WorkloadSpec as JSON (lsm-driver --describe-workload): what a workload that leaves a
+// field out gets. Committed as pipelines/lsmbench/engine_options/driver-workload.json, which
+// the orchestrator's estimates read (a test holds it to this).
+std::string WorkloadDefaultsJson();
+
 // Parses a workload object; `path` prefixes field names in errors.
 Status ParseWorkload(const Json& json, const std::string& path, WorkloadSpec* out);
 

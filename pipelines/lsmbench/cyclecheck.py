@@ -31,7 +31,7 @@ from typing import Any
 from .cycles import MergeCycle, merge_cycle
 from .digest import canonical_hash
 from .driverio import read_timeseries
-from .engine_options import option_string
+from .engine_options import option_string, record_sizes
 from .mergesim import (
     SimCycles,
     SimError,
@@ -49,8 +49,6 @@ from .store import STATE_COMPLETE, Store, read_json
 # the plan of a large matrix must stay fast); beyond it, it says so.
 MAX_PLAN_SIMULATIONS = 16
 SIM_NOT_BUILT = "lsm-sim is not built (make build)"
-DEFAULT_KEY_SIZE = 16  # the driver's workload defaults (engines/driver/README.md)
-DEFAULT_VALUE_SIZE = 1000
 LENGTHEN = "lengthen phases.running.duration"
 
 
@@ -171,14 +169,6 @@ class SimInputs:
         return (sim_options(self.options), self.flush_bytes, self.start_flushes)
 
 
-def _record_sizes(workload: dict[str, Any]) -> tuple[int, int]:
-    """The key and (mean) value bytes of the workload's records."""
-    value = workload.get("value_size", DEFAULT_VALUE_SIZE)
-    if isinstance(value, dict):
-        value = (float(value.get("min", 0)) + float(value.get("max", 0))) / 2
-    return int(workload.get("key_size", DEFAULT_KEY_SIZE)), round(float(value))
-
-
 def sim_inputs(resolved: ResolvedPoint, sim: Path | None, phase: str = "running") -> SimInputs:
     """The flushes of a point's phase as lsm-sim takes them (the records a memtable holds are
     lsm-sim's answer too); CycleUnknown says why not."""
@@ -189,7 +179,8 @@ def sim_inputs(resolved: ResolvedPoint, sim: Path | None, phase: str = "running"
         raise CycleUnknown(SIM_NOT_BUILT)
     options = resolved.phase_options(phase)
     try:
-        key, value = _record_sizes(resolved.workload)
+        key, mean_value = record_sizes(resolved.workload)
+        value = round(mean_value)
         records = records_per_flush(sim, memtable_bytes(options), key, value)
         loaded = int(resolved.workload.get("record_count") or 0)
     except (TypeError, ValueError) as e:

@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .calibrate import DiskProfile
+from .engine_options import record_sizes
 from .faults import filesystem_space, human_bytes
 from .plan import Plan
 
@@ -52,8 +53,10 @@ class DataSizeReport(BaseModel):
 
 
 def record_bytes(workload: dict[str, Any]) -> int:
-    return int(workload.get("key_size") or 16) + int(workload.get("value_size") or 0) + \
-        RECORD_OVERHEAD_BYTES
+    """A record's bytes on disk: its key and (mean) value as the driver writes them, and the
+    engine's per-record overhead."""
+    key, value = record_sizes(workload)
+    return key + round(value) + RECORD_OVERHEAD_BYTES
 
 
 def insert_fraction(workload: dict[str, Any]) -> float:

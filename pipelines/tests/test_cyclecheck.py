@@ -165,6 +165,25 @@ def test_records_per_flush_is_what_lsm_sim_says() -> None:
         mergesim.records_per_flush(sim, 1, 16, 1000)  # below the engine's minimum budget
 
 
+def test_the_workload_defaults_are_the_drivers() -> None:
+    """A workload that leaves its sizes out gets the driver's defaults (driver-workload.json,
+    held to lsm-driver --describe-workload by the driver's tests and here when it is built);
+    a value size range counts at its midpoint, in both estimates that need record sizes."""
+    from lsmbench.datasize import RECORD_OVERHEAD_BYTES, record_bytes
+    from lsmbench.engine_options import record_sizes, workload_defaults
+
+    defaults = workload_defaults()
+    assert record_sizes({}) == (defaults["key_size"], defaults["value_size"])
+    assert record_sizes({"key_size": 24, "value_size": {"min": 100, "max": 300}}) == (24, 200.0)
+    assert record_bytes({"value_size": {"min": 100, "max": 300}}) == (
+        defaults["key_size"] + 200 + RECORD_OVERHEAD_BYTES)
+    driver = find_driver()
+    if driver is not None:
+        live = json.loads(subprocess.run([str(driver), "--describe-workload"],
+                                         capture_output=True, text=True, check=True).stdout)
+        assert live == defaults
+
+
 def test_the_engine_facts_come_from_its_description() -> None:
     """The defaults and the options the merge policy reads are the committed description's,
     which the driver's tests hold to the engine's option table; with lsm-driver built, the

@@ -108,6 +108,28 @@ def description(engine: str) -> EngineDescription | None:
         raise DescriptionError(f"engine_options/{engine}.json: {e}") from e
 
 
+@cache
+def workload_defaults() -> dict[str, Any]:
+    """What lsm-driver gives a workload field a spec leaves out (``lsm-driver
+    --describe-workload``, committed beside the descriptions as driver-workload.json; a driver
+    test holds the file to the driver)."""
+    res = resources.files(__package__).joinpath("driver-workload.json")
+    try:
+        return dict(json.loads(res.read_text()))
+    except (OSError, ValueError) as e:
+        raise DescriptionError(f"engine_options/driver-workload.json: {e}") from e
+
+
+def record_sizes(workload: dict[str, Any]) -> tuple[int, float]:
+    """The key bytes and the mean value bytes of a workload's records, as the driver writes
+    them (its defaults for what the workload leaves out; a value size range's midpoint)."""
+    defaults = workload_defaults()
+    value = workload.get("value_size", defaults["value_size"])
+    if isinstance(value, dict):
+        value = (float(value.get("min", 0)) + float(value.get("max", 0))) / 2
+    return int(workload.get("key_size", defaults["key_size"])), float(value)
+
+
 def choices(engine: str, option: str) -> tuple[str, ...]:
     """The names a choice option takes ('merge_scheduler' -> single, fair, ...); () if none."""
     desc = description(engine)
