@@ -55,6 +55,19 @@ _SHORT = ["phases.testing.duration=12s", "phases.running.duration=16s"]
 # The full variant's adaptive phases (steady testing, running until decided: issue 29) turned
 # back into fixed ones, for the quick variant of a spec that has them.
 _FIXED = ["phases.testing.steady=null", "phases.running.until_decided=null"]
+# The same adaptive phases, for a full variant whose spec file has fixed ones (a spec others
+# use as well, or a phase length its page states): the testing phase until steady (3 rounds,
+# each holding a merge into the deepest level), the running phase until decided (2 merges into
+# the deepest level), each capped at 180 s; 3 repetitions, up to 5 for a group left undecided.
+_ADAPTIVE = ["phases.testing.duration=180s",
+             "phases.testing.steady={rounds: 3, round: 12s}",
+             "phases.running.duration=180s",
+             "phases.running.until_decided={deepest_merges: 2, min_duration: 30s}",
+             "matrix.repetitions={min: 3, max: 5}"]
+_ADAPTIVE_SETUP = ("adaptive phases: testing until steady (3 rounds, each holding a merge into "
+                   "the deepest level; cap 180 s), running until decided (2 merges into the "
+                   "deepest level; cap 180 s), 3 repetitions, up to 5 for a group left "
+                   "undecided")
 
 SUITE: tuple[Experiment, ...] = (
     Experiment(
@@ -111,65 +124,72 @@ SUITE: tuple[Experiment, ...] = (
         title="Queries under writes (Sec. 5.2.4, Figs. 14-17)",
         spec="pipelines/campaigns/reproduce/lc-queries.yaml",
         quick=[*_SHORT, "matrix.repetitions=1"],
+        full=_ADAPTIVE,
         figures=["queries"],
         setup="2 closed-loop query threads (the paper: 8) beside the open-loop writers at 95 %; "
               "point lookups and short scans of 100 records; no long scans (the store holds "
               "200k records, the paper's long scans read 1M); the whole store is in the page "
-              "cache here (the paper's was not). 3 repetitions (quick: one, 12 s and 16 s "
-              "phases).",
+              "cache here (the paper's was not); " + _ADAPTIVE_SETUP + " (quick: fixed 12 s "
+              "and 16 s phases, one repetition).",
     ),
     Experiment(
         name="repro-lc-size-tiered", paper="luo-carey", full_only=True,
         title="Size-tiered merges measured elastically or with exactly the minimum "
               "(Sec. 5.3, Figs. 18-20)",
         spec="pipelines/campaigns/reproduce/lc-size-tiered.yaml",
+        full=_ADAPTIVE,
         figures=["throughput", "components", "latency"],
         setup="Size ratio 1.2, 2 to 10 components a merge (HBase-like, as the paper); 200k x "
-              "1 KiB records, 2 MiB memory components, a 24 MB/s cgroup write throttle, phases "
-              "of 32 s and 40 s (the paper: 2 h), 3 repetitions; the testing phase with fair.",
+              "1 KiB records, 2 MiB memory components, a 24 MB/s cgroup write throttle, "
+              + _ADAPTIVE_SETUP + " (the paper: 2 h phases); the testing phase with fair.",
     ),
     Experiment(
         name="repro-lc-partitioned", paper="luo-carey", full_only=True,
         title="Partitioned leveling with LevelDB's scheduler (Sec. 6.2, Figs. 21-23)",
         spec="pipelines/campaigns/reproduce/lc-partitioned.yaml",
+        full=_ADAPTIVE,
         figures=["throughput", "latency"],
         setup="The bundled engine's LevelDB-style partitioned leveling (the paper: its "
               "implementation in AsterixDB), 2 MiB files, l0_trigger 4 and l0_stop 12 (the "
               "paper's), 200k x 1 KiB records, 2 MiB memory components, a 24 MB/s cgroup "
-              "write throttle, phases of 32 s and 40 s, 3 repetitions.",
+              "write throttle, " + _ADAPTIVE_SETUP + ".",
     ),
     Experiment(
         name="repro-lc-partition-size", paper="luo-carey", full_only=True,
         title="The partition size (Sec. 6.2, Fig. 24)",
         spec="pipelines/campaigns/reproduce/lc-partition-size.yaml",
+        full=_ADAPTIVE,
         figures=["vs-partition_bytes"],
         setup="Files of 2, 16 and 256 MiB (the paper: 8 MB to 32 GB; at 256 MiB each level "
               "of the ~200 MB store is one file: full merges), the maximum measured with "
-              "exactly l0_trigger level-0 files; otherwise as the partitioned experiment.",
+              "exactly l0_trigger level-0 files; otherwise as the partitioned experiment (" +
+              _ADAPTIVE_SETUP + ").",
     ),
     Experiment(
         name="secondary-indexes", paper="luo-carey", full_only=True,
         title="A primary and two secondary indexes, eager against lazy maintenance "
               "(Sec. 7, Figs. 25-27)",
         spec="pipelines/campaigns/secondary-indexes.yaml",
+        full=[*_ADAPTIVE, "phases.running.utilizations=null", "phases.running.utilization=0.95"],
         figures=["throughput", "latency", "sweep", "dataset"],
         setup="100k x 1 KiB records (the paper: 100M), two uint64 secondary fields, tiering "
               "with size ratio 3 per tree, 2 MiB of memory and a 48 MiB/s I/O budget shared "
               "by the three trees (the paper: 128 MB, 100 MB/s), 4 writers for both "
               "strategies (the paper: 8 eager, 1 lazy); the eager lookups read the page cache "
-              "here, not the disk; running at 70, 85 and 95 % for 24 s each (the paper: 2 h "
-              "at 95 %), 3 repetitions. docs/results/secondary-indexes.md has the details.",
+              "here, not the disk; running at 95 % (the paper: 2 h; the spec file also runs 70 "
+              "and 85 %), " + _ADAPTIVE_SETUP + ". docs/results/secondary-indexes.md has "
+              "the details (of the spec file's fixed 24 s phases).",
     ),
     Experiment(
         name="secondary-indexes-queries", paper="luo-carey", full_only=True,
         title="Secondary-index queries under writes (Sec. 7, Figs. 28-29)",
         spec="pipelines/campaigns/secondary-indexes-queries.yaml",
-        full=["matrix.repetitions=3", "matrix.phases.running.queries.selectivity=[1,1000]"],
+        full=[*_ADAPTIVE, "matrix.phases.running.queries.selectivity=[1,1000]"],
         figures=[],
         setup="The dataset above at 95 %, 2 query threads (the paper: 8) on the first "
               "secondary field, selectivities 1 and 1,000 records (the paper: 1 to 1,000; the "
               "spec file has 1, 10, 100 and 1,000 in one repetition, the suite the two ends in "
-              "3), every query validated against the primary index; 24 s phases.",
+              "3), every query validated against the primary index; " + _ADAPTIVE_SETUP + ".",
     ),
     Experiment(
         name="repro-mao-sim", paper="mao", kind="sim-validate",
