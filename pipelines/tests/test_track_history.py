@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from lsmbench.cli import main
 from lsmbench.report.load import group_rows, read_campaign
-from lsmbench.track.history import History, campaign_run, record
+from lsmbench.track.history import History
+from lsmbench.track.record import campaign_run, record
 from track_nights import FIXTURE, GROUPS, make_night
 
 

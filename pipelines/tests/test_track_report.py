@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 from lsmbench.cli import main
-from lsmbench.track.history import History, open_history, record
+from lsmbench.track.history import History, open_history
+from lsmbench.track.record import record
 from test_report import CHROMIUM, chromium_dom, parse
 from track_nights import GROUPS, make_night
 

@@ -30,7 +30,7 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                    help="the history database (default: RESULTS/history.sqlite)")
     s.add_argument("--commit", default=None,
                    help="the commit measured (default: the points' recorded project commit)")
-    s.set_defaults(func=_run("history", "cmd_record"))
+    s.set_defaults(func=_run("record", "cmd_record"))
 
     s = tsub.add_parser("detect", parents=[common],
                         help="change points of one series in a CSV file")

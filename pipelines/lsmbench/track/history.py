@@ -1,4 +1,6 @@
-"""The history of campaign runs: `lsmbench track record` and `lsmbench track ack`.
+"""The history of campaign runs: its SQLite model, and the keys that cut series into segments
+(spec hash, testbed identity). Recording a campaign into it is record.py; acknowledging a
+change, ack.py.
 
 A SQLite file (default ``RESULTS/history.sqlite``) beside the local store, which stays the
 source of truth: a recorded run keeps the path of the campaign directory it came from, and
@@ -19,7 +21,6 @@ import datetime as dt
 import json
 import re
 import sqlite3
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +29,6 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from ..digest import canonical_hash
-from ..exits import EXIT_OK, EXIT_USAGE
 
 SCHEMA_VERSION = 1
 HISTORY_FILE = "history.sqlite"
@@ -389,113 +389,3 @@ def open_history(path: str | Path, create: bool = True) -> Iterator[History]:
 
 def history_path(args: argparse.Namespace) -> Path:
     return Path(args.history) if args.history else Path(args.results) / HISTORY_FILE
-
-
-# ---------------------------------------------------------------- recording a campaign run
-
-
-def _distinct(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    seen: dict[str, dict[str, Any]] = {}
-    for it in items:
-        seen.setdefault(canonical_hash(it), it)
-    return [seen[k] for k in sorted(seen)]
-
-
-def campaign_run(campaign_dir: Path, commit: str | None = None) -> tuple[
-        dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
-    """(run, values, group verdicts) of a finished campaign directory, or HistoryError."""
-    from ..report.load import ReportError, group_rows, read_campaign
-    from ..store import STATE_COMPLETE
-
-    try:
-        camp = read_campaign(campaign_dir)
-    except (ReportError, OSError) as e:
-        raise HistoryError(str(e)) from e
-    where = str(campaign_dir)
-    runs = camp.meta.get("runs") or []
-    if runs and runs[-1].get("finished") is None:
-        raise HistoryError(f"{where}: the campaign's last run has not finished (still running, "
-                           "or killed: `lsmbench run --resume` finishes it)")
-    planned = len((camp.meta.get("plan") or {}).get("points") or [])
-    if planned and len(camp.points) < planned:
-        raise HistoryError(f"{where}: {len(camp.points)} of {planned} planned points are "
-                           "stored; a partial campaign is not a night")
-    complete = [p for p in camp.points if p.record.get("state") == STATE_COMPLETE]
-    if not complete:
-        raise HistoryError(f"{where}: no complete point to record")
-
-    commits = {((p.fingerprint or {}).get("project") or {}).get("commit") for p in complete}
-    commits.discard(None)
-    if commit is None:
-        if len(commits) > 1:
-            raise HistoryError(f"{where}: the points ran at different commits "
-                               f"({', '.join(sorted(c[:10] for c in commits))}); say which "
-                               "one the run measures with --commit")
-        commit = next(iter(commits), None)
-    dirty = any(((p.fingerprint or {}).get("project") or {}).get("dirty") for p in complete)
-
-    finished = max(float(p.record.get("finished") or 0.0) for p in complete)
-    if runs and runs[-1].get("finished"):
-        finished = float(runs[-1]["finished"])
-    throttle = camp.spec.get("throttle")
-    testbed = _distinct([testbed_identity(p.fingerprint or {}, throttle) for p in complete])
-    run = {
-        "campaign": camp.name,
-        "date": iso_date(finished),
-        "finished": finished,
-        "commit": commit,
-        "dirty": dirty if commits or commit else None,
-        "spec_hash": spec_hash(camp.spec),
-        "testbed_key": canonical_hash(testbed),
-        "testbed": testbed,
-        "results_dir": str(campaign_dir.resolve()),
-    }
-    values, verdicts = [], []
-    for gr in group_rows(camp.points):
-        g = gr.group
-        verdicts.append({"group": g.group, "verdict": g.verdict, "repetitions": g.repetitions,
-                         "agree": g.agree})
-        for m in METRICS:
-            e = gr.estimates[m.name]
-            if e.median is None:
-                continue
-            values.append({"group": g.group, "metric": m.name, "median": e.median,
-                           "ci_low": e.ci_low, "ci_high": e.ci_high, "n": e.n})
-    return run, values, verdicts
-
-
-def record(history: History, campaign_dir: Path, commit: str | None = None) -> tuple[int, bool]:
-    """(run id, newly added). Recording the same campaign run again adds nothing."""
-    run, values, verdicts = campaign_run(campaign_dir, commit)
-    known = history.find_run(run["campaign"], run["finished"])
-    if known is not None:
-        return known, False
-    return history.add_run(run, values, verdicts), True
-
-
-def _campaign_dir(target: str, results: str) -> Path:
-    from ..report.load import ReportError, resolve_campaign_dir
-
-    try:
-        return resolve_campaign_dir(Path(target), Path(results))
-    except ReportError as e:
-        raise HistoryError(str(e)) from e
-
-
-def cmd_record(args: argparse.Namespace) -> int:
-    try:
-        d = _campaign_dir(args.campaign, args.results)
-        with open_history(history_path(args)) as h:
-            run_id, added = record(h, d, args.commit)
-            run = next(r for r in h.runs() if r.run_id == run_id)
-    except HistoryError as e:
-        print(f"lsmbench track record: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    if args.json:
-        print(json.dumps({"run_id": run_id, "added": added, **run.model_dump()}, indent=2))
-    elif not args.quiet:
-        what = "recorded" if added else "already recorded"
-        commit = (run.commit or "unknown commit")[:12]
-        print(f"{run.campaign}: {what} as run {run_id} ({run.date}, {commit}, spec "
-              f"{run.spec_hash}, testbed {run.testbed_key}) in {history_path(args)}")
-    return EXIT_OK
