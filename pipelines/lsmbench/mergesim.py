@@ -42,6 +42,7 @@ MAX_FLUSHES = 100_000
 # Merges into a level after the start needed before its cycle is trusted.
 MIN_MERGES = 3
 
+
 class SimError(RuntimeError):
     """lsm-sim could not give the cycle (not runnable, refused the options, or a policy the
     replay does not know)."""
