@@ -237,7 +237,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if len(plan.points) > limit:
         console.print(f"... and {len(plan.points) - limit} more (--limit N to show more)")
     if predictions is not None:
-        _print_predictions(console, predictions[:limit])
+        from .predict import print_predictions
+
+        print_predictions(console, predictions[:limit])
     return EXIT_OK
 
 
@@ -246,32 +248,6 @@ def _predict(plan: Any) -> Any:
     from .predict import add_predictions
 
     return add_predictions(plan, find_sim())
-
-
-def _print_predictions(console: Any, predictions: Any) -> None:
-    from rich.table import Table
-
-    from .predict import ASSUMPTIONS, UTILIZATION
-
-    table = Table(show_header=True, header_style="bold", box=None,
-                  title="lsm-sim's prediction (engines/sim/README.md: how far to trust it)")
-    table.add_column("point", overflow="fold")
-    table.add_column("testing max (writes/s)", justify="right")
-    table.add_column(f"{UTILIZATION:.0%} sustainable?")
-    table.add_column("longest wait (s)", justify="right")
-    for p in predictions:
-        if p.max_writes_per_s is None:
-            table.add_row(p.point, "-", "-", "-")
-            continue
-        verdict = ("-" if p.sustainable is None else "yes" if p.sustainable else "no")
-        table.add_row(p.point, f"{p.max_writes_per_s:,.0f}", verdict,
-                      f"{p.max_wait_s:.2f}" if p.max_wait_s is not None else "-")
-    console.print(table)
-    console.print(ASSUMPTIONS, highlight=False, markup=False, soft_wrap=True)
-    for why in dict.fromkeys(p.basis for p in predictions if p.basis):
-        points = [p.point for p in predictions if p.basis == why]
-        console.print(f"no prediction for {plural(len(points), 'point')} ({points[0]}, ...): {why}",
-                      highlight=False, markup=False, soft_wrap=True)
 
 
 def _reporter(args: argparse.Namespace) -> Any:

@@ -33,6 +33,7 @@ from .plan import Plan
 from .points import ResolvedPoint
 from .throttle.rates import resolve_relative
 from .units import parse_size
+from .wording import plural
 
 UTILIZATION = 0.95  # the issue's question: is 95 % of the predicted maximum sustainable?
 WRITER_FACTOR = 20.0
@@ -185,3 +186,28 @@ def add_predictions(plan: Plan, sim: Path | None) -> list[Prediction]:
     preds = predict_plan(plan, sim)
     plan.predictions = {p.point: p.model_dump(exclude={"point"}) for p in preds}
     return preds
+
+
+def print_predictions(console: Any, predictions: list[Prediction]) -> None:
+    """lsmbench plan --predict's table, the assumptions, and why a point has none."""
+    from rich.table import Table
+
+    table = Table(show_header=True, header_style="bold", box=None,
+                  title="lsm-sim's prediction (engines/sim/README.md: how far to trust it)")
+    table.add_column("point", overflow="fold")
+    table.add_column("testing max (writes/s)", justify="right")
+    table.add_column(f"{UTILIZATION:.0%} sustainable?")
+    table.add_column("longest wait (s)", justify="right")
+    for p in predictions:
+        if p.max_writes_per_s is None:
+            table.add_row(p.point, "-", "-", "-")
+            continue
+        verdict = ("-" if p.sustainable is None else "yes" if p.sustainable else "no")
+        table.add_row(p.point, f"{p.max_writes_per_s:,.0f}", verdict,
+                      f"{p.max_wait_s:.2f}" if p.max_wait_s is not None else "-")
+    console.print(table)
+    console.print(ASSUMPTIONS, highlight=False, markup=False, soft_wrap=True)
+    for why in dict.fromkeys(p.basis for p in predictions if p.basis):
+        points = [p.point for p in predictions if p.basis == why]
+        console.print(f"no prediction for {plural(len(points), 'point')} ({points[0]}, ...): {why}",
+                      highlight=False, markup=False, soft_wrap=True)
