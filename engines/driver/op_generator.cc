@@ -55,11 +55,20 @@ void OpGenerator::Fields(Rng* rng, Op* op) const {
   for (uint64_t& f : op->fields) f = field_chooser_.Choose(rng, values);
 }
 
+int OpGenerator::TypeOfDraw(uint64_t draw) const {
+  int type = 0;
+  while (type < last_type_ && draw >= thresholds_[type]) type++;
+  return type;
+}
+
+int OpGenerator::TypeOf(uint64_t seq) const {
+  Rng rng(Hash64(seed_, seq));
+  return TypeOfDraw(rng.Next());
+}
+
 void OpGenerator::Make(uint64_t seq, Op* op) {
   Rng rng(Hash64(seed_, seq));
-  const uint64_t r = rng.Next();
-  int type = 0;
-  while (type < last_type_ && r >= thresholds_[type]) type++;
+  const int type = TypeOfDraw(rng.Next());
   op->type = type;
   op->scan_length = 0;
   op->value = std::string_view();

@@ -43,6 +43,8 @@ class OpGenerator {
 
   // The operation of the workload mix with sequence number seq.
   void Make(uint64_t seq, Op* op);
+  // The type Make(seq) would give, without drawing an insert id.
+  int TypeOf(uint64_t seq) const;
   // The load stage's insert of record `id`.
   void MakeLoad(uint64_t id, Op* op) const;
   // A query of the given type (kRead or kScan) on a chosen key; rng is the
@@ -62,6 +64,7 @@ class OpGenerator {
  private:
   std::string_view Value(Rng* rng) const;
   void Fields(Rng* rng, Op* op) const;  // the secondary fields of an insert or update
+  int TypeOfDraw(uint64_t draw) const;  // the mix's type for the first draw of an op's rng
 
   const WorkloadSpec workload_;
   const uint64_t seed_;

@@ -39,6 +39,24 @@ TEST(OpGeneratorTest, SameSequenceNumberSameOperation) {
   EXPECT_GT(differs, 9000);  // another seed, another stream
 }
 
+TEST(OpGeneratorTest, TypeOfIsMakesTypeAndDrawsNoId) {
+  WorkloadSpec w = Mixed();
+  OpGenerator g(w, 7, w.record_count), peek(w, 7, w.record_count);
+  int kinds = 0;
+  bool seen[kNumOpTypes] = {};
+  for (uint64_t seq = 0; seq < 5000; seq++) {
+    Op op;
+    g.Make(seq, &op);
+    const int type = peek.TypeOf(seq);
+    ASSERT_EQ(type, op.type) << "seq " << seq;
+    if (!seen[type]) kinds++;
+    seen[type] = true;
+  }
+  EXPECT_EQ(kinds, kNumOpTypes);
+  // Asking the type of an insert must not use up an id.
+  EXPECT_EQ(peek.key_count(), w.record_count);
+}
+
 TEST(OpGeneratorTest, MixProportionsAndValueSizes) {
   WorkloadSpec w = Mixed();
   OpGenerator g(w, 1, w.record_count);

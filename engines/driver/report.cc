@@ -296,6 +296,13 @@ Json SummaryJson(const RunConfig& config, const RunResult& r, const RunInfo& inf
     write_proc.Merge(r.processing[t]);
   }
   j["write_latency_us"] = LatencySummary(write);
+  if (r.open_loop) {
+    // How many of those latencies are lower bounds: writes that arrived but
+    // had not completed when the phase ended (see RunResult::censored_ops).
+    uint64_t censored_writes = 0;
+    for (int t = kInsert; t <= kDelete; t++) censored_writes += r.censored_ops[t];
+    j["write_latency_us"]["censored"] = censored_writes;
+  }
   j["write_processing_latency_us"] = LatencySummary(write_proc);
   Json lat = Json::object(), proc = Json::object();
   for (int t = 0; t < kNumOpTypes; t++) {
@@ -336,6 +343,11 @@ Json SummaryJson(const RunConfig& config, const RunResult& r, const RunInfo& inf
     o["final_queue_length"] = r.final_queue_length;
     o["final_backlog"] = r.final_backlog;
     o["oldest_queued_age_s"] = r.oldest_queued_age_s;
+    Json censored = Json::object();
+    for (int t = 0; t < kNumOpTypes; t++) {
+      if (r.censored_ops[t] > 0) censored[OpTypeName(t)] = r.censored_ops[t];
+    }
+    o["censored_ops"] = censored;
     j["open_loop"] = o;
   }
 

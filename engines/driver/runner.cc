@@ -40,6 +40,10 @@ struct WriterStats {
   // Open loop: completed requests whose intended time is in the window.
   std::atomic<uint64_t> window_completed{0};
   std::atomic<uint64_t> errors{0};
+  // Open loop: a request claimed but never started because the phase
+  // stopped first (-1: none). Read after the writer has joined.
+  uint64_t abandoned_seq = 0;
+  int64_t abandoned_intended = -1;
 };
 
 struct QueryStats {
@@ -114,6 +118,7 @@ class PhaseRun {
   // After the threads are joined: the totals, and the open loop's window accounting.
   void Finish(const Timeline& timeline, const Sampler& sampler, IntervalStats* interval);
   void FinishOpenLoop(const Timeline& timeline, const Sampler& sampler, int64_t final_snapshot);
+  void CensorUnfinished(int64_t final_snapshot);
   void WriterClosedLoop(int index);
   void WriterOpenLoop(int index);
   void QueryLoop(int index);
@@ -298,7 +303,11 @@ void PhaseRun::WriterOpenLoop(int index) {
   int64_t intended = 0;
   while (!stop_.load(std::memory_order_relaxed) && queue_->Claim(&seq, &intended)) {
     const int64_t intended_abs = start_ns_ + intended;
-    if (!WaitUntil(intended_abs)) break;
+    if (!WaitUntil(intended_abs)) {
+      stats.abandoned_seq = seq;
+      stats.abandoned_intended = intended;
+      break;
+    }
     // The phase may have ended early since this request was claimed, before
     // its intended time. One relaxed load per request; the queue's lock only
     // once the phase has ended early.
@@ -721,6 +730,12 @@ void PhaseRun::Finish(const Timeline& tl, const Sampler& s, IntervalStats* inter
   const int64_t final_snapshot = s.interval_start;
   TakeSnapshot(NowNs(), s.interval_start, false, interval);
   for (int t = 0; t < kNumOpTypes; t++) result_->total_ops[t] += interval->Ops(t);
+  if (open_loop_) {
+    // Open loop, these are the requests that were in flight at the end: the
+    // slowest ones when the engine was stalled then. Their latencies are
+    // exact, and leaving them out would flatter the tail.
+    for (int t = 0; t < kNumOpTypes; t++) result_->latency[t].Merge(interval->latency[t]);
+  }
   for (int q = 0; q < kNumQueryTypes; q++) {
     result_->total_query_ops[q] += interval->query[q].count();
   }
@@ -757,6 +772,31 @@ void PhaseRun::FinishOpenLoop(const Timeline& tl, const Sampler& s, int64_t fina
   const int64_t next = queue_->PeekNext();
   if (next >= 0 && start_ns_ + next <= final_snapshot) {
     result_->oldest_queued_age_s = static_cast<double>(final_snapshot - start_ns_ - next) * 1e-9;
+  }
+  CensorUnfinished(final_snapshot);
+}
+
+void PhaseRun::CensorUnfinished(int64_t final_snapshot) {
+  // A request that arrived before the final snapshot and never completed
+  // (still queued when the phase ended early or at its cap, or claimed but
+  // not started) has waited at least until then. Leaving it out would make
+  // a phase look better the longer its queue grew: it enters the latency
+  // histograms at its wait so far, a lower bound.
+  auto censor = [&](uint64_t seq, int64_t intended) {
+    const int64_t waited = final_snapshot - (start_ns_ + intended);
+    if (waited < 0) return false;
+    const int type = generator_.TypeOf(seq);
+    result_->latency[type].Record(static_cast<uint64_t>(waited));
+    result_->censored_ops[type]++;
+    return true;
+  };
+  for (const auto& w : writers_) {
+    if (w->abandoned_intended >= 0) censor(w->abandoned_seq, w->abandoned_intended);
+  }
+  // Every writer has joined: the rest of the queue is ours to drain.
+  uint64_t seq = 0;
+  int64_t intended = 0;
+  while (queue_->Claim(&seq, &intended) && censor(seq, intended)) {
   }
 }
 

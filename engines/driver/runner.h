@@ -109,6 +109,9 @@ struct RunResult {
   uint64_t final_queue_length = 0;  // arrived, not started, at the final snapshot
   uint64_t final_backlog = 0;       // arrived, not completed, at the final snapshot
   double oldest_queued_age_s = 0;   // age of the oldest unclaimed arrival then
+  // Arrived before the final snapshot but never completed: in `latency` at
+  // their wait until the final snapshot (lower bounds), counted here.
+  uint64_t censored_ops[kNumOpTypes] = {};
   // Engine metrics at the start of the window and at the end.
   Metrics metrics_window_start, metrics_end;
   // The process's usage at the window's first and last snapshots (not the

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <memory>
@@ -148,6 +149,49 @@ TEST(RunnerEndSignalTest, DrainFinishesOnlyWhatArrivedBeforeTheEnd) {
     EXPECT_GT(r.drain_ops, 0u);
   } else {
     printf("(the end came %.2f s after open, late in the pause: drain not checked)\n",
+           end_after_open_s);
+  }
+}
+
+// Open loop without a drain: the engine stalls and the end comes during the
+// stall. Every request that arrived before the end is in the latency
+// histogram: completed ones (also those in flight at the end) at their
+// latency, still queued ones at their wait until the final snapshot.
+TEST(RunnerEndSignalTest, UnfinishedRequestsEnterTheLatencyAsLowerBounds) {
+  const int64_t opened = NowNs();
+  auto adapter = OpenNull({{"pause_at_ms", "300"}, {"pause_ms", "3000"}});
+  const RunConfig config = Config(R"({"engine": "null", "phase": "running", "duration_s": 60,
+      "interval_ms": 100, "progress_s": 0, "workload": {"record_count": 1000},
+      "arrival": {"process": "constant", "rate": 1000}})");
+  std::atomic<int> signal{0};
+  RunHooks hooks;
+  hooks.start_ns = opened + 50 * kMs;
+  SignalAfterIntervals(10, &signal, &hooks);
+  OpLog log;
+  hooks.on_op = log.Hook();
+  auto result = std::make_unique<RunResult>();
+  RunPhase(config, adapter.get(), hooks, result.get());
+  const RunResult& r = *result;
+  ExpectEndedEarlyNotInterrupted(r, 60);
+
+  uint64_t latencies = 0, censored = 0, max_ns = 0;
+  for (int t = 0; t < kNumOpTypes; t++) {
+    latencies += r.latency[t].count();
+    censored += r.censored_ops[t];
+    if (r.latency[t].count() > 0) max_ns = std::max(max_ns, r.latency[t].max());
+  }
+  // Whatever the machine's speed: each arrival before the end completed or
+  // is censored, exactly once.
+  EXPECT_EQ(censored, r.final_backlog);
+  EXPECT_EQ(latencies, log.ops().size() + censored);
+  const double end_after_open_s = static_cast<double>(hooks.start_ns + EndNs(r) - opened) * 1e-9;
+  if (end_after_open_s < 3.0) {
+    EXPECT_GT(censored, 0u);
+    // The oldest queued request waited from its arrival to the final
+    // snapshot: the histogram's maximum is at least that.
+    EXPECT_GE(static_cast<double>(max_ns) * 1e-9, r.oldest_queued_age_s);
+  } else {
+    printf("(the end came %.2f s after open, after the pause: no queue to censor)\n",
            end_after_open_s);
   }
 }

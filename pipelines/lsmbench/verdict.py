@@ -31,6 +31,7 @@ from .cycles import Coverage, flush_cycle_throughput, window_coverage
 from .spec.models import TestingPhase, VerdictSpec
 from .stats import MIN_SLOPE_POINTS, Slope, backlog_slope
 from .values import number
+from .wording import plural
 
 
 class VerdictError(ValueError):
@@ -249,6 +250,12 @@ class RunningFigures(BaseModel):
     engine_stall_s: float | None = None
     p50_write_latency_s: float | None = None
     p999_write_latency_s: float | None = None
+    # Writes that arrived but had not completed when the phase ended: in the p99 at their wait
+    # so far (lower bounds), so the p99 is a lower bound when there are any.
+    censored_writes: float | None = None
+    # The p99 had every censored write taken forever: the p99's upper bound (None: unbounded
+    # or unknown). Equal to the p99 without censored writes.
+    p99_upper_s: float | None = None
     source: str = ""
 
 
@@ -349,10 +356,28 @@ def fmt_seconds(v: float) -> str:
     return f"{v * 1000:.1f} ms" if v < 1 else f"{v:.3g} s"
 
 
-def _p99_criterion(p99: float | None, limit_s: float) -> Criterion:
+def _p99_criterion(fig: RunningFigures, limit_s: float) -> Criterion:
+    p99 = fig.p99_write_latency_s
     if p99 is None:
         return Criterion(name="p99", ok=False, limit=limit_s,
                          reason="no write completed in the measured window (p99 unknown)")
+    censored = fig.censored_writes or 0
+    if censored > 0:
+        # The p99 counts unfinished writes at their wait so far: over the bound is certain,
+        # under it only if the p99 stays under with those writes taken as never finishing.
+        upper = fig.p99_upper_s
+        unfinished = f"{plural(int(censored), 'write')} unfinished at the end"
+        if p99 > limit_s:
+            return Criterion(name="p99", ok=False, value=p99, limit=limit_s,
+                             reason=f"p99 write latency at least {fmt_seconds(p99)} > "
+                                    f"{fmt_seconds(limit_s)} ({unfinished} count at their "
+                                    "wait so far)")
+        if upper is None or upper > limit_s:
+            bound = "unbounded" if upper is None else f"up to {fmt_seconds(upper)}"
+            return Criterion(name="p99", ok=None, value=p99, limit=limit_s,
+                             reason=f"p99 write latency between {fmt_seconds(p99)} and "
+                                    f"{bound}: {unfinished} could put it over "
+                                    f"{fmt_seconds(limit_s)}")
     ok = p99 <= limit_s
     return Criterion(name="p99", ok=ok, value=p99, limit=limit_s,
                      reason=f"p99 write latency {fmt_seconds(p99)} {'<=' if ok else '>'} "
@@ -444,7 +469,7 @@ def judge(fig: RunningFigures, p99_limit_s: float = DEFAULT_P99_LIMIT_S,
     the one that stalls longest, may be ahead. A reason starting "inconclusive: " says which.
     """
     criteria = [
-        _p99_criterion(fig.p99_write_latency_s, p99_limit_s),
+        _p99_criterion(fig, p99_limit_s),
         _final_backlog_criterion(fig, max_backlog_s),
         _growth_criterion(fig, max_backlog_growth),
         _stall_criterion(fig, max_stalled_fraction),
@@ -628,6 +653,9 @@ def running_figures(
     summary = summary or {}
     p99 = None
     source = []
+    latency = summary.get("write_latency_us") or {}
+    censored = number(latency.get("censored"))
+    p99_upper = None
     hist = _write_histogram(histograms) if histograms else None
     if hist is not None:
         buckets = hist.get("buckets") or []
@@ -635,6 +663,13 @@ def running_figures(
         if p99_ns is not None:
             p99 = p99_ns / 1e9
             source.append("p99 from histograms.json")
+        total = float(hist.get("count") or 0)
+        if censored and total > 0 and 0.99 + censored / total <= 1.0:
+            # Taking the censored writes to infinity removes at most that many values from
+            # under any latency: the p99 can rise at most to the quantile that many ranks up.
+            upper_ns = percentile_from_buckets(buckets, 0.99 + censored / total,
+                                               hist.get("min"), hist.get("max"))
+            p99_upper = upper_ns / 1e9 if upper_ns is not None else None
     if p99 is None and (summary.get("write_latency_us") or {}).get("p99") is not None:
         p99 = float(summary["write_latency_us"]["p99"]) / 1e6
         source.append("p99 from summary.json")
@@ -676,7 +711,6 @@ def running_figures(
     stalls = summary.get("stalls") or {}
     stalled = stalled_seconds(intervals, warmup_s)
     engine_us = number(stalls.get("engine_stall_micros"))
-    latency = summary.get("write_latency_us") or {}
     p50, p999 = number(latency.get("p50")), number(latency.get("p999"))
     return RunningFigures(
         utilization=utilization,
@@ -696,6 +730,8 @@ def running_figures(
         engine_stall_s=engine_us / 1e6 if engine_us is not None else None,
         p50_write_latency_s=p50 / 1e6 if p50 is not None else None,
         p999_write_latency_s=p999 / 1e6 if p999 is not None else None,
+        censored_writes=censored,
+        p99_upper_s=p99_upper,
         source="; ".join(source),
     )
 

@@ -249,6 +249,39 @@ def test_running_figures_prefer_exact_sources():
         running_figures(0.95, 100, [interval(0, 1)], None, None)
 
 
+def _censored_figures(latencies_ms: dict[float, int], censored: int):
+    """Figures from a histogram of writes at the given latencies, `censored` of them lower
+    bounds (unfinished at the end)."""
+    buckets = [[ms * 1e6, ms * 1e6, n] for ms, n in latencies_ms.items()]
+    total = sum(latencies_ms.values())
+    hist = {"histograms": {"write_latency": {"count": total, "buckets": buckets}}}
+    summary = {"write_latency_us": {"censored": censored}, "open_loop": {"final_queue_length": 0}}
+    series = [interval(i, 100) for i in range(4)]
+    return running_figures(0.95, 100, series, summary, hist)
+
+
+def test_censored_writes_make_the_p99_a_lower_bound():
+    # 990 writes at 1 ms, 10 at 200 ms of which 5 were unfinished at the end: the p99 (rank
+    # 990) is 1 ms; with the 5 taken as never finishing it is rank 995's, 200 ms.
+    f = _censored_figures({1: 990, 200: 10}, censored=5)
+    assert f.p99_write_latency_s == pytest.approx(1e-3)
+    assert f.p99_upper_s == pytest.approx(0.2)
+    p99 = next(c for c in judge(f, p99_limit_s=0.1).criteria if c.name == "p99")
+    assert p99.ok is None and "5 writes unfinished" in p99.reason  # could be over 100 ms
+    assert next(c for c in judge(f, p99_limit_s=0.5).criteria if c.name == "p99").ok is True
+    # over the bound with the lower bounds already: certain
+    f = _censored_figures({1: 900, 2000: 100}, censored=100)
+    p99 = next(c for c in judge(f).criteria if c.name == "p99")
+    assert p99.ok is False and "at least" in p99.reason
+    # more unfinished writes than the 1 % tail: the upper bound is unbounded
+    f = _censored_figures({1: 980, 200: 20}, censored=20)
+    assert f.p99_upper_s is None
+    assert next(c for c in judge(f).criteria if c.name == "p99").ok is None
+    # none unfinished: as before
+    f = _censored_figures({1: 980, 200: 20}, censored=0)
+    assert next(c for c in judge(f).criteria if c.name == "p99").ok is True
+
+
 def test_torn_timeseries_line_is_dropped(tmp_path):
     p = tmp_path / "timeseries.jsonl.partial"
     p.write_text(json.dumps(interval(0, 5)) + "\n" + '{"interval": 1, "t_st')

@@ -51,6 +51,7 @@ class PartitionedPolicy final : public MergePolicy {
   bool Partitioned() const override { return true; }
 
   std::vector<MergeOp> PickMerges(const Snapshot& snapshot) const override;
+  double Urgency(const Snapshot& snapshot, int output_level) const override;
 
   // Level 0 up to l0_stop, plus one sorted run per level >= 1 holding data:
   // with the default, the global constraint is LevelDB's level-0 stop.
@@ -73,6 +74,13 @@ class PartitionedPolicy final : public MergePolicy {
  private:
   double Capacity(int level) const {
     return static_cast<double>(params_.level1_bytes) * std::pow(params_.size_ratio, level - 1);
+  }
+  // LevelDB's score of a level: level 0's files over l0_trigger, a deeper
+  // level's bytes over its capacity; >= 1 means full. 0 for an empty level.
+  double Score(const std::vector<LevelInfo>& levels, int i) const {
+    if (i < 0 || i >= static_cast<int>(levels.size()) || levels[i].positions.empty()) return 0;
+    return i == 0 ? static_cast<double>(levels[0].positions.size()) / params_.l0_trigger
+                  : static_cast<double>(levels[i].bytes) / Capacity(i);
   }
   // Appends the merge of level 0 into level 1, if its files are free.
   void PickLevel0(const Snapshot& snapshot, const std::vector<LevelInfo>& levels, double score,
@@ -178,10 +186,7 @@ std::vector<MergeOp> PartitionedPolicy::PickMerges(const Snapshot& snapshot) con
   // (as its source or its output) waits: one merge per level at a time.
   std::vector<std::pair<double, int>> full;
   for (int i = 0; i < static_cast<int>(levels.size()); i++) {
-    if (levels[i].positions.empty()) continue;
-    const double score =
-        i == 0 ? static_cast<double>(levels[0].positions.size()) / params_.l0_trigger
-               : static_cast<double>(levels[i].bytes) / Capacity(i);
+    const double score = Score(levels, i);
     if (score >= 1 && i < kMaxLevel) full.emplace_back(score, i);
   }
   std::stable_sort(full.begin(), full.end(),
@@ -202,6 +207,19 @@ std::vector<MergeOp> PartitionedPolicy::PickMerges(const Snapshot& snapshot) con
     }
   }
   return ops;
+}
+
+double PartitionedPolicy::Urgency(const Snapshot& snapshot, int output_level) const {
+  // A merge out of level i = output_level - 1 holds level i, so the merge of
+  // level i - 1 into it cannot be created until this one is done: it is as
+  // urgent as the more urgent of the two. Ranked by its own score alone, a
+  // waiting merge of a level that stays barely full (level 2 at 1.03) lost
+  // to every level-0 merge (up to l0_stop / l0_trigger) forever, while level
+  // 1, held, grew to 20 times its capacity (docs/results/luo-carey.md, LC24).
+  // LevelDB has no waiting merges: it picks the most urgent level each time.
+  const std::vector<LevelInfo> levels = DescribeLevels(snapshot);
+  const int source = output_level - 1;
+  return std::max(Score(levels, source), Score(levels, source - 1));
 }
 
 Status PartitionedPolicy::CheckStackShape(const Snapshot& snapshot, const std::string& dir) const {

@@ -157,6 +157,25 @@ TEST(Partitioned, FilesBeingMergedAreSkippedAndLevelsTakeTurns) {
   EXPECT_TRUE(p->PickMerges(snap).empty());
 }
 
+// A merge waiting to run keeps its source level busy, so the merge of the
+// level above into it cannot be created: it inherits that level's urgency.
+// Ranked by its own score alone, level 2's merge (barely full) lost to
+// every level-0 merge while level 1 grew without bound.
+TEST(Partitioned, UrgencyIsTheSourcesOrTheLevelItHoldsBack) {
+  auto p = NewPartitionedPolicy(Params());
+  // Level 2: 10100 of 10000 bytes (1.01); level 1: 5000 of 1000 (5.0, held
+  // back by the merge out of level 2); level 0: 8 files (2.0).
+  std::vector<File> files = {{3, 5000, "a", "z"}, {2, 10100, "a", "z", true},
+                             {1, 2500, "a", "l", false}, {1, 2500, "m", "z"}};
+  for (int i = 0; i < 8; i++) files.push_back({0, 50, "a", "b"});
+  const Snapshot snap = MakeTree(files);
+  EXPECT_DOUBLE_EQ(p->Urgency(snap, 3), 5.0);  // level 2's merge: level 1's score
+  EXPECT_DOUBLE_EQ(p->Urgency(snap, 2), 5.0);  // level 1's own
+  EXPECT_DOUBLE_EQ(p->Urgency(snap, 1), 2.0);  // level 0's: nothing above it
+  // Stack policies keep the urgency a merge was created with.
+  EXPECT_LT(NewLevelingPolicy(LevelingParams())->Urgency(snap, 1), 0);
+}
+
 TEST(Partitioned, ConstraintCountsLevelZeroAndOneRunPerLevel) {
   auto p = NewPartitionedPolicy(Params());
   Snapshot snap = MakeTree({{2, 900, "a", "d"},

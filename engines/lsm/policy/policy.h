@@ -63,6 +63,12 @@ class MergePolicy {
   // The merges to create now (possibly several, never two sharing an input).
   // Called after every flush and every completed merge.
   virtual std::vector<MergeOp> PickMerges(const Snapshot& snapshot) const = 0;
+  // How urgent a merge into output_level is now, on MergeOp::score's scale;
+  // negative: as urgent as when it was created. Asked for every existing
+  // merge after every change of the stack, so that a scheduler ranking by
+  // urgency (leveldb) ranks a waiting merge by today's tree, not by the tree
+  // it was created from.
+  virtual double Urgency(const Snapshot& /*snapshot*/, int /*output_level*/) const { return -1; }
   // The global component constraint used when Options::max_components is 0.
   virtual uint64_t DefaultMaxComponents(const Snapshot& snapshot) const = 0;
   // The local constraint (components per level) used when

@@ -135,6 +135,10 @@ bool MergeControl::StackInstalled(const std::vector<ComponentPtr>& stack, uint64
     StartMerge(std::make_shared<MergeJob>(next_merge_id_++, std::move(inputs), op.output_level,
                                           op.max_output_bytes, op.score));
   }
+  for (const auto& job : merges_) {
+    const double urgency = policy_->Urgency(snap, job->output_level());
+    if (urgency >= 0) job->set_score(urgency);
+  }
   Reschedule();
   JoinFinishedMergeThreads();
   return true;

@@ -36,7 +36,9 @@ class MergeJob {
   const std::vector<ComponentPtr>& inputs() const { return inputs_; }
   int output_level() const { return output_level_; }
   uint64_t max_output_bytes() const { return max_output_bytes_; }
+  // REQUIRES: the host's mutex (MergeControl reads and refreshes it there).
   double score() const { return score_; }
+  void set_score(double score) { score_ = score; }
   uint64_t total_input_bytes() const { return total_input_bytes_; }
   // One input: the component only changes level (LevelDB's trivial move),
   // nothing is read or written.
@@ -85,7 +87,7 @@ class MergeJob {
   const std::vector<ComponentPtr> inputs_;
   const int output_level_;
   const uint64_t max_output_bytes_;
-  const double score_;
+  double score_;  // guarded by the host's mutex
   uint64_t total_input_bytes_ = 0;
   std::atomic<uint64_t> consumed_bytes_{0};
 
