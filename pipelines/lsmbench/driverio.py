@@ -91,29 +91,39 @@ def build_run_json(
     return doc
 
 
+def timeseries_file(path: Path) -> Path | None:
+    """The file that holds a phase's intervals: timeseries.jsonl, else the .partial a crash or
+    a run still going left; None without either."""
+    if path.exists():
+        return path
+    partial = path.with_name(path.name + ".partial")
+    return partial if partial.exists() else None
+
+
 def read_timeseries(path: Path) -> list[dict[str, Any]]:
     """The intervals of timeseries.jsonl (or of .partial after a crash); a torn last line is
     dropped."""
-    if not path.exists():
-        partial = path.with_name(path.name + ".partial")
-        if partial.exists():
-            path = partial
-        else:
-            return []
+    found = timeseries_file(path)
+    if found is None:
+        return []
     out = []
-    with open(path) as f:
+    with open(found) as f:
         for line in f:
             line = line.strip()
             if not line:
                 continue
             try:
-                out.append(json.loads(line))
+                obj = json.loads(line)
             except ValueError:
                 break  # a line cut by a kill is the last one
+            if isinstance(obj, dict):
+                out.append(obj)
     return out
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
+def read_json_object(path: Path) -> dict[str, Any] | None:
+    """A JSON object file of a phase or point, None when it is missing, unreadable or not an
+    object (a run still going or a crash can leave either)."""
     try:
         with open(path) as f:
             data = json.load(f)
@@ -135,8 +145,8 @@ class DriverOutputs:
     def read(cls, out_dir: Path) -> DriverOutputs:
         return cls(
             dir=out_dir,
-            summary=_read_json(out_dir / "summary.json"),
-            histograms=_read_json(out_dir / "histograms.json"),
+            summary=read_json_object(out_dir / "summary.json"),
+            histograms=read_json_object(out_dir / "histograms.json"),
             intervals=read_timeseries(out_dir / "timeseries.jsonl"),
         )
 

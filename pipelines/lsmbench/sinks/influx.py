@@ -43,7 +43,6 @@ try starts after it, each try's timeout and each backoff end by it: a campaign's
 from __future__ import annotations
 
 import base64
-import json
 import logging
 import math
 import os
@@ -58,7 +57,9 @@ from typing import Any
 
 import requests
 
+from lsmbench.driverio import read_json_object, read_timeseries, timeseries_file
 from lsmbench.sinks.line_protocol import to_line_protocol
+from lsmbench.store import POINT_FILE
 
 log = logging.getLogger(__name__)
 
@@ -493,34 +494,6 @@ def split_tags(tags: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, str]]
     return kept, meta
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def _read_intervals(phase_dir: Path) -> tuple[list[dict[str, Any]], Path | None]:
-    for name in ("timeseries.jsonl", "timeseries.jsonl.partial"):
-        path = phase_dir / name
-        if path.exists():
-            out = []
-            with open(path) as f:
-                for raw in f:
-                    raw = raw.strip()
-                    if not raw:
-                        continue
-                    try:
-                        obj = json.loads(raw)
-                    except ValueError:
-                        break  # the line a kill cut short is the last one
-                    if isinstance(obj, dict):
-                        out.append(obj)
-            return out, path
-    return [], None
-
-
 # Tag -> the engine option it shows.
 _OPTION_TAGS = {"policy": "merge_policy", "scheduler": "merge_scheduler"}
 
@@ -590,7 +563,7 @@ def point_to_lines(
     (host); phase is the phase directory's name.
     """
     point_dir = Path(point_dir)
-    meta = _read_json(point_dir / "point.json") or {}
+    meta = read_json_object(point_dir / POINT_FILE) or {}
     base_tags, meta_fields = split_tags(tags or {})
     params = meta.get("params") if isinstance(meta.get("params"), Mapping) else {}
     derived = {
@@ -619,8 +592,9 @@ def point_to_lines(
     phase_m = f"{measurement_prefix}_phase"
     lines: list[str] = []
     for phase_dir in sorted(p for p in point_dir.iterdir() if p.is_dir()):
-        summary = _read_json(phase_dir / "summary.json")
-        intervals, ts_path = _read_intervals(phase_dir)
+        summary = read_json_object(phase_dir / "summary.json")
+        ts_path = timeseries_file(phase_dir / "timeseries.jsonl")
+        intervals = read_timeseries(phase_dir / "timeseries.jsonl")
         if summary is None and ts_path is None:
             continue  # not a phase directory
         phase_tags = {**_option_tags(phase_records.get(phase_dir.name), params),
