@@ -1,0 +1,201 @@
+"""`lsmbench validate` and `lsmbench plan`, and the spec loading every command that takes a
+spec shares (the driver's checks included)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..exits import EXIT_OK, EXIT_USAGE
+from ..wording import plural
+from .common import history_load_s, history_phase_s, print_json, spec_errors
+
+
+def load(args: argparse.Namespace) -> Any:
+    from ..spec import load_spec
+    from ..spec.checks import MAX_POINTS
+
+    if getattr(args, "max_points", None) is not None:
+        MAX_POINTS.set(args.max_points)
+    return load_spec(args.spec, sets=args.set)
+
+
+def load_checked(args: argparse.Namespace) -> tuple[Any, list[str]]:
+    """The spec loaded and validated, its engine options checked by lsm-driver when it is
+    built (SpecError listing every error); the warnings to show."""
+    from ..spec import SpecError
+
+    loaded = load(args)
+    errors, warnings = _driver_check(loaded)
+    if not errors and loaded.spec.tune is None:
+        errors = _sharing_errors(loaded)
+    if errors:
+        raise SpecError(errors, args.spec)
+    return loaded, warnings
+
+
+def _sharing_errors(loaded: Any) -> list[tuple[str, str]]:
+    """Points that phases.testing.shared_across would make share a testing phase although a
+    resolved option differs: refused here, before anything runs, not when the run starts."""
+    from ..plan import build_plan
+    from ..stages import shared_testing_mismatches
+
+    path = "phases.testing.shared_across"
+    mismatches = shared_testing_mismatches(build_plan(loaded))
+    return [(path, m.removeprefix(f"{path}: ")) for m in mismatches]
+
+
+def _driver_check(loaded: Any) -> tuple[list[tuple[str, str]], list[str]]:
+    """Engine options (lsm-driver --check-options) and each phase's workload and queries
+    (--check-config) checked by the driver, when it is built: (errors by spec path, warnings).
+    Without it, rocksdb's options (no committed description) and the rules between a workload,
+    its queries and the engine go unchecked until the run starts."""
+    from ..driver_checks.config import config_errors
+    from ..driver_checks.options import DriverCannotCheck, driver_errors
+    from ..paths import find_driver
+    from ..spec.checks import engines_of
+
+    unchecked = [e for e in engines_of(loaded.raw) if e == "rocksdb"]
+    driver = find_driver(getattr(loaded.spec.testbed, "driver", None))
+    if driver is None:
+        return [], [f"{e} engine options were not checked: lsm-driver is not built (make "
+                    "build); the driver checks them when the run starts" for e in unchecked]
+    errors: list[tuple[str, str]] = []
+    warnings: list[str] = []
+    try:
+        errors += driver_errors(loaded, driver)
+    except DriverCannotCheck as e:
+        warnings += [f"{name} engine options were not checked: {e}; the driver checks them "
+                     "when the run starts" for name in unchecked]
+    try:
+        errors += config_errors(loaded, driver)
+    except DriverCannotCheck as e:
+        warnings.append(f"the workload and queries were not checked: {e}; the driver checks "
+                        "them when each phase starts")
+    return errors, warnings
+
+
+def _check_data_size(plan: Any, results: Path) -> None:
+    """Each point's estimated data against the testbed's data disk (datasize)."""
+    from ..datasize import check_data_size
+
+    report = check_data_size(plan, results)
+    plan.notes.extend(report.notes)
+    plan.warnings.extend(report.warnings)
+    plan.data_bytes.update({p.point: p.bytes for p in report.points})
+
+
+def _check_cycles(plan: Any, results: Path) -> None:
+    """The plan's notes and warnings about the deepest merge's cycle (lsm-sim, the store)."""
+    from ..cyclecheck import plan_cycles
+    from ..paths import find_sim
+    from ..store import Store
+
+    report = plan_cycles(plan, Store(results), find_sim())
+    plan.notes.extend(report.notes)
+    plan.warnings.extend(report.warnings)
+    plan.cycles.update(report.points)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from ..plan import expand_matrix
+    from ..spec import SpecError
+
+    try:
+        loaded, warnings = load_checked(args)
+    except SpecError as e:
+        return spec_errors(e, args.spec, args.json)
+    if not args.json:
+        for w in warnings:
+            print(f"{args.spec}: warning: {w}", file=sys.stderr)
+    points, excluded = expand_matrix(loaded.spec.matrix)
+    if not points:
+        msg = "matrix.exclude: the exclude rules leave no point to run"
+        if args.json:
+            print_json({"valid": False, "spec": args.spec,
+                         "errors": [{"path": "matrix.exclude", "message": msg}]})
+        else:
+            print(f"{args.spec}: 1 error\n  {msg}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        print_json({"valid": True, "spec": args.spec, "campaign": loaded.spec.name,
+                     "points": len(points), "excluded": excluded, "warnings": warnings})
+    elif not args.quiet:
+        what = (f"study {loaded.spec.name}, {plural(loaded.spec.tune.trials, 'trial')}"
+                if loaded.spec.tune is not None
+                else f"campaign {loaded.spec.name}, {plural(len(points), 'point')}")
+        print(f"{args.spec}: valid ({what})")
+    return EXIT_OK
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from ..plan import build_plan, describe
+    from ..spec import SpecError
+
+    try:
+        # What validate refuses, plan refuses: one path, the driver's checks included.
+        loaded, warnings = load_checked(args)
+    except SpecError as e:
+        return spec_errors(e, args.spec, args.json)
+    if not args.json and not args.quiet:
+        for w in warnings:
+            print(f"{args.spec}: warning: {w}", file=sys.stderr)
+    history = history_load_s(Path(args.results), loaded.spec.name)
+    plan = build_plan(loaded, history, history_phase_s(Path(args.results), loaded.spec.name))
+    if loaded.spec.tune is None:  # a study's points are not known before it runs
+        _check_cycles(plan, Path(args.results))
+    _check_data_size(plan, Path(args.results))
+    predictions = predict_points(plan) if args.predict and loaded.spec.tune is None else None
+    if args.json:
+        print_json(plan.to_json())
+        return EXIT_OK
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    for line in describe(plan):
+        console.print(line, highlight=False, markup=False)
+    if loaded.spec.tune is not None:
+        return EXIT_OK
+    limit = args.limit
+    table = Table(show_header=True, header_style="bold", box=None)
+    table.add_column("#", justify="right")
+    table.add_column("point", overflow="fold")
+    table.add_column("seed", justify="right")
+    for p in plan.points[:limit]:
+        table.add_row(str(p.index), p.id, str(p.seed))
+    console.print(table)
+    if len(plan.points) > limit:
+        console.print(f"... and {len(plan.points) - limit} more (--limit N to show more)")
+    if predictions is not None:
+        from ..predict import print_predictions
+
+        print_predictions(console, predictions[:limit])
+    return EXIT_OK
+
+
+def predict_points(plan: Any) -> Any:
+    from ..paths import find_sim
+    from ..predict import add_predictions
+
+    return add_predictions(plan, find_sim())
+
+
+
+def add_parsers(sub: Any, common: argparse.ArgumentParser,
+                setting: argparse.ArgumentParser) -> None:
+    s = sub.add_parser("validate", parents=[common, setting], help="check a spec; list every "
+                       "error by its path (exit 2)")
+    s.add_argument("spec")
+    s.set_defaults(func=cmd_validate)
+
+    s = sub.add_parser("plan", parents=[common, setting],
+                       help="dry run: matrix points, phases, testbed, estimated duration")
+    s.add_argument("spec")
+    s.add_argument("--limit", type=int, default=50, help="points to list (default 50)")
+    s.add_argument("--predict", action="store_true",
+                   help="lsm-sim's testing maximum per point and whether 95 %% of it is "
+                        "sustainable (builtin engine with an I/O budget)")
+    s.set_defaults(func=cmd_plan)
