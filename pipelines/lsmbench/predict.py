@@ -106,17 +106,13 @@ def predict_point(resolved: ResolvedPoint, sim: Path) -> Prediction:
         return pred
 
 
-# The simulator's flags that are not engine options it would pass to the policy.
-_NOT_SIMULATED = ("io_budget_bytes_per_sec", "io_budget_charge_reads", "wal", "force_bytes",
-                  "verify_checksums", "create_if_missing", "error_if_exists", "block_bytes",
-                  "bloom_bits_per_key", "secondary_maintenance")
-
-
 def _predict(resolved: ResolvedPoint, sim: Path, pred: Prediction) -> Prediction:
     spec = resolved.spec
     testing = sim_inputs(resolved, sim, "testing")
     budget, through_throttle = _bandwidth(resolved, testing.options)
-    options = {k: v for k, v in testing.options.items() if k not in _NOT_SIMULATED}
+    # Every engine option goes to lsm-sim, which takes them all from the engine's table and
+    # ignores those it does not model (wal, checksums, the I/O budget: --bandwidth is that).
+    options = dict(testing.options)
     flush = testing.flush_bytes
     writer = WRITER_FACTOR * budget
     common = ["--flush-bytes", str(flush), "--load-flushes", str(testing.start_flushes),
@@ -140,7 +136,7 @@ def _predict(resolved: ResolvedPoint, sim: Path, pred: Prediction) -> Prediction
     if not spec.phases.running.enabled:
         return pred
     running = sim_inputs(resolved, sim, "running")
-    run_options = {k: v for k, v in running.options.items() if k not in _NOT_SIMULATED}
+    run_options = dict(running.options)
     rate = UTILIZATION * flushes_per_s * running.flush_bytes  # bytes/s of arrivals
     run = _run(sim, run_options, [
         "--flush-bytes", str(running.flush_bytes), "--load-flushes", str(running.start_flushes),
