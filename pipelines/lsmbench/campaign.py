@@ -593,7 +593,8 @@ def _run_and_commit(plan: Plan, store: Store, writer: PointWriter, logger: loggi
                                           log=logger, shared_testing=shared_testing,
                                           shared_testing_dir=shared_testing_dir,
                                           after_testing=after_testing,
-                                          store_root=Path(os.path.abspath(store.root))))
+                                          store_root=Path(os.path.abspath(store.root)),
+                                          driver=plan.driver_for(point)))
     if attempts is not None:
         record["host"] = node.name
         record["disk"] = node.facts.get("disk")

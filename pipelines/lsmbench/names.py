@@ -19,6 +19,13 @@ DIMENSION_ALIASES: dict[str, str] = {
 }
 
 
+# pair: (docs/orchestrator.md, "Paired builds"): every point runs with two engine builds, told
+# apart by this dimension, which the plan adds (a spec may not name it).
+BUILD_DIMENSION = "build"
+BUILD_REFERENCE = "reference"
+BUILD_CANDIDATE = "candidate"
+
+
 def choices(values: tuple[str, ...] | list[str]) -> str:
     """'a, b, c' as used in every 'choose from' message."""
     return ", ".join(values)

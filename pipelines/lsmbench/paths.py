@@ -59,6 +59,18 @@ def find_driver(explicit: str | None = None) -> Path | None:
     return None
 
 
+def build_driver(build: str) -> Path | None:
+    """The lsm-driver of a build given as a build directory (its bin/lsm-driver) or as the
+    binary itself; relative to the project root, as testbed.driver. None when there is no
+    executable one."""
+    p = Path(build)
+    if not p.is_absolute():
+        p = project_root() / p
+    if p.is_dir():
+        p = p / "bin" / "lsm-driver"
+    return p if p.is_file() and os.access(p, os.X_OK) else None
+
+
 def find_sim() -> Path | None:
     """The lsm-sim binary (the merge-policy simulator): $LSMBENCH_SIM, or a build dir
     (build_candidates); None when it is not built."""

@@ -15,11 +15,15 @@ running phase uses the point's own scheduler.
 from __future__ import annotations
 
 import itertools
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from .digest import canonical_hash
 from .engine_options import option_string
-from .points import Point, ResolvedPoint, point_id, resolve_point, running_dir
+from .names import BUILD_CANDIDATE, BUILD_DIMENSION, BUILD_REFERENCE
+from .paths import build_driver
+from .points import Point, ResolvedPoint, group_id, point_id, resolve_point, running_dir
 from .search import steps_needed
 from .spec import MATRIX_RESERVED, CampaignSpec, LoadedSpec, RunningPhase
 from .spec.checks import repetition_range
@@ -105,6 +109,15 @@ class Plan:
         if not shared:
             return (point.id,)
         return (point.rep, *((k, repr(v)) for k, v in point.params.items() if k not in shared))
+
+    def driver_for(self, point: Point) -> str | None:
+        """The lsm-driver a point runs with when it is not the testbed's: the reference build's
+        for pair:'s build=reference points; None otherwise."""
+        pair = self.spec.pair
+        if pair is None or point.params.get(BUILD_DIMENSION) != BUILD_REFERENCE:
+            return None
+        driver = build_driver(pair.reference)
+        return str(driver) if driver is not None else None
 
     def testing_leaders(self) -> dict[str, str]:
         """Point id -> the id of the first point of its testing group, in plan order."""
@@ -208,6 +221,25 @@ def expand_matrix(matrix: dict[str, Any]) -> tuple[list[Point], int]:
     return points, excluded * reps
 
 
+def paired_points(points: list[Point], seed: int) -> list[Point]:
+    """pair: every point as build=reference and build=candidate, the two of one repetition
+    adjacent, in ABBA order -- A B for one repetition, B A for the next -- from a start drawn
+    per group with the seed (randomized interleaved trials: a drift during the night weighs
+    on both builds alike, and neither always runs first). Both keep the point's seed: the same
+    workload for both builds."""
+    out: list[Point] = []
+    for p in points:
+        draw = random.Random(canonical_hash([seed, group_id(p.params)]))
+        reference_first = (draw.random() < 0.5) == (p.rep % 2 == 0)
+        builds = (BUILD_REFERENCE, BUILD_CANDIDATE) if reference_first else (
+            BUILD_CANDIDATE, BUILD_REFERENCE)
+        for build in builds:
+            params = {**p.params, BUILD_DIMENSION: build}
+            out.append(Point(index=len(out), id=point_id(params, p.rep), params=params,
+                             rep=p.rep, seed=p.seed))
+    return out
+
+
 def phase_plan(spec: CampaignSpec, workload: dict[str, Any] | None = None) -> list[PhasePlan]:
     phases: list[PhasePlan] = []
     records = (workload or {}).get("record_count", 1)
@@ -304,7 +336,13 @@ def build_plan(loaded: LoadedSpec, history_load_s: float | None = None,
                history_phase_s: dict[str, float] | None = None) -> Plan:
     spec = loaded.spec
     points, excluded = expand_matrix(spec.matrix)
+    dimensions = _dimensions(spec.matrix)
     notes: list[str] = []
+    if spec.pair is not None:
+        points = paired_points(points, spec.pair.seed)
+        dimensions[BUILD_DIMENSION] = [BUILD_REFERENCE, BUILD_CANDIDATE]
+        notes.append(f"pair: every point with the reference build ({spec.pair.reference}) and "
+                     "the build under test (the testbed's driver), repetitions in ABBA order")
     if not points:
         notes.append("the exclude rules leave no point to run")
     if spec.phases.running.utilizations and (
@@ -334,7 +372,7 @@ def build_plan(loaded: LoadedSpec, history_load_s: float | None = None,
     plan = Plan(
         loaded=loaded,
         points=points,
-        dimensions=_dimensions(spec.matrix),
+        dimensions=dimensions,
         zips=_zip_groups(spec.matrix),
         excluded=excluded,
         repetitions=reps,

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from .digest import canonical_hash
 from .engine_options import option_string
+from .names import BUILD_DIMENSION
 from .spec import PHASE_NAMES, CampaignSpec, LoadedSpec, resolve_workload, set_dotted
 from .spec.checks import dimension_option
 
@@ -117,7 +118,7 @@ def phase_option_sources(spec: CampaignSpec, point: Point,
     phase_dims: dict[str, tuple[Any, str]] = {}
     for dim, value in point.params.items():
         option = dimension_option(dim)
-        if option is None:
+        if option is None or dim == BUILD_DIMENSION:  # pair:'s builds: not an engine option
             continue
         values = spec.matrix.get(dim)
         i = values.index(value) if isinstance(values, list) and value in values else 0
@@ -222,5 +223,7 @@ def resolve_point(loaded: LoadedSpec, point: Point) -> ResolvedPoint:
         "throttle": spec.throttle.model_dump(),
         "testbed": spec.testbed.type,
     }
+    if spec.pair is not None:  # only then: the other campaigns' hashes stay what they were
+        config["pair"] = spec.pair.model_dump()
     return ResolvedPoint(point=point, spec=spec, workload=workload, engine_options=options,
                          config=config, config_hash=config_hash(config))

@@ -102,6 +102,8 @@ class PointContext:
     shared_testing_dir: Path | None = None
     # The results store (out_dir is under it): a disk that ran out is told apart by it.
     store_root: Path | None = None
+    # The lsm-driver this point runs with when it is not the node's (pair:'s reference build).
+    driver: str | None = None
     # Asked with the testing maximum (writes/s) before any running phase: None runs them as
     # the spec says; a RunningChoice skips them (lsmbench tune prunes a trial that cannot
     # win) or runs one at another utilization (tune's fixed rate).
@@ -209,6 +211,7 @@ class PointPipeline:
         try:
             run = ctx.testbed.run_driver(
                 ctx.node, doc, out,
+                driver=ctx.driver,
                 limits=ctx.limits if throttled else None,
                 cgroup_name=cg_name[:180],
                 timeout_s=timeout_s,
@@ -441,7 +444,8 @@ class PointPipeline:
         self.prepare()
         try:
             self.result.fingerprint = tb.fingerprint(node, self.data_dir or node.data_root,
-                                                     self.resolved.config_hash)
+                                                     self.resolved.config_hash,
+                                                     driver=self.ctx.driver)
         except Exception as e:  # the fingerprint is informative; never fail a point for it
             self.ctx.log.warning("fingerprint incomplete: %s", e)
         try:

@@ -176,6 +176,34 @@ def shared_across_errors(spec: CampaignSpec) -> list[tuple[str, str]]:
     return errors
 
 
+def pair_errors(spec: CampaignSpec) -> list[tuple[str, str]]:
+    """pair: a reference build that exists, and a campaign whose repetitions can be paired."""
+    from ..paths import build_driver
+
+    pair = spec.pair
+    if pair is None:
+        return []
+    errors: list[tuple[str, str]] = []
+    if build_driver(pair.reference) is None:
+        errors.append(("pair.reference", f"{pair.reference}: no executable lsm-driver (give a "
+                                         "build directory holding bin/lsm-driver, or the "
+                                         "binary)"))
+    if names.BUILD_DIMENSION in spec.matrix:
+        errors.append((f"matrix.{names.BUILD_DIMENSION}",
+                       f"'{names.BUILD_DIMENSION}' is the dimension pair: adds (reference, "
+                       "candidate); name yours otherwise"))
+    if isinstance(spec.matrix.get("repetitions"), dict):
+        errors.append(("matrix.repetitions",
+                       "pair: needs a fixed number of repetitions: {min, max} would add "
+                       "repetitions to one build's group and leave them unpaired"))
+    if spec.testbed.type != "local":
+        errors.append(("pair", "only on a local testbed yet: a remote node would need the "
+                               "reference build deployed beside the build under test"))
+    if spec.tune is not None:
+        errors.append(("pair", "not with tune: a study's trials compare options, not builds"))
+    return errors
+
+
 def matrix_errors(matrix: dict[str, Any], raw: dict[str, Any]) -> list[tuple[str, str]]:
     """Every error in a raw matrix mapping, each with its path under 'matrix'."""
     errors: list[tuple[str, str]] = []

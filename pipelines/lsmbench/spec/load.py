@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..wording import natural_key
-from .checks import semantic_errors, shared_across_errors
+from .checks import pair_errors, semantic_errors, shared_across_errors
 from .errors import SpecError, pydantic_errors
 from .models import CampaignSpec
 from .overrides import apply_set
@@ -76,6 +76,7 @@ def validate_raw(
     errors.extend(semantic_errors(raw, source))
     if spec is not None:
         errors.extend(shared_across_errors(spec))
+        errors.extend(pair_errors(spec))
         if spec.tune is not None:
             errors.extend(tune_errors(spec, raw))
     workload: dict[str, Any] = {}

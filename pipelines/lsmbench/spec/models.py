@@ -520,6 +520,20 @@ def testbed_shorthand(v: Any) -> Any:
 # ---------------------------------------------------------------- campaign
 
 
+class PairSpec(Strict):
+    """Paired builds (docs/orchestrator.md, "Paired builds"): every point runs with the
+    reference engine build and with the build under test (the testbed's driver), their
+    repetitions interleaved on the same node, so that what the machine does that hour is in
+    both and cancels in their ratio."""
+
+    # The reference build: a build directory (its bin/lsm-driver) or an lsm-driver file.
+    reference: str
+    # The two builds of a repetition run one after the other, in ABBA order (A B for one
+    # repetition, B A for the next) from a start drawn per group with this seed: a drift
+    # during the night weighs on both alike, and neither always runs first.
+    seed: int = Field(default=1, ge=0)
+
+
 class CampaignSpec(Strict):
     name: str
     description: str = ""
@@ -537,6 +551,7 @@ class CampaignSpec(Strict):
     )
     # lsmbench tune: the trials' parameters, objective and constraints (docs/tuning.md).
     tune: TuneSpec | None = None
+    pair: PairSpec | None = None
 
     @field_validator("name")
     @classmethod

@@ -124,12 +124,17 @@ class Testbed(abc.ABC):
         timeout_s: float | None = None,
         tick: Tick | None = None,
         monitor: Monitor | None = None,
+        driver: str | None = None,
     ) -> PhaseRun:
         """Runs one phase; run.json, the three outputs and driver.log end up in out_dir.
+        ``driver``: another lsm-driver than the node's (pair:'s reference build).
         ``monitor`` sees the intervals as they come and may end the phase early (Monitor)."""
 
     @abc.abstractmethod
-    def fingerprint(self, node: Node, data_dir: str, options_hash: str) -> dict[str, Any]: ...
+    def fingerprint(self, node: Node, data_dir: str, options_hash: str, *,
+                    driver: str | None = None) -> dict[str, Any]:
+        """The machine, the disk and the driver a point runs with (``driver``: as in
+        run_driver)."""
 
     def calibrate(self, node: Node, runtime_s: float, size_mb: int = 1024) -> Any:
         raise TestbedNotImplemented(f"calibration on the {self.kind} testbed is not available")

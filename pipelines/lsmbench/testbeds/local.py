@@ -139,9 +139,11 @@ class LocalTestbed(Testbed):
         timeout_s: float | None = None,
         tick: Tick | None = None,
         monitor: Monitor | None = None,
+        driver: str | None = None,
     ) -> PhaseRun:
         global _PREFIX
-        if node.driver is None:
+        driver = driver or node.driver
+        if driver is None:
             raise TestbedError("the testbed is not deployed (no driver)")
         # Absolute: the paths in the driver's errors are compared with the store's (faults.py).
         out_dir = out_dir.absolute()
@@ -150,7 +152,7 @@ class LocalTestbed(Testbed):
         run_path.write_text(json.dumps(run_doc, indent=2) + "\n")
         if _PREFIX is None:
             _PREFIX = _pdeathsig_prefix()
-        argv = [*_PREFIX, node.driver, "--config", str(run_path), "--out", str(out_dir)]
+        argv = [*_PREFIX, driver, "--config", str(run_path), "--out", str(out_dir)]
         log_path = out_dir / "driver.log"
         with open(log_path, "wb") as log:
             if limits is not None:
@@ -206,7 +208,10 @@ class LocalTestbed(Testbed):
 
     # -- environment ----------------------------------------------------------------------
 
-    def fingerprint(self, node: Node, data_dir: str, options_hash: str) -> dict[str, Any]:
+    def fingerprint(self, node: Node, data_dir: str, options_hash: str, *,
+                    driver: str | None = None) -> dict[str, Any]:
+        if driver is not None and driver != node.driver:
+            return fp.fingerprint(data_dir, options_hash, Path(driver), None)
         return fp.fingerprint(data_dir, options_hash,
                               Path(node.driver) if node.driver else None, self._driver_sha)
 

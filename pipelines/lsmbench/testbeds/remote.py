@@ -178,9 +178,11 @@ class RemoteTestbed(Testbed):
     def run_driver(self, node: Node, run_doc: dict[str, Any], out_dir: Path, *,
                    limits: Any = None, cgroup_name: str = "lsmbench",
                    timeout_s: float | None = None, tick: Tick | None = None,
-                   monitor: Monitor | None = None) -> PhaseRun:
+                   monitor: Monitor | None = None, driver: str | None = None) -> PhaseRun:
         if node.driver is None:
             raise TestbedError("the testbed is not deployed (no driver)")
+        if driver is not None and driver != node.driver:  # pair: is refused for remote specs
+            raise TestbedError("a remote node runs only the driver deployed on it")
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / "run.json").write_text(json.dumps(run_doc, indent=2) + "\n")
         remote_out = f"{node.facts['remote_root']}/out/{self.campaign}/{uuid.uuid4().hex}"
@@ -252,7 +254,8 @@ class RemoteTestbed(Testbed):
 
     # -- environment ------------------------------------------------------------------------
 
-    def fingerprint(self, node: Node, data_dir: str, options_hash: str) -> dict[str, Any]:
+    def fingerprint(self, node: Node, data_dir: str, options_hash: str, *,
+                    driver: str | None = None) -> dict[str, Any]:
         out = json.loads(self.target(node).run(self._helper(
             node, "fingerprint", "--data-dir", data_dir, "--hash", options_hash,
             "--driver", node.driver or "")).stdout)
