@@ -120,3 +120,15 @@ def test_a_paired_campaign_runs_each_build_with_its_own_driver(tmp_path, referen
         assert (d / "testing" / "summary.json").is_file()
     assert drivers == {"reference": {str(reference / "bin" / "lsm-driver")},
                        "candidate": {str(driver_path)}}
+    # Recorded, the run holds per metric the candidate's ratio to the reference over the 2
+    # pairs (an A/A pair: the same binary, copied).
+    history = tmp_path / "history.sqlite"
+    assert main(["track", "record", str(camp), "--history", str(history), "--commit",
+                 "c0ffee", "--quiet"]) == 0
+    from lsmbench.track.history import History
+
+    paired = {v.metric: v for v in History(history).paired_values()}
+    tp = paired["max_write_throughput"]
+    assert tp.group == "policy=tiering" and tp.n == 2
+    assert tp.ci_low <= tp.ratio <= tp.ci_high
+    assert tp.reference_median is not None and tp.candidate_median is not None

@@ -164,6 +164,8 @@ def test_bad_input_exits_2_naming_it_and_writes_nothing(capsys, measured, tmp_pa
         ([str(spec), "--repo", str(measured.repo), "--publish", "ftp://x"], "--publish"),
         ([str(spec), "--repo", str(measured.repo), "--testbed", "rack"],
          "not on the kept testbed rack"),
+        ([str(spec), "--repo", str(measured.repo), "--reference", "no-such-tag"],
+         "--reference: ") ,
     ]
     nameless = tmp_path / "nameless.yaml"
     nameless.write_text("workload: update-uniform-1kb\n")
@@ -224,8 +226,9 @@ def test_a_night_fetches_checks_out_builds_and_runs_the_fresh_driver(measured, t
     r = nightly(str(spec), "--repo", str(measured.repo), "--ref", "origin/main", "--results",
                 str(results), "--build-command", build_command(driver_path), "--json")
     done = steps(r.stdout)
-    assert [e["step"] for e in events(r.stdout) if e["event"] == "step_start"][:6] == \
-        ["lock", "fetch", "checkout", "build", "run", "record"]
+    assert [e["step"] for e in events(r.stdout) if e["event"] == "step_start"][:7] == \
+        ["lock", "fetch", "checkout", "build", "reference", "run", "record"], r.stderr[-3000:]
+    assert done["reference"]["detail"] == "unpaired (no accepted night yet)"
     for step in ("fetch", "checkout", "build", "run"):
         assert done[step]["code"] == 0, (step, r.stderr[-3000:])
     # The fetched commit, detached, is what was built and measured.
@@ -244,6 +247,44 @@ def test_a_night_fetches_checks_out_builds_and_runs_the_fresh_driver(measured, t
     assert end["event"] == "nightly_end" and end["commit"] == new
     assert r.returncode == end["exit"] == final_exit_code(
         [StepOutcome(**s) for s in end["steps"]])
+
+
+@pytest.mark.slow
+def test_the_second_night_is_paired_with_the_first(measured, tmp_path, data_root, driver_path):
+    """Night 2 runs every point with its own build and with night 1's (the last accepted
+    night), built once from a worktree of that commit; the history holds their ratios."""
+    results = tmp_path / "results"
+    spec = tiny_spec(tmp_path / "tiny.yaml", data_root, matrix={"repetitions": 2})
+    shas = []
+    for text in ("engine v2\n", "engine v3\n"):
+        shas.append(measured.push_commit(text))
+        r = nightly(str(spec), "--repo", str(measured.repo), "--results", str(results),
+                    "--build-command", build_command(driver_path), "--json")
+        assert r.returncode in (0, 4), r.stderr[-3000:]
+    done = steps(r.stdout)
+    assert done["reference"]["code"] == 0 and done["reference"]["detail"].startswith(shas[0][:7])
+    ref_build = measured.repo / "build-nightly-reference" / shas[0][:12] / "build"
+    assert (ref_build / "built-from").read_text().strip() == shas[0]
+    # The worktree it was built from is gone; the night's checkout is the new commit.
+    assert not (ref_build.parent / "src").exists()
+    assert "build-nightly-reference" not in git(measured.repo, "worktree", "list")
+    assert git(measured.repo, "rev-parse", "HEAD") == shas[1]
+    camp = results / "nightly-tiny"
+    spec_run = json.loads((camp / "campaign.json").read_text())["spec"]
+    assert spec_run["pair"] == {"reference": str(ref_build), "commit": shas[0]}
+    drivers = {}
+    for d in camp.iterdir():
+        if (d / "point.json").is_file():
+            build = json.loads((d / "point.json").read_text())["params"]["build"]
+            path = json.loads((d / "fingerprint.json").read_text())["driver"]["path"]
+            drivers.setdefault(build, set()).add(path)
+    assert drivers == {"reference": {str(ref_build / "bin" / "lsm-driver")},
+                       "candidate": {str(measured.repo / "build-nightly" / "bin" /
+                                         "lsm-driver")}}
+    from lsmbench.track.history import History
+
+    paired = History(results / "history.sqlite").paired_values()
+    assert paired and {v.reference_commit for v in paired} == {shas[0]}
 
 
 @pytest.mark.slow

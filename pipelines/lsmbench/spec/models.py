@@ -528,6 +528,9 @@ class PairSpec(Strict):
 
     # The reference build: a build directory (its bin/lsm-driver) or an lsm-driver file.
     reference: str
+    # The commit the reference was built from, when known (the nightly job sets it): recorded
+    # with each paired ratio, so the history says what the build under test was held against.
+    commit: str | None = None
     # The two builds of a repetition run one after the other, in ABBA order (A B for one
     # repetition, B A for the next) from a start drawn per group with this seed: a drift
     # during the night weighs on both alike, and neither always runs first.

@@ -23,17 +23,23 @@ from pydantic import BaseModel
 
 from ..digest import canonical_hash
 from .history import (
+    DEFAULT_THRESHOLD,
     METRIC_BY_NAME,
     METRICS,
     Ack,
     History,
+    PairedValue,
     RunRecord,
     Value,
 )
+from .paired import classify_interval
 
 ACK_SLACK = 2  # runs: how far a re-detected change may move and keep its acknowledgement
 
 Direction = Literal["regression", "improvement"]
+# series: a change point of one series of medians; paired: the build under test against the
+# reference build of the same night (spec pair:, lsmbench.track.paired).
+ChangeKind = Literal["series", "paired"]
 Status = Literal["open", "acked", "recovered", "segment-ended", "improvement"]
 
 
@@ -62,6 +68,10 @@ class Change(BaseModel):
     # reported on an earlier night and kept: this night's detector no longer reports it (the
     # newest nights' window moved past it), and the nights since it do not reject it
     held: bool = False
+    kind: ChangeKind = "series"
+    # paired: the ratio's interval (candidate / reference) on the night it was found
+    ci_low: float | None = None
+    ci_high: float | None = None
 
 
 @dataclass
@@ -206,6 +216,91 @@ def detect_segment(seg: Segment, last_segment: bool, acks: Sequence[Ack],
     return out
 
 
+def paired_changes(history: History, campaign: str | None = None, *,
+                   threshold: float = DEFAULT_THRESHOLD) -> list[Change]:
+    """The paired runs' changes: per group, metric and reference commit, the build under test
+    found worse than the reference (the ratio's whole interval beyond the boundary halfway to a
+    change of ``threshold``, lsmbench.track.paired.classify) on the first night it was, or
+    better (an improvement, listed, never an alarm). Open while the latest night held against
+    the same reference is still worse; recovered once it is not; acknowledged by ``track ack``
+    (after which the nightly job's default reference moves past it)."""
+    runs = {r.run_id: r for r in history.runs(campaign)}
+    acked = {a.change_id: a for a in history.acks()}
+    by_key: dict[tuple[str, str, str, str | None], list[PairedValue]] = {}
+    for v in history.paired_values(campaign):
+        by_key.setdefault((runs[v.run_id].campaign, v.group, v.metric, v.reference_commit),
+                          []).append(v)
+    out: list[Change] = []
+    for (camp, group, metric, reference), values in sorted(by_key.items(),
+                                                          key=lambda kv: str(kv[0])):
+        if metric not in METRIC_BY_NAME:
+            continue
+        values.sort(key=lambda v: (runs[v.run_id].finished, v.run_id))
+        states = [paired_state(v, threshold) for v in values]
+        for direction, state in (("regression", "worse"), ("improvement", "better")):
+            first = next((v for v, st in zip(values, states, strict=True) if st == state), None)
+            if first is None:
+                continue
+            run = runs[first.run_id]
+            cid = paired_change_id(camp, group, metric, direction, reference)
+            ack = acked.get(cid)
+            status: Status
+            if direction == "improvement":
+                status = "improvement"
+            elif ack is not None:
+                status = "acked"
+            else:
+                status = "open" if states[-1] == "worse" else "recovered"
+            out.append(Change(
+                id=cid, campaign=camp, group=group, metric=metric, direction=direction,
+                change=first.ratio - 1, before=first.reference_median or 0.0,
+                after=first.candidate_median or 0.0, index=values.index(first),
+                run_id=first.run_id, commit_before=reference, commit_after=run.commit,
+                date=run.date, p_value=None, testbed_key=run.testbed_key,
+                spec_hash=run.spec_hash, acked=ack is not None, why=ack.why if ack else None,
+                status=status, kind="paired", ci_low=first.ci_low, ci_high=first.ci_high))
+    return out
+
+
+def paired_state(v: PairedValue, threshold: float = DEFAULT_THRESHOLD) -> str:
+    """"worse" or "better" than the reference by the paired rule (an improvement is a change
+    the other way past the same boundary), else "same" (not worse, or undecided)."""
+    better = METRIC_BY_NAME[v.metric].better
+    if classify_interval(v.ci_low, v.ci_high, better, threshold) == "worse":
+        return "worse"
+    other = "lower" if better == "higher" else "higher"
+    return "better" if classify_interval(v.ci_low, v.ci_high, other, threshold) == "worse" \
+        else "same"
+
+
+def paired_change_id(campaign: str, group: str, metric: str, direction: str,
+                     reference_commit: str | None) -> str:
+    """One change per series and reference: every night held against the same reference and
+    found worse is the same regression (its acknowledgement covers them all)."""
+    return "p-" + canonical_hash([campaign, group, metric, direction, reference_commit])
+
+
+def accepted_commit(history: History, campaign: str, *,
+                    threshold: float = DEFAULT_THRESHOLD) -> str | None:
+    """The commit of the campaign's latest accepted run: the nightly job's default reference.
+    A run is accepted unless it was held against a reference and found worse in a metric
+    (paired_changes) without that change being acknowledged; a run without a reference (the
+    first paired night, or an unpaired one) is accepted. None without a run with a commit."""
+    acked = {a.change_id for a in history.acks()}
+    runs = history.runs(campaign)
+    by_id = {r.run_id: r for r in runs}
+    rejected = {
+        v.run_id for v in history.paired_values(campaign)
+        if v.metric in METRIC_BY_NAME
+        and paired_state(v, threshold) == "worse"
+        and paired_change_id(by_id[v.run_id].campaign, v.group, v.metric, "regression",
+                             v.reference_commit) not in acked}
+    for run in reversed(runs):
+        if run.commit and run.run_id not in rejected:
+            return run.commit
+    return None
+
+
 def testbed_autocorrelation(series: Sequence[HistorySeries]) -> dict[str, float | None]:
     """Per testbed key, the lag-1 autocorrelation of its nights pooled over every segment of
     every series (campaign, group, metric) measured on it
@@ -239,6 +334,7 @@ def find_changes(history: History, campaign: str | None = None) -> Analysis:
             held = history.held_changes(*_segment_key(seg))
             changes.extend(detect_segment(seg, i == len(s.segments) - 1, acks,
                                           rho.get(seg.testbed_key), held))
+    changes.extend(paired_changes(history, campaign))
     return Analysis(series, changes)
 
 

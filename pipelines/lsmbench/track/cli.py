@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .history import DEFAULT_THRESHOLD
+
 # Each subcommand imports its module when it runs (start-up time); the imports are written out
 # so that the layer contract sees them.
 
@@ -40,9 +42,15 @@ def _nightly(args: argparse.Namespace) -> int:
     return int(cmd_nightly(args))
 
 
+def _bisect(args: argparse.Namespace) -> int:
+    from .bisect import cmd_bisect
+
+    return int(cmd_bisect(args))
+
+
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     t = sub.add_parser("track",
-                       help="nightly tracking: record|detect|report|ack|nightly "
+                       help="nightly tracking: record|detect|report|ack|nightly|bisect "
                             "(docs/tracking.md)")
     tsub = t.add_subparsers(dest="track_command", required=True, metavar="ACTION")
 
@@ -108,4 +116,32 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                    help="with --publish: environment variable holding the InfluxDB token")
     s.add_argument("--token-file", default=None, metavar="FILE",
                    help="with --publish: file holding the InfluxDB token")
+    s.add_argument("--reference", default="accepted", metavar="REF",
+                   help="the build the night's commit is measured against, interleaved on the "
+                        "same node (spec pair:): 'accepted' (default: the commit of the last "
+                        "night not found worse than its own reference), a commit or tag, or "
+                        "'none' for an unpaired night")
     s.set_defaults(func=_nightly)
+
+    s = tsub.add_parser("bisect", parents=[common],
+                        help="the commit that made a regression: paired A/B runs against the "
+                             "range's first commit")
+    s.add_argument("change_id", metavar="CHANGE_ID", help="a regression's id (track report)")
+    s.add_argument("--history", default=None, metavar="FILE",
+                   help="the history database (default: RESULTS/history.sqlite)")
+    s.add_argument("--repo", default=None,
+                   help="the project checkout holding the range (default: this one)")
+    s.add_argument("--work", default=None, metavar="DIR",
+                   help="builds, specs and results of the steps (default: "
+                        "HISTORY_DIR/bisect-CHANGE_ID)")
+    s.add_argument("--build-command", default=None, metavar="CMD",
+                   help="as track nightly's (default: cmake, Release)")
+    s.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD,
+                   help="the regression to look for, relative (default 0.05: a commit is worse "
+                        "when its ratio's interval is past halfway to 5 %%)")
+    s.add_argument("--repetitions", type=int, default=3,
+                   help="pairs per comparison (default 3)")
+    s.add_argument("--max-repetitions", type=int, default=12,
+                   help="an undecided comparison is run again with twice the pairs up to this "
+                        "many, then the bisection stops and says so (default 12)")
+    s.set_defaults(func=_bisect)

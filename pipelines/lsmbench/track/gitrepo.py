@@ -8,6 +8,7 @@ a night must fail with a message, never wait for a password nobody will type.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -89,6 +90,27 @@ class GitRepo:
 
     def checkout(self, sha: str) -> None:
         self._git("-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", sha)
+
+    def add_worktree(self, path: Path, sha: str) -> None:
+        """A detached worktree of `sha` at `path` (one left there by a killed night first
+        removed)."""
+        if path.exists():
+            try:
+                self.remove_worktree(path)
+            except GitError:  # not a worktree git knows (any more): only a directory
+                shutil.rmtree(path)
+                self._git("worktree", "prune")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._git("worktree", "add", "--quiet", "--detach", str(path), sha)
+
+    def remove_worktree(self, path: Path) -> None:
+        self._git("worktree", "remove", "--force", str(path))
+        self._git("worktree", "prune")
+
+    def rev_list(self, revisions: str, *, ancestry_path: bool = False) -> list[str]:
+        """The commits `git rev-list` gives for revisions, newest first."""
+        extra = ["--ancestry-path"] if ancestry_path else []
+        return self._git("rev-list", *extra, revisions, "--").split()
 
     def head(self) -> str:
         return self._git("rev-parse", "HEAD").strip()

@@ -58,6 +58,10 @@ METRICS: tuple[Metric, ...] = (
 )
 METRIC_BY_NAME = {m.name: m for m in METRICS}
 
+# The regression a paired comparison looks for, relative: a build is worse than its reference
+# when the ratio's whole interval is past halfway to this change (lsmbench.track.paired).
+DEFAULT_THRESHOLD = 0.05
+
 
 class HistoryError(ValueError):
     """Bad input to the history (exit 2): the message names the file or the campaign."""
@@ -130,6 +134,23 @@ class Value(BaseModel):
     ci_low: float | None
     ci_high: float | None
     n: int
+
+
+class PairedValue(BaseModel):
+    """One metric of one group of a paired run (spec ``pair:``): the build under test against
+    the reference build, measured in the same night on the same node, their repetitions
+    interleaved (lsmbench.track.paired)."""
+
+    run_id: int
+    group: str  # the group without its build
+    metric: str
+    ratio: float  # candidate / reference: the geometric mean over the pairs
+    ci_low: float
+    ci_high: float
+    n: int  # pairs
+    reference_median: float | None
+    candidate_median: float | None
+    reference_commit: str | None  # pair.commit: what the reference build was built from
 
 
 class GroupVerdictRecord(BaseModel):
@@ -216,6 +237,35 @@ CREATE TABLE IF NOT EXISTS held_changes (
 """
 
 
+# Added by the first paired run recorded (spec pair:); a history without one reads the same.
+_PAIRED_DDL = """
+CREATE TABLE IF NOT EXISTS paired_values (
+    run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+    grp TEXT NOT NULL,
+    metric TEXT NOT NULL,
+    ratio REAL NOT NULL,
+    ci_low REAL NOT NULL,
+    ci_high REAL NOT NULL,
+    n INTEGER NOT NULL,
+    reference_median REAL,
+    candidate_median REAL,
+    reference_commit TEXT,
+    PRIMARY KEY (run_id, grp, metric)
+);
+"""
+
+
+# Added by the first bisection (track bisect).
+_BISECT_DDL = """
+CREATE TABLE IF NOT EXISTS bisections (
+    bisection_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    change_id TEXT NOT NULL,
+    finished_at TEXT NOT NULL,
+    result TEXT NOT NULL
+);
+"""
+
+
 def now_iso() -> str:
     """Now in UTC to the second: when a run was recorded or a change acknowledged."""
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
@@ -274,7 +324,10 @@ class History:
         return int(row[0]) if row else None
 
     def add_run(self, run: dict[str, Any], values: Sequence[dict[str, Any]],
-                verdicts: Sequence[dict[str, Any]]) -> int:
+                verdicts: Sequence[dict[str, Any]],
+                paired: Sequence[dict[str, Any]] = ()) -> int:
+        if paired:
+            self.db.executescript(_PAIRED_DDL)
         with self.db:
             cur = self.db.execute(
                 "INSERT INTO runs (campaign, date, finished, commit_sha, dirty, spec_hash, "
@@ -292,6 +345,12 @@ class History:
                 "INSERT INTO group_verdicts VALUES (?,?,?,?,?)",
                 [(run_id, g["group"], g["verdict"], g["repetitions"],
                   json.dumps(g["agree"], sort_keys=True)) for g in verdicts])
+            if paired:
+                self.db.executemany(
+                    "INSERT INTO paired_values VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    [(run_id, v["group"], v["metric"], v["ratio"], v["ci_low"],
+                      v["ci_high"], v["n"], v["reference_median"], v["candidate_median"],
+                      v["reference_commit"]) for v in paired])
         return run_id
 
     def runs(self, campaign: str | None = None) -> list[RunRecord]:
@@ -319,6 +378,22 @@ class History:
         return [Value(run_id=r[0], group=r[1], metric=r[2], median=r[3], ci_low=r[4],
                       ci_high=r[5], n=r[6]) for r in self.db.execute(sql, args)]
 
+    def paired_values(self, campaign: str | None = None) -> list[PairedValue]:
+        """The paired runs' ratios (none in a history without a paired run)."""
+        if not self._has_table("paired_values"):
+            return []
+        sql = ("SELECT v.run_id, v.grp, v.metric, v.ratio, v.ci_low, v.ci_high, v.n, "
+               "v.reference_median, v.candidate_median, v.reference_commit FROM "
+               "paired_values v JOIN runs r ON r.run_id = v.run_id")
+        args: tuple[Any, ...] = ()
+        if campaign is not None:
+            sql += " WHERE r.campaign=?"
+            args = (campaign,)
+        return [PairedValue(run_id=r[0], group=r[1], metric=r[2], ratio=r[3], ci_low=r[4],
+                            ci_high=r[5], n=r[6], reference_median=r[7],
+                            candidate_median=r[8], reference_commit=r[9])
+                for r in self.db.execute(sql, args)]
+
     def verdicts(self, campaign: str | None = None) -> list[GroupVerdictRecord]:
         sql = ("SELECT g.run_id, g.grp, g.verdict, g.repetitions, g.agree FROM group_verdicts g "
                "JOIN runs r ON r.run_id = g.run_id")
@@ -345,6 +420,23 @@ class History:
                     run_id=r[5], why=r[6], acked_at=r[7])
                 for r in self.db.execute("SELECT * FROM acks ORDER BY acked_at")]
 
+
+    # -- bisections ----------------------------------------------------------------------
+
+    def add_bisection(self, result: dict[str, Any]) -> None:
+        """A finished bisection (lsmbench.track.bisect.BisectResult as JSON), every step."""
+        self.db.executescript(_BISECT_DDL)
+        with self.db:
+            self.db.execute("INSERT INTO bisections (change_id, finished_at, result) VALUES "
+                            "(?,?,?)", (result["change_id"], now_iso(),
+                                        json.dumps(result, sort_keys=True)))
+
+    def bisections(self) -> list[dict[str, Any]]:
+        """Every bisection, oldest first, with ``finished_at``."""
+        if not self._has_table("bisections"):
+            return []
+        return [{**json.loads(r[1]), "finished_at": r[0]} for r in self.db.execute(
+            "SELECT finished_at, result FROM bisections ORDER BY bisection_id")]
 
     # -- changes reported, kept until the longer evidence rejects them ---------------------
 
@@ -374,8 +466,11 @@ class History:
                  for r in run_ids])
 
     def _has_held_table(self) -> bool:
+        return self._has_table("held_changes")
+
+    def _has_table(self, name: str) -> bool:
         return self.db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND "
-                               "name='held_changes'").fetchone() is not None
+                               "name=?", (name,)).fetchone() is not None
 
 
 @contextlib.contextmanager

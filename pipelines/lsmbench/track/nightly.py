@@ -1,7 +1,17 @@
 """`lsmbench track nightly SPEC`: one night of performance tracking (docs/tracking.md, "The
 nightly job").
 
-    lock -> fetch -> checkout -> build -> testbed up -> run -> record -> report -> publish
+    lock -> fetch -> checkout -> build -> reference -> testbed up -> run -> record -> report
+    -> publish
+
+Paired nights. The night's commit is measured against a reference build in the same campaign
+run (spec ``pair:``: every point with both builds, their repetitions interleaved on the same
+node), so that the testbed's noise that night cancels in their ratio (lsmbench.track.paired).
+The reference is --reference: by default the last *accepted* night's commit -- one not found
+worse than its own reference, or whose regression was acknowledged (changes.accepted_commit):
+a regression keeps showing against the commit before it until someone acknowledges it. It is
+built once per commit from a temporary worktree of REPO into BUILD_DIR-reference/<sha>, and
+kept. The first night (no accepted night yet) and --reference none run unpaired.
 
 Which code judges which. A night measures the *engine* of the fetched commit: it is built from
 REPO/engines into the build directory, the campaign runs that driver (LSMBENCH_BUILD_DIR) and a
@@ -55,16 +65,16 @@ from ..exits import (
     EXIT_USAGE,
 )
 from ..paths import project_root
+from .builds import BUILD_TARGETS, BuildFailed, build_commit, build_into
 from .gitrepo import GitError, GitRepo, UnknownRef
 from .nightlock import LockHeld, night_lock
 
 # Environment variables that would make the run use another binary than the fresh build.
 _BINARY_OVERRIDES = ("LSMBENCH_DRIVER", "LSMBENCH_SIM")
-# The targets a campaign needs: the driver runs the phases, lsm-sim predicts the merge cycle
-# the running phase must cover (cyclecheck).
-BUILD_TARGETS = ("lsm-driver", "lsm-sim")
 # How long a step gets to stop after SIGTERM before it is killed.
 STOP_GRACE_S = 60.0
+REFERENCE_ACCEPTED = "accepted"
+REFERENCE_NONE = "none"
 
 
 class UsageError(ValueError):
@@ -119,12 +129,19 @@ class NightPlan:
     publish_url: str | None
     token_env: str | None
     token_file: str | None
+    # --reference: "accepted", "none", or a ref resolved once the repository is fetched
+    reference: str
     # REPO is the orchestrator's own checkout: the checkout changes the judge too.
     orchestrator_moves: bool
 
     @property
     def campaign_dir(self) -> Path:
         return self.results / self.campaign
+
+    @property
+    def reference_builds(self) -> Path:
+        """Where reference builds are kept, one directory per commit."""
+        return self.build_dir.with_name(self.build_dir.name + "-reference")
 
 
 def plan_night(args: argparse.Namespace) -> NightPlan:
@@ -167,6 +184,14 @@ def plan_night(args: argparse.Namespace) -> NightPlan:
             raise UsageError(f"--ref: {e}") from None
     elif not ref or ref.startswith("-"):
         raise UsageError(f"--ref: {ref!r} is not a ref")
+    reference = args.reference or REFERENCE_ACCEPTED
+    if reference not in (REFERENCE_ACCEPTED, REFERENCE_NONE) and args.no_fetch:
+        try:
+            repo.resolve(reference)
+        except UnknownRef as e:
+            raise UsageError(f"--reference: {e}") from None
+    elif reference.startswith("-"):
+        raise UsageError(f"--reference: {reference!r} is not a ref")
     if args.publish:
         _check_publish(args)
     results = Path(args.results).absolute()
@@ -179,6 +204,7 @@ def plan_night(args: argparse.Namespace) -> NightPlan:
         results=results, history=history, report_dir=history.parent,
         lock=Path(args.lock).absolute() if args.lock else results / ".nightly.lock",
         publish_url=args.publish, token_env=args.token_env, token_file=args.token_file,
+        reference=reference,
         orchestrator_moves=_same_dir(repo.root, project_root()),
     )
 
@@ -286,16 +312,20 @@ class Night:
     lock_fd: int
     outcomes: list[StepOutcome] = field(default_factory=list)
     commit: str | None = None
+    # The reference build this night is paired with (None: unpaired).
+    reference_commit: str | None = None
+    reference_dir: Path | None = None
 
     # -- running things ---------------------------------------------------------------------
 
-    def child_env(self) -> dict[str, str]:
+    def child_env(self, build_dir: Path | None = None) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k not in _BINARY_OVERRIDES}
-        env["LSMBENCH_BUILD_DIR"] = str(self.plan.build_dir)
+        env["LSMBENCH_BUILD_DIR"] = str(build_dir or self.plan.build_dir)
         env["LSMBENCH_ENGINES"] = str(self.plan.repo.root / "engines")
         return env
 
-    def child(self, argv: Sequence[str], *, cwd: Path | None = None) -> int:
+    def child(self, argv: Sequence[str], *, cwd: Path | None = None,
+              build_dir: Path | None = None) -> int:
         """Runs one command of a step to its end; its output goes where ours goes (to stderr
         with --json, so that stdout stays JSON). SIGTERM/Ctrl-C stop it first, then the night."""
         sys.stdout.flush()
@@ -305,7 +335,7 @@ class Night:
         stops = {signal.SIGTERM, signal.SIGINT}
         signal.pthread_sigmask(signal.SIG_BLOCK, stops)
         try:
-            proc = subprocess.Popen(list(argv), cwd=cwd, env=self.child_env(),
+            proc = subprocess.Popen(list(argv), cwd=cwd, env=self.child_env(build_dir),
                                     stdin=subprocess.DEVNULL,
                                     stdout=sys.stderr.fileno() if self.out.as_json else None,
                                     pass_fds=(self.lock_fd,),
@@ -381,30 +411,54 @@ class Night:
         except GitError as e:
             raise StepFailed(EXIT_ENV, str(e)) from None
 
-    def build_commands(self) -> list[list[str]]:
-        p = self.plan
-        if p.build_command:
-            return [["/bin/sh", "-c", p.build_command]]
-        return [
-            ["cmake", "-S", str(p.repo.root / "engines"), "-B", str(p.build_dir), "-G", "Ninja",
-             "-DCMAKE_BUILD_TYPE=Release", "-DLSM_BUILD_TESTS=OFF"],
-            ["cmake", "--build", str(p.build_dir), "-j", str(os.cpu_count() or 1),
-             "--target", *BUILD_TARGETS],
-        ]
+    def run_build_step(self, argv: Sequence[str], cwd: Path, build_dir: Path) -> int:
+        return self.child(argv, cwd=cwd, build_dir=build_dir)
 
     def build(self) -> str:
-        for argv in self.build_commands():
+        p = self.plan
+        try:
+            return str(build_into(self.run_build_step, p.repo.root, p.build_dir,
+                                  p.build_command, self.commit))
+        except BuildFailed as e:
+            raise StepFailed(e.code, e.detail) from None
+
+    def reference_sha(self) -> str | None:
+        """The commit this night is measured against, or None for an unpaired night."""
+        p = self.plan
+        if p.reference == REFERENCE_NONE:
+            return None
+        if p.reference == REFERENCE_ACCEPTED:
+            if not p.history.is_file():
+                return None
+            from .changes import accepted_commit
+            from .history import HistoryError, open_history
+
             try:
-                code = self.child(argv, cwd=self.plan.repo.root)
-            except OSError as e:  # cmake or sh missing
-                raise StepFailed(EXIT_ENV, f"{argv[0]}: {e.strerror}") from None
-            if code != 0:
-                raise StepFailed(EXIT_FAILED, f"`{' '.join(argv)}` exited {code}: commit "
-                                              f"{(self.commit or '?')[:12]} does not build")
-        driver = self.plan.build_dir / "bin" / "lsm-driver"
-        if not (driver.is_file() and os.access(driver, os.X_OK)):
-            raise StepFailed(EXIT_FAILED, f"the build made no {driver}")
-        return str(driver)
+                with open_history(p.history, create=False) as h:
+                    return accepted_commit(h, p.campaign)
+            except HistoryError as e:
+                raise StepFailed(EXIT_USAGE, f"--reference accepted: {e}") from None
+        try:
+            return p.repo.resolve(p.reference)
+        except UnknownRef as e:
+            raise StepFailed(EXIT_USAGE, f"--reference: {e}") from None
+
+    def reference(self) -> str:
+        sha = self.reference_sha()
+        if sha is None:
+            why = ("--reference none" if self.plan.reference == REFERENCE_NONE
+                   else "no accepted night yet")
+            return f"unpaired ({why})"
+        try:
+            build_dir, built = build_commit(self.run_build_step, self.plan.repo, sha,
+                                            self.plan.reference_builds / sha[:12],
+                                            self.plan.build_command)
+        except BuildFailed as e:
+            raise StepFailed(e.code, e.detail) from None
+        made = f"built into {build_dir}" if built else f"built before, {build_dir}"
+        self.reference_commit, self.reference_dir = sha, build_dir
+        same = " (the night's own commit: an A/A night)" if sha == self.commit else ""
+        return f"{self.plan.repo.describe(sha)}{same}; {made}"
 
     def testbed_up(self) -> str:
         assert self.plan.testbed
@@ -415,7 +469,12 @@ class Night:
 
     def run(self) -> StepOutcome:
         p = self.plan
-        code = self.lsmbench("run", str(p.spec), "--force", "--results", str(p.results))
+        pairing = []
+        if self.reference_dir is not None and self.reference_commit is not None:
+            pairing = ["--set", f"pair.reference={self.reference_dir}",
+                       "--set", f"pair.commit={self.reference_commit}"]
+        code = self.lsmbench("run", str(p.spec), "--force", "--results", str(p.results),
+                             *pairing)
         if code == 0:
             return StepOutcome(step="run", code=EXIT_OK, detail=str(p.campaign_dir))
         why = {EXIT_FAILED: "a point failed", EXIT_ENV: "the environment cannot run it",
@@ -477,6 +536,14 @@ class Night:
         build_what = (p.build_command if p.build_command
                       else f"cmake Release, targets {' '.join(BUILD_TARGETS)}")
         if self.step("build", f"{build_what} into {p.build_dir}", self.build).code:
+            return
+        if p.reference != REFERENCE_NONE and p.testbed:
+            self.out.warning(f"--testbed {p.testbed}: paired nights run on a local testbed only "
+                             "(the nodes run the driver deployed on them); this night is "
+                             "unpaired")
+        elif p.reference != REFERENCE_NONE and self.step(
+                "reference", f"the build to measure against ({p.reference})",
+                self.reference).code:
             return
         if p.testbed and self.step("testbed", f"lsmbench testbed up {p.testbed}",
                                    self.testbed_up).code:

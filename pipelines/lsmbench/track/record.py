@@ -7,11 +7,23 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from ..digest import canonical_hash
 from ..exits import EXIT_OK, EXIT_USAGE
-from ..report.load import ReportError, group_rows, read_campaign, resolve_campaign_dir
+from ..names import BUILD_CANDIDATE, BUILD_DIMENSION, BUILD_REFERENCE
+from ..points import group_id
+from ..report.load import (
+    ReportError,
+    Row,
+    group_rows,
+    point_row,
+    read_campaign,
+    resolve_campaign_dir,
+)
+from ..results.reading import StoredPoint
 from ..store import STATE_COMPLETE
 from .history import (
     METRICS,
@@ -23,6 +35,7 @@ from .history import (
     spec_hash,
     testbed_identity,
 )
+from .paired import paired_ratio
 
 
 def _distinct(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -32,9 +45,17 @@ def _distinct(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [seen[k] for k in sorted(seen)]
 
 
-def campaign_run(campaign_dir: Path, commit: str | None = None) -> tuple[
-        dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
-    """(run, values, group verdicts) of a finished campaign directory, or HistoryError."""
+class CampaignRun(NamedTuple):
+    """A finished campaign directory as one run of the history."""
+
+    run: dict[str, Any]
+    values: list[dict[str, Any]]  # per group and metric: the median and its interval
+    verdicts: list[dict[str, Any]]  # per group
+    paired: list[dict[str, Any]]  # spec pair: per group (without its build) and metric
+
+
+def campaign_run(campaign_dir: Path, commit: str | None = None) -> CampaignRun:
+    """A finished campaign directory as a run of the history, or HistoryError."""
     try:
         camp = read_campaign(campaign_dir)
     except (ReportError, OSError) as e:
@@ -89,16 +110,60 @@ def campaign_run(campaign_dir: Path, commit: str | None = None) -> tuple[
                 continue
             values.append({"group": g.group, "metric": m.name, "median": e.median,
                            "ci_low": e.ci_low, "ci_high": e.ci_high, "n": e.n})
-    return run, values, verdicts
+    pair = camp.spec.get("pair")
+    paired = (paired_values(complete, pair.get("commit"), where)
+              if isinstance(pair, dict) else [])
+    return CampaignRun(run, values, verdicts, paired)
+
+
+def paired_values(points: list[StoredPoint], reference_commit: str | None,
+                  where: str) -> list[dict[str, Any]]:
+    """Per group (its id without the build) and metric, the paired ratio of the build under
+    test to the reference (``estimate``; ``ratio``, ``ci_low``, ``ci_high`` for the history)
+    over the repetitions both builds completed, in the order they ran
+    (lsmbench.track.paired). A metric that is zero or missing in a pair (no stall in either
+    night) has no ratio there; with fewer than two pairs left it has none at all."""
+    by_pair: dict[tuple[str, int], dict[str, StoredPoint]] = {}
+    for p in points:
+        params = dict(p.record.get("params") or {})
+        build = params.pop(BUILD_DIMENSION, None)
+        if build not in (BUILD_REFERENCE, BUILD_CANDIDATE):
+            raise HistoryError(f"{where}: point {p.id} of a paired campaign has no build "
+                               f"({BUILD_REFERENCE} or {BUILD_CANDIDATE})")
+        by_pair.setdefault((group_id(params), int(p.record.get("rep") or 0)), {})[build] = p
+    groups: dict[str, list[tuple[int, Row, Row]]] = {}
+    for (group, _), builds in by_pair.items():
+        if len(builds) != 2:
+            continue  # one build of the repetition failed: no pair
+        ref, cand = builds[BUILD_REFERENCE], builds[BUILD_CANDIDATE]
+        first = min(int(ref.record.get("index") or 0), int(cand.record.get("index") or 0))
+        groups.setdefault(group, []).append((first, point_row(ref), point_row(cand)))
+    out = []
+    for group, pairs in sorted(groups.items()):
+        pairs.sort(key=lambda t: t[0])
+        for m in METRICS:
+            values = [(getattr(r, m.name), getattr(c, m.name)) for _, r, c in pairs]
+            usable = [(float(a), float(b)) for a, b in values
+                      if a is not None and b is not None and a > 0 and b > 0]
+            if len(usable) < 2:
+                continue
+            ratio = paired_ratio(usable)
+            out.append({"group": group, "metric": m.name, "estimate": ratio,
+                        "ratio": ratio.ratio, "ci_low": ratio.low, "ci_high": ratio.high,
+                        "n": ratio.n,
+                        "reference_median": float(np.median([a for a, _ in usable])),
+                        "candidate_median": float(np.median([b for _, b in usable])),
+                        "reference_commit": reference_commit})
+    return out
 
 
 def record(history: History, campaign_dir: Path, commit: str | None = None) -> tuple[int, bool]:
     """(run id, newly added). Recording the same campaign run again adds nothing."""
-    run, values, verdicts = campaign_run(campaign_dir, commit)
-    known = history.find_run(run["campaign"], run["finished"])
+    got = campaign_run(campaign_dir, commit)
+    known = history.find_run(got.run["campaign"], got.run["finished"])
     if known is not None:
         return known, False
-    return history.add_run(run, values, verdicts), True
+    return history.add_run(got.run, got.values, got.verdicts, got.paired), True
 
 
 def _campaign_dir(target: str, results: str) -> Path:

@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import __version__
 from ..report.render import html_environment
-from .changes import Analysis
+from .changes import Analysis, paired_state
 from .history import METRIC_BY_NAME, History
 
 HTML_TEMPLATE = "history.html.j2"
@@ -66,6 +66,11 @@ def render_history(analysis: Analysis, history: History, figures: dict[tuple[str
             "changes": [c for c in analysis.changes
                         if (c.campaign, c.group, c.metric) == (s.campaign, s.group, s.metric)],
         })
+    by_run = {r.run_id: r for r in runs}
+    paired = [{"run": by_run[v.run_id], "value": v, "state": paired_state(v)}
+              for v in history.paired_values(campaign) if v.run_id in by_run
+              and v.metric in METRIC_BY_NAME]
+    paired.sort(key=lambda p: (order[p["run"].run_id], p["value"].group, p["value"].metric))
     ctx = {
         "generated": generated,
         "version": __version__,
@@ -77,6 +82,9 @@ def render_history(analysis: Analysis, history: History, figures: dict[tuple[str
         "panels": panels,
         "boundaries": boundaries(history, campaign),
         "acks": history.acks(),
+        "paired": paired,
+        "bisections": [b for b in history.bisections()
+                       if campaign is None or b.get("campaign") == campaign],
         "metrics": METRIC_BY_NAME,
     }
     return html_environment().get_template(HTML_TEMPLATE).render(**ctx)

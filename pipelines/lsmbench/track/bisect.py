@@ -1,0 +1,308 @@
+"""`lsmbench track bisect CHANGE_ID`: the commit that made a regression (docs/tracking.md,
+"Bisection").
+
+The change names a commit range: the last good commit (the run before a series' change point,
+or a paired regression's reference) and the first bad one. Each step builds a commit of the
+range and runs the change's campaign, restricted to the change's group, as a paired A/B
+comparison against the range's first commit (spec ``pair:``, both builds interleaved on this
+machine), and bisects on the paired ratio of the change's metric
+(lsmbench.track.paired.classify): "worse" moves the bad end down, "not-worse" the good end up.
+A step whose interval straddles the boundary runs again with twice the repetitions, up to
+``--max-repetitions``, then stops and says so instead of guessing. A commit that does not build
+is skipped, as ``git bisect skip`` does: the next untested commit nearest the middle is tried,
+and when only skipped commits are left between the ends the answer is that range.
+
+:func:`bisect_commits` is the search over any comparison (pure); :func:`cmd_bisect` builds,
+runs and records. Every step is kept in the history (``bisect_steps``) and printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel
+
+from ..exits import EXIT_ENV, EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from ..paths import project_root
+from .builds import BuildFailed, build_commit
+from .changes import Change, find_changes
+from .gitrepo import GitError, GitRepo, UnknownRef
+from .history import METRIC_BY_NAME, HistoryError, history_path, open_history
+from .paired import PairedRatio, classify
+
+Decision = Literal["worse", "not-worse", "undecided", "skipped"]
+DEFAULT_REPETITIONS = 3
+DEFAULT_MAX_REPETITIONS = 12
+
+
+class BisectStep(BaseModel):
+    """One comparison of a commit against the range's first."""
+
+    step: int
+    commit: str
+    decision: Decision
+    repetitions: int  # pairs asked for
+    ratio: float | None = None
+    low: float | None = None
+    high: float | None = None
+    n: int | None = None  # pairs measured
+    detail: str = ""
+
+
+class BisectResult(BaseModel):
+    change_id: str
+    campaign: str
+    group: str
+    metric: str
+    good: str
+    bad: str
+    commits: list[str]  # the range after good, oldest first; the last is bad
+    steps: list[BisectStep]
+    first_bad: str | None  # the commit that made it, when one is named
+    # the commits it is among when skips or an undecided step left more than one
+    suspects: list[str]
+    conclusion: str
+
+
+class Comparison(BaseModel):
+    """What a step measured: the paired ratio, or why there is none."""
+
+    ratio: PairedRatio | None = None
+    skipped: str | None = None  # the commit does not build (or its run failed): why
+
+
+Compare = Callable[[str, int], Comparison]
+
+
+def _next_index(lo: int, hi: int, skipped: set[int]) -> int | None:
+    """The untested index strictly between lo and hi nearest their middle (ties: the lower)."""
+    mid = (lo + hi) // 2
+    for offset in range(hi - lo):
+        for i in (mid - offset, mid + offset):
+            if lo < i < hi and i not in skipped:
+                return i
+    return None
+
+
+def bisect_commits(commits: Sequence[str], compare: Compare, *, better: str, threshold: float,
+                   repetitions: int = DEFAULT_REPETITIONS,
+                   max_repetitions: int = DEFAULT_MAX_REPETITIONS,
+                   on_step: Callable[[BisectStep], None] | None = None,
+                   ) -> tuple[list[BisectStep], int | None, list[str], str]:
+    """Bisects ``commits`` (oldest first; the good commit before them is the reference, the
+    last of them is known bad): (the steps, the index of the first bad commit or None, the
+    suspects, the conclusion in words)."""
+    lo, hi = -1, len(commits) - 1  # commits[lo] good (-1: the reference), commits[hi] bad
+    skipped: set[int] = set()
+    steps: list[BisectStep] = []
+
+    def record(step: BisectStep) -> None:
+        steps.append(step)
+        if on_step is not None:
+            on_step(step)
+
+    while True:
+        i = _next_index(lo, hi, skipped)
+        if i is None:
+            break
+        reps = repetitions
+        while True:
+            got = compare(commits[i], reps)
+            if got.ratio is None:
+                record(BisectStep(step=len(steps) + 1, commit=commits[i], decision="skipped",
+                                  repetitions=reps, detail=got.skipped or "no ratio"))
+                skipped.add(i)
+                break
+            r = got.ratio
+            decision = classify(r, better, threshold)  # type: ignore[arg-type]
+            record(BisectStep(step=len(steps) + 1, commit=commits[i], decision=decision,
+                              repetitions=reps, ratio=r.ratio, low=r.low, high=r.high, n=r.n))
+            if decision == "worse":
+                hi = i
+            elif decision == "not-worse":
+                lo = i
+            elif reps * 2 <= max_repetitions:
+                reps *= 2
+                continue
+            else:
+                suspects = list(commits[lo + 1:hi + 1])
+                return steps, None, suspects, (
+                    f"undecided at {commits[i][:12]}: its ratio's interval "
+                    f"[{r.low:.3f}, {r.high:.3f}] straddles the boundary after {r.n} pairs "
+                    f"(--max-repetitions {max_repetitions}); the regression is among "
+                    f"{len(suspects)} commit(s) from {suspects[0][:12]} to {suspects[-1][:12]}")
+            break
+    suspects = [c for k, c in enumerate(commits) if lo < k <= hi]
+    if len(suspects) == 1:
+        return steps, hi, suspects, f"{commits[hi][:12]} is the first worse commit"
+    return steps, None, suspects, (
+        f"the first worse commit is among {len(suspects)}: {', '.join(c[:12] for c in suspects)}"
+        " (the others between do not build)")
+
+
+# ---------------------------------------------------------------- building and running
+
+
+class BisectError(ValueError):
+    """Bad input (exit 2): the message names it."""
+
+
+def _change(history: Path, change_id: str) -> Change:
+    with open_history(history, create=False) as h:
+        changes = {c.id: c for c in find_changes(h).changes}
+    change = changes.get(change_id)
+    if change is None:
+        raise BisectError(f"no change with id {change_id!r} in {history} (lsmbench track "
+                          f"report lists them; known: {', '.join(sorted(changes)) or 'none'})")
+    if change.direction != "regression":
+        raise BisectError(f"{change_id} is an improvement: bisection looks for a regression")
+    if not change.commit_before or not change.commit_after:
+        raise BisectError(f"{change_id}: its runs do not say which commits they measured")
+    return change
+
+
+def _campaign_spec(history: Path, change: Change) -> dict[str, Any]:
+    """The change's campaign spec as it was run (campaign.json of the change's run), its matrix
+    restricted to the change's group, without its own pairing."""
+    with open_history(history, create=False) as h:
+        run = next(r for r in h.runs() if r.run_id == change.run_id)
+    meta_path = Path(run.results_dir) / "campaign.json"
+    try:
+        spec = json.loads(meta_path.read_text())["spec"]
+    except (OSError, ValueError, KeyError) as e:
+        raise BisectError(f"{meta_path}: the change's campaign is not readable ({e})") from None
+    spec.pop("pair", None)
+    matrix = spec.get("matrix") or {}
+    wanted = dict(part.split("=", 1) for part in change.group.split(",") if "=" in part)
+    from ..points import short_names, slug
+
+    names = short_names({k: None for k in matrix if not isinstance(matrix[k], dict)})
+    for dim, short in names.items():
+        values = matrix.get(dim)
+        if short in wanted and isinstance(values, list):
+            matrix[dim] = [v for v in values if slug(v) == wanted[short]] or values
+    spec["matrix"] = matrix
+    return spec
+
+
+def commit_range(repo: GitRepo, good: str, bad: str) -> list[str]:
+    """The commits after good up to bad, oldest first (the ancestry path: merges' side
+    branches that do not lead to bad are left out)."""
+    try:
+        out = repo.rev_list(f"{good}..{bad}", ancestry_path=True)
+    except GitError as e:
+        raise BisectError(str(e)) from None
+    commits = list(reversed(out))
+    if not commits or commits[-1] != repo.resolve(bad):
+        raise BisectError(f"{bad[:12]} does not descend from {good[:12]}: no range to bisect")
+    return commits
+
+
+def cmd_bisect(args: argparse.Namespace) -> int:
+    path = history_path(args)
+    try:
+        change = _change(path, args.change_id)
+        spec = _campaign_spec(path, change)
+        repo = GitRepo.open(Path(args.repo).absolute() if args.repo else project_root())
+        try:
+            good, bad = repo.resolve(change.commit_before), repo.resolve(change.commit_after)
+        except UnknownRef as e:
+            raise BisectError(f"--repo {repo.root}: {e}") from None
+        commits = commit_range(repo, good, bad)
+    except (BisectError, HistoryError, GitError) as e:
+        print(f"lsmbench track bisect: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    metric = METRIC_BY_NAME[change.metric]
+    work = Path(args.work).absolute() if args.work else path.parent / f"bisect-{change.id}"
+    builds = work / "builds"
+    quiet = args.quiet or args.json
+
+    def say(text: str) -> None:
+        if not quiet:
+            print(text, flush=True)
+
+    def run(argv: Sequence[str], cwd: Path, build_dir: Path) -> int:
+        import os
+
+        env = {**os.environ, "LSMBENCH_BUILD_DIR": str(build_dir)}
+        env.pop("LSMBENCH_DRIVER", None)
+        # The steps' own output goes to file descriptor 2, stdout stays this command's (--json).
+        return subprocess.run(list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                              stdout=2, check=False).returncode
+
+    def build(sha: str) -> Path:
+        build_dir, _ = build_commit(run, repo, sha, builds / sha[:12], args.build_command)
+        return build_dir
+
+    try:
+        reference = build(good)
+    except BuildFailed as e:
+        print(f"lsmbench track bisect: the range's first commit {good[:12]} does not build: "
+              f"{e.detail}", file=sys.stderr)
+        return EXIT_FAILED if e.code == EXIT_FAILED else EXIT_ENV
+    say(f"bisecting {change.id}: {change.metric} of {change.group} ({change.campaign}), "
+        f"{len(commits)} commit(s) after {good[:12]} up to {bad[:12]}, each against "
+        f"{good[:12]}")
+
+    def compare(sha: str, repetitions: int) -> Comparison:
+        from .record import campaign_run
+
+        try:
+            candidate = build(sha)
+        except BuildFailed as e:
+            if e.code == EXIT_ENV:  # git or the tools, not the commit: nothing would build
+                raise
+            return Comparison(skipped=e.detail)
+        name = f"{change.campaign}-bisect-{sha[:12]}-x{repetitions}"
+        step_spec = {**spec, "name": name[:80],
+                     "matrix": {**spec["matrix"], "repetitions": repetitions},
+                     "pair": {"reference": str(reference), "commit": good}}
+        spec_path = work / f"{name}.yaml"
+        spec_path.write_text(yaml.safe_dump(step_spec))
+        code = run([sys.executable, "-m", "lsmbench", "run", str(spec_path), "--force",
+                    "--results", str(work / "results"), "--quiet"], project_root(), candidate)
+        if code not in (EXIT_OK, EXIT_FAILED):
+            return Comparison(skipped=f"lsmbench run exited {code}")
+        try:
+            paired = campaign_run(work / "results" / name[:80], sha).paired
+        except HistoryError as e:
+            return Comparison(skipped=str(e))
+        got = next((v for v in paired if v["metric"] == change.metric), None)
+        if got is None:
+            return Comparison(skipped=f"no paired {change.metric} (fewer than 2 pairs)")
+        return Comparison(ratio=got["estimate"])
+
+    def show(step: BisectStep) -> None:
+        if step.ratio is None:
+            say(f"  step {step.step}: {step.commit[:12]} skipped: {step.detail}")
+        else:
+            say(f"  step {step.step}: {step.commit[:12]} x{step.repetitions}: ratio "
+                f"{step.ratio:.3f} [{step.low:.3f}, {step.high:.3f}] -> {step.decision}")
+
+    try:
+        steps, first_bad, suspects, conclusion = bisect_commits(
+            commits, compare, better=metric.better, threshold=args.threshold,
+            repetitions=args.repetitions, max_repetitions=args.max_repetitions, on_step=show)
+    except BuildFailed as e:
+        print(f"lsmbench track bisect: {e.detail}", file=sys.stderr)
+        return EXIT_ENV
+    result = BisectResult(change_id=change.id, campaign=change.campaign, group=change.group,
+                          metric=change.metric, good=good, bad=bad, commits=commits,
+                          steps=steps,
+                          first_bad=commits[first_bad] if first_bad is not None else None,
+                          suspects=suspects, conclusion=conclusion)
+    with open_history(path) as h:
+        h.add_bisection(result.model_dump())
+    if args.json:
+        print(json.dumps(result.model_dump(), indent=2))
+    else:
+        print(conclusion if not args.quiet else conclusion.split(":")[0])
+    return EXIT_OK if result.first_bad is not None else EXIT_FAILED
+

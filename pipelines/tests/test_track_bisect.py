@@ -1,0 +1,189 @@
+"""`lsmbench track bisect`: the search over a commit range by paired comparisons (pure, with
+constructed ratios), its bad input, and one bisection end to end on a git repository whose
+"slow" commits build a driver that runs with a 4 MB/s I/O budget (a real regression)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from lsmbench.cli import main
+from lsmbench.exits import EXIT_OK, EXIT_USAGE
+from lsmbench.track.bisect import Comparison, bisect_commits
+from lsmbench.track.paired import paired_ratio
+
+COMMITS = [f"{i:02d}" + "c0ffee" * 6 for i in range(9)]  # after the good one; the last is bad
+SAME = paired_ratio([(100.0, 100.0), (100.0, 101.0), (100.0, 99.0)])
+SLOWER = paired_ratio([(100.0, 90.0), (100.0, 91.0), (100.0, 89.0)])
+UNSURE = paired_ratio([(100.0, 80.0), (100.0, 110.0), (100.0, 97.0)])
+
+
+def regression_at(k: int, skip: set[int] = frozenset(), unsure: set[int] = frozenset()):
+    asked: list[tuple[str, int]] = []
+
+    def compare(commit: str, repetitions: int) -> Comparison:
+        asked.append((commit, repetitions))
+        i = COMMITS.index(commit)
+        if i in skip:
+            return Comparison(skipped="does not build")
+        if i in unsure:
+            return Comparison(ratio=UNSURE)
+        return Comparison(ratio=SLOWER if i >= k else SAME)
+
+    return compare, asked
+
+
+@pytest.mark.parametrize("k", range(9))
+def test_bisection_names_the_first_worse_commit_in_few_steps(k):
+    compare, asked = regression_at(k)
+    steps, first, suspects, conclusion = bisect_commits(COMMITS, compare, better="higher",
+                                                        threshold=0.05)
+    assert first == k and suspects == [COMMITS[k]]
+    assert conclusion.startswith(COMMITS[k][:12])
+    assert len(steps) <= 4  # 8 untested commits: at most ceil(log2(9)) comparisons
+    assert all(s.decision == ("worse" if COMMITS.index(s.commit) >= k else "not-worse")
+               for s in steps)
+    assert COMMITS[-1] not in [c for c, _ in asked]  # the bad end is known, never run
+
+
+def test_a_commit_that_does_not_build_is_skipped_like_git_bisect_skip():
+    compare, _asked = regression_at(5, skip={3})
+    steps, first, _, _ = bisect_commits(COMMITS, compare, better="higher", threshold=0.05)
+    assert first == 5
+    assert [s.decision for s in steps if s.commit == COMMITS[3]] == ["skipped"]
+    # Skipped where the answer lies: the range is named, not a guess.
+    compare, _ = regression_at(4, skip={3})
+    steps, first, suspects, conclusion = bisect_commits(COMMITS, compare, better="higher",
+                                                        threshold=0.05)
+    assert first is None and suspects == [COMMITS[3], COMMITS[4]]
+    assert "do not build" in conclusion
+
+
+def test_an_undecided_step_adds_pairs_then_stops_and_says_so():
+    compare, asked = regression_at(6, unsure={3})
+    _steps, first, suspects, conclusion = bisect_commits(COMMITS, compare, better="higher",
+                                                        threshold=0.05, repetitions=3,
+                                                        max_repetitions=12)
+    assert first is None and conclusion.startswith(f"undecided at {COMMITS[3][:12]}")
+    assert [r for c, r in asked if c == COMMITS[3]] == [3, 6, 12]
+    assert COMMITS[3] in suspects and COMMITS[-1] in suspects
+
+
+def test_latencies_are_worse_when_higher():
+    compare, _ = regression_at(2)
+    # For a latency the same ratios read the other way round: 0.9 is 10 % better, and no
+    # commit is worse -- the search ends at the bad end, which it never ran.
+    steps, first, _, _ = bisect_commits(COMMITS, compare, better="lower", threshold=0.05)
+    assert first == 8 and all(s.decision == "not-worse" for s in steps)
+
+
+def test_bad_input_exits_2_naming_it(tmp_path, capsys):
+    from lsmbench.track.history import History
+
+    h = History(tmp_path / "h.sqlite")
+    h.close()
+    code = main(["track", "bisect", "c-nosuch", "--history", str(tmp_path / "h.sqlite")])
+    assert code == EXIT_USAGE and "no change with id 'c-nosuch'" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------ end to end
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    r = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True,
+                       check=False, env=env)
+    assert r.returncode == 0, f"git {' '.join(args)}: {r.stderr}"
+    return r.stdout.strip()
+
+
+SLOW_DRIVER = """#!{python}
+# A build of a "slow" commit: the real driver with a 4 MB/s I/O budget on every phase.
+import json, os, sys
+args = sys.argv[1:]
+if "--config" in args:
+    path = args[args.index("--config") + 1]
+    doc = json.load(open(path))
+    doc.setdefault("engine_options", {{}})["io_budget_bytes_per_sec"] = "4M"
+    json.dump(doc, open(path, "w"))
+os.execv({driver!r}, [{driver!r}, *args])
+"""
+
+
+def build_command(driver_path: Path, tmp_path: Path) -> str:
+    """Copies this machine's driver; a commit whose engines.txt says "slow" gets the slow
+    wrapper instead."""
+    driver_path = driver_path.resolve()
+    slow = tmp_path / "slow-driver"
+    slow.write_text(SLOW_DRIVER.format(python=sys.executable, driver=str(driver_path)))
+    slow.chmod(0o755)
+    sim = driver_path.with_name("lsm-sim")
+    return (f'mkdir -p "$LSMBENCH_BUILD_DIR/bin" && cp {sim} "$LSMBENCH_BUILD_DIR/bin/" && '
+            f'if grep -q slow engines.txt; then cp {slow} "$LSMBENCH_BUILD_DIR/bin/lsm-driver"; '
+            f'else cp {driver_path} "$LSMBENCH_BUILD_DIR/bin/lsm-driver"; fi')
+
+
+@pytest.mark.slow
+def test_bisect_finds_the_commit_that_made_a_real_regression(tmp_path, data_root, driver_path,
+                                                             capsys):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / ".gitignore").write_text("/build-*/\n")
+    git(repo, "add", ".gitignore")
+    shas = []
+    for i in range(9):  # the regression comes with the 6th commit after the good one
+        (repo / "engines.txt").write_text(f"slow v{i}\n" if i >= 6 else f"engine v{i}\n")
+        git(repo, "add", "engines.txt")
+        git(repo, "commit", "-q", "-m", f"commit {i}")
+        shas.append(git(repo, "rev-parse", "HEAD"))
+    spec = tmp_path / "tiny.yaml"
+    spec.write_text(yaml.safe_dump({
+        "name": "bisect-tiny", "matrix": {"repetitions": 3},
+        "engine": {"name": "builtin", "options": {"memtable_bytes": "1M"}},
+        "workload": {"file": "update-uniform-1kb", "set": {"record_count": 3000}},
+        # the testing maximum is the metric bisected: no running phase
+        "phases": {"testing": {"duration": "2s", "warmup": "0.5s"},
+                   "running": {"enabled": False}},
+        "throttle": {"enabled": False},
+        "testbed": {"type": "local", "data_dir": str(data_root / "data")}}))
+    results = tmp_path / "results"
+    command = build_command(driver_path, tmp_path)
+    for ref in (shas[0], shas[-1]):  # two nights: the good commit, then the last, paired
+        r = subprocess.run([sys.executable, "-m", "lsmbench", "track", "nightly", str(spec),
+                            "--repo", str(repo), "--ref", ref, "--no-fetch", "--results",
+                            str(results), "--build-command", command, "--quiet"],
+                           capture_output=True, text=True, timeout=600, check=False)
+        assert r.returncode in (0, 4), r.stderr[-3000:]
+    doc = json.loads((results / "regressions.json").read_text())
+    change = next(c for c in doc["open"]
+                  if c["kind"] == "paired" and c["metric"] == "max_write_throughput")
+    assert (change["commit_before"], change["commit_after"]) == (shas[0], shas[-1])
+    capsys.readouterr()
+    code = main(["track", "bisect", change["id"], "--history", str(results / "history.sqlite"),
+                 "--repo", str(repo), "--build-command", command, "--threshold", "0.5",
+                 "--repetitions", "3", "--max-repetitions", "6", "--json"])
+    out, err = capsys.readouterr()
+    assert out.startswith("{"), err[-3000:]
+    result = json.loads(out)
+    assert code == EXIT_OK, result
+    assert result["first_bad"] == shas[6]
+    assert len([s for s in result["steps"] if s["decision"] != "skipped"]) <= 4
+    for s in result["steps"]:
+        assert s["low"] <= s["ratio"] <= s["high"]
+    # Every step is in the history.
+    from lsmbench.track.history import History
+
+    (kept,) = History(results / "history.sqlite").bisections()
+    assert kept["first_bad"] == shas[6] and len(kept["steps"]) == len(result["steps"])
+    # ... and on the history page.
+    assert main(["track", "report", "--history", str(results / "history.sqlite"),
+                 "--quiet"]) in (0, 4)
+    page = (results / "history.html").read_text()
+    assert 'id="bisections"' in page and shas[6][:12] in page

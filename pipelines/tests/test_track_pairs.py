@@ -1,0 +1,105 @@
+"""Paired nights in the history: the build under test against its reference (spec pair:),
+regressions that alarm until acknowledged, improvements that only inform, and the nightly
+job's default reference, the last accepted night (lsmbench.track.changes)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from lsmbench.cli import main
+from lsmbench.exits import EXIT_OK, EXIT_REGRESSION
+from lsmbench.track.changes import accepted_commit, find_changes, paired_changes
+from lsmbench.track.history import Ack, History, now_iso
+
+DAY = 86400.0
+
+
+def night(h: History, n: int, commit: str, reference: str | None,
+          ratios: dict[str, tuple[float, float, float]]) -> int:
+    """A paired night: metric -> (ratio, ci_low, ci_high) of group g against reference."""
+    run = {"campaign": "nightly", "date": f"2026-10-{n:02d}T02:00:00+00:00",
+           "finished": 1.7e9 + n * DAY, "commit": commit, "dirty": False, "spec_hash": "s",
+           "testbed_key": "t", "testbed": [{}], "results_dir": f"/r/{n}"}
+    values = [{"group": f"g,build={b}", "metric": m, "median": 100.0, "ci_low": 99.0,
+               "ci_high": 101.0, "n": 3} for m in ratios for b in ("reference", "candidate")]
+    paired = [{"group": "g", "metric": m, "ratio": r, "ci_low": lo, "ci_high": hi, "n": 3,
+               "reference_median": 100.0, "candidate_median": 100.0 * r,
+               "reference_commit": reference} for m, (r, lo, hi) in ratios.items()]
+    return h.add_run(run, values, [], paired)
+
+
+def test_a_regression_alarms_every_night_until_acknowledged(tmp_path):
+    h = History(tmp_path / "h.sqlite")
+    night(h, 1, "aaa", None, {"max_write_throughput": (1.0, 0.98, 1.02)})
+    assert paired_changes(h) == [] and accepted_commit(h, "nightly") == "aaa"
+    # 7 % slower than aaa, the whole interval under 1 - 5 %/2: a regression.
+    night(h, 2, "bbb", "aaa", {"max_write_throughput": (0.93, 0.90, 0.96)})
+    (c,) = paired_changes(h)
+    assert (c.kind, c.direction, c.status) == ("paired", "regression", "open")
+    assert (c.commit_before, c.commit_after) == ("aaa", "bbb")
+    assert c.change == pytest.approx(-0.07) and (c.ci_low, c.ci_high) == (0.90, 0.96)
+    # Not accepted: the next night is held against aaa again, and is the same regression.
+    assert accepted_commit(h, "nightly") == "aaa"
+    night(h, 3, "ccc", "aaa", {"max_write_throughput": (0.94, 0.91, 0.97)})
+    (again,) = paired_changes(h)
+    assert again.id == c.id and again.status == "open" and again.run_id == c.run_id
+    assert c.id in {x.id for x in find_changes(h).open}
+    # Acknowledged: no longer open, and the night after it moves the reference on.
+    h.add_ack(Ack(change_id=c.id, campaign="nightly", group="g",
+                  metric="max_write_throughput", direction="regression", run_id=c.run_id,
+                  why="a slower but safer flush", acked_at=now_iso()))
+    (acked,) = paired_changes(h)
+    assert acked.status == "acked" and not find_changes(h).open
+    assert accepted_commit(h, "nightly") == "ccc"
+
+
+def test_a_regression_that_goes_away_is_recovered(tmp_path):
+    h = History(tmp_path / "h.sqlite")
+    night(h, 1, "aaa", None, {"write_p99_ms": (1.0, 0.9, 1.1)})
+    # p99 is better lower: 30 % higher is worse.
+    night(h, 2, "bbb", "aaa", {"write_p99_ms": (1.3, 1.15, 1.45)})
+    assert [c.status for c in paired_changes(h)] == ["open"]
+    night(h, 3, "ccc", "aaa", {"write_p99_ms": (1.0, 0.95, 1.06)})
+    assert [c.status for c in paired_changes(h)] == ["recovered"]
+    assert accepted_commit(h, "nightly") == "ccc"
+
+
+def test_improvements_inform_and_undecided_nights_say_nothing(tmp_path):
+    h = History(tmp_path / "h.sqlite")
+    night(h, 1, "aaa", None, {"max_write_throughput": (1.0, 0.98, 1.02)})
+    night(h, 2, "bbb", "aaa", {"max_write_throughput": (1.08, 1.05, 1.11),
+                               "write_p99_ms": (0.99, 0.90, 1.08)})  # straddles: undecided
+    (c,) = paired_changes(h)
+    assert (c.direction, c.status, c.metric) == ("improvement", "improvement",
+                                                 "max_write_throughput")
+    assert not find_changes(h).open and accepted_commit(h, "nightly") == "bbb"
+
+
+def test_track_report_exits_4_on_an_open_paired_regression(tmp_path, capsys):
+    path = tmp_path / "h.sqlite"
+    h = History(path)
+    night(h, 1, "aaa", None, {"max_write_throughput": (1.0, 0.98, 1.02)})
+    night(h, 2, "bbb", "aaa", {"max_write_throughput": (0.9, 0.86, 0.94)})
+    h.close()
+    out = tmp_path / "report"
+    code = main(["track", "report", "--history", str(path), "--out", str(out)])
+    assert code == EXIT_REGRESSION, capsys.readouterr().err
+    doc = json.loads((out / "regressions.json").read_text())
+    assert [c["kind"] for c in doc["open"]] == ["paired"]
+    page = (out / "history.html").read_text()
+    table = page[page.index('id="paired-table"'):page.index("</table>", page.index(
+        'id="paired-table"'))]
+    assert table.count('<tr class="paired-') == 2
+    assert '<tr class="paired-worse">' in table and "[0.860, 0.940]" in table
+    assert "REGRESSION p-" in capsys.readouterr().out
+    assert main(["track", "ack", doc["open"][0]["id"], "--why", "expected",
+                 "--history", str(path)]) == EXIT_OK
+    assert main(["track", "report", "--history", str(path), "--out", str(out)]) == EXIT_OK
+
+
+def test_a_history_without_paired_runs_reads_as_before(tmp_path):
+    h = History(tmp_path / "h.sqlite")
+    night(h, 1, "aaa", None, {})
+    assert h.paired_values() == [] and paired_changes(h) == []
+    assert accepted_commit(h, "nightly") == "aaa"
