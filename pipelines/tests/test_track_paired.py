@@ -16,6 +16,7 @@ from lsmbench.track.paired import (
     MIN_PAIRS_FOR_RHO,
     PairedRatio,
     classify,
+    lag1_autocorrelation,
     paired_ratio,
     worse_boundary,
 )
@@ -107,6 +108,8 @@ def test_rho_is_large_n_n_eff_and_never_negative_nor_estimated_from_few_pairs():
     r = paired_ratio(few)
     assert r.rho == 0.0 and not r.rho_estimated
     assert paired_ratio(few, rho=2.0).rho == 0.9  # clipped to MAX_RHO
+    with pytest.raises(ValueError, match="5 or more"):
+        lag1_autocorrelation(np.zeros(4))
 
 
 def test_a_given_spread_makes_the_interval_of_three_pairs_useful():

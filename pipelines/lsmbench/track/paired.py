@@ -105,8 +105,11 @@ def _log_ratios(pairs: Sequence[tuple[float, float]]) -> np.ndarray:
 def lag1_autocorrelation(log_ratios: np.ndarray) -> float:
     """The lag-1 autocorrelation of the log ratios about their mean, corrected for the bias of
     that mean being estimated from the same values (E[r] = rho - (1 + 4 rho)/n, Marriott &
-    Pope 1954, inverted), not clipped. Needs more than 4 values."""
+    Pope 1954, inverted), not clipped. ValueError for 4 values or fewer (the correction
+    divides by n - 4)."""
     n = len(log_ratios)
+    if n <= 4:
+        raise ValueError(f"{n} values: a bias-corrected lag-1 autocorrelation needs 5 or more")
     d = log_ratios - np.mean(log_ratios)
     denominator = float(np.dot(d, d))
     if denominator <= 0:
@@ -122,19 +125,19 @@ def paired_ratio(pairs: Sequence[tuple[float, float]], confidence: float = CONFI
     candidate_value) of one metric in run order, each pair run adjacent in time (ABBA
     blocks), with a ``confidence`` interval.
 
-    Why this interval: the pairs of one night, or of a few nights against one reference,
-    are few (3 to 12) and may be correlated in run order -- a node that warms up or fills its
-    page cache during a night moves neighbouring pairs alike, which interleaving cancels in
-    each pair's mean but not in their spread. A percentile or BCa bootstrap from 3-12 values
-    covers too little (its resamples never leave the observed range) and a block bootstrap
-    needs blocks of several pairs and many blocks; Student's t on the mean log ratio is exact
-    for independent normal log ratios at any n, and an AR(1) correction keeps it honest for
-    correlated ones: the mean's variance is the exact one of n AR(1) values
-    (:func:`lsmbench.track.detect.ar1_mean_variance`, n(1-rho)/(1+rho) effective pairs for
-    large n), the sample variance is de-biased for the same correlation, and the t has n_eff
-    - 1 degrees of freedom. The log makes the ratio's interval multiplicative (a 5 % gain and a
-    5 % loss are the same distance from 1) and the geometric mean the estimate a ratio of
-    levels wants.
+    Why this interval: the pairs of one night, or of a few nights against one reference, are few
+    (3 to 12) and may be correlated in run order -- a node that warms up or fills its page cache
+    during a night moves neighbouring pairs' ratios alike, which interleaving cancels over an
+    ABBA block but which leaves fewer independent pairs than pairs. A percentile or BCa
+    bootstrap from 3-12 values covers too little (its resamples never leave the observed range)
+    and a block bootstrap needs blocks of several pairs and many blocks; Student's t on the mean
+    log ratio is exact for independent normal log ratios at any n, and an AR(1) correction keeps
+    it honest for correlated ones: the mean's variance is the exact one of n AR(1) values
+    (:func:`lsmbench.track.detect.ar1_mean_variance`, n(1-rho)/(1+rho) effective pairs for large
+    n), the sample variance is de-biased for the same correlation, and the t has n_eff - 1
+    degrees of freedom. The log makes the ratio's interval multiplicative (a 5 % gain and a 5 %
+    loss are the same distance from 1) and the geometric mean the estimate a ratio of levels
+    wants.
 
     ``rho``: the autocorrelation when it is known better than these pairs say (a testbed's,
     measured over many nights); by default estimated from the pairs when there are at least
