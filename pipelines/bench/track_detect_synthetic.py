@@ -13,6 +13,14 @@ a detector: it knows the noise and the level before the change, see :func:`oracl
 ones need
 the apache-otava package in the interpreter that runs this. A benchmark, not a test: it takes
 minutes and is never timed by the test suite.
+
+--paired runs the paired-nights suite instead (issue 33; lsmbench.track.synthetic_paired): a
+reference build and the build under test measured in the same night, the paired detector on
+their ratio, and the single-series detector on the candidate's nightly medians of the same
+runs beside it, regressions only:
+
+    /work/main/.venv/bin/python pipelines/bench/track_detect_synthetic.py --paired \
+        --series 200 --seed 1 --cov 0.05 --paired-shared 0.5 --paired-reps 3
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ from typing import Any
 
 import numpy as np
 import yaml
-from lsmbench.track import synthetic
+from lsmbench.track import synthetic, synthetic_paired
 from lsmbench.track.detect import DetectorConfig, NotEnoughData, Segmenter, detect
 
 OTAVA_WINDOW = 30  # Otava's window_len for a 60-night history (its default is 50)
@@ -169,6 +177,133 @@ def flicker_main(args: argparse.Namespace, config: DetectorConfig,
     return 0
 
 
+# ---------------------------------------------------------------- paired nights
+
+PAIRED_CALIBRATION_SEED = 1_000_003  # the informed bound's h is fitted on other series
+PAIRED_BOUND_RATE = 1.0  # false alarms per 100 nights the bound is fitted to: the target's
+
+
+def _night_log_ratios(series: synthetic_paired.PairedSeries) -> np.ndarray:
+    """Each night's mean log ratio of the candidate to the build before night 0: a reference
+    before any change, every night (what the informed bound is told)."""
+    return np.array([np.mean(np.log([c / r for r, c in series.pairs(t, -1)]))
+                     for t in range(series.spec.nights)])
+
+
+def _bound_alarms(means: np.ndarray, h: float, se: float, window: int,
+                  better: str) -> np.ndarray:
+    """Nights whose newest ``window`` nights' mean log ratio is h standard errors worse."""
+    worse = -means if better == "higher" else means
+    pooled = np.convolve(worse, np.ones(window) / window)[window - 1:len(worse)]
+    alarms = np.zeros(len(worse), dtype=bool)
+    alarms[window - 1:] = pooled > h * se / math.sqrt(window)
+    return alarms
+
+
+def paired_bound(spec: synthetic_paired.PairedSpec, series: int, seed: int, window: int,
+                 target_per_100: float) -> dict[str, float]:
+    """The informed bound beside the paired detector: told the spread of a pair's log ratio
+    (sqrt(2 (1 - shared)) CoV) and compared every night with a build from before any change
+    (no acceptance to get wrong), it alarms when the newest ``window`` nights' mean log ratio
+    is h standard errors worse than no change, h fitted on other step-free series to
+    ``target_per_100`` false alarms per 100 nights; its share of regressions found within 2
+    nights (the change night of an alarm is taken as found: it is told nothing of where)."""
+    sigma = math.sqrt(2.0 * (1.0 - spec.shared)) * spec.cov
+    se = sigma / math.sqrt(spec.reps)
+    flat = spec.model_copy(update={"kind": "flat", "step": 0.0})
+    calibration = [_night_log_ratios(s) for s in synthetic_paired.draw_paired(
+        flat, series, PAIRED_CALIBRATION_SEED)]
+
+    def rate(h: float) -> float:
+        alarms = 0
+        for means in calibration:
+            nights = np.flatnonzero(_bound_alarms(means, h, se, window, spec.better)).tolist()
+            alarms += len(synthetic._clusters(nights, synthetic.TOLERANCE))
+        return 100.0 * alarms / (len(calibration) * spec.nights)
+
+    low, high = 0.5, 8.0
+    for _ in range(30):
+        h = (low + high) / 2
+        low, high = (h, high) if rate(h) > target_per_100 else (low, h)
+    found = 0
+    drawn = synthetic_paired.draw_paired(spec, series, seed)
+    for s in drawn:
+        assert s.change_at is not None
+        alarms = _bound_alarms(_night_log_ratios(s), high, se, window, spec.better)
+        found += bool(alarms[s.change_at:s.change_at + 3].any())
+    return {"h": high, "false_alarms_per_100_nights": rate(high),
+            "found_within_2": found / len(drawn)}
+
+
+def _paired_row(name: str, s: synthetic.Score) -> str:
+    if s.false_alarms is not None:
+        return (f"| {name} | {s.series} | {_num(s.false_alarms_per_100_nights, 2)} "
+                f"({_pct(s.series_with_false_alarm)} of series) | | | |")
+    return (f"| {name} | {s.series} | | {_pct(s.found_within)} | {_pct(s.found)} | "
+            f"{_num(s.median_delay)} / {_num(s.p90_delay)} |")
+
+
+def paired_main(args: argparse.Namespace, single_config: DetectorConfig) -> int:
+    """--paired: per setting (CoV, shared share, pairs a night, rho), the paired detector and
+    the single-series one on step-free series, a regression and an improvement."""
+    overrides: dict[str, Any] = {}
+    for item in args.paired_set:
+        key, _, value = item.partition("=")
+        overrides[key.strip()] = yaml.safe_load(value)
+    config = synthetic_paired.PairedDetectorConfig(**overrides)
+    cov = args.cov if args.cov is not None else 0.05
+    settings = [(float(sh), int(r), float(rho))
+                for sh in args.paired_shared.split(",") for r in args.paired_reps.split(",")
+                for rho in args.paired_rho.split(",")]
+    started = time.monotonic()
+    rows: list[dict[str, Any]] = []
+    lines = ["| series | testbeds | false alarms / 100 nights, regressions only | "
+             "regression found within 2 nights | found by night 60 | "
+             "median / p90 delay (nights) |", "|---|---:|---:|---:|---:|---:|"]
+    for shared, reps, rho in settings:
+        base = dict(cov=cov, shared=shared, reps=reps, rho=rho)
+        specs = [synthetic_paired.PairedSpec(kind="flat", **base),
+                 synthetic_paired.PairedSpec(kind="step", step=-args.paired_step, **base),
+                 synthetic_paired.PairedSpec(kind="step", step=args.paired_step, **base)]
+        for spec in specs:
+            drawn = synthetic_paired.draw_paired(spec, args.series, args.seed)
+            paired = synthetic_paired.score_paired(spec, drawn, config)
+            single = (None if args.no_single
+                      else synthetic_paired.score_single(spec, drawn, single_config))
+            bound = (paired_bound(spec, args.series, args.seed, config.window,
+                                  PAIRED_BOUND_RATE)
+                     if args.paired_bound and spec.regression else None)
+            rows.append({"spec": spec.model_dump(), "label": spec.label,
+                         "paired": paired.model_dump(),
+                         "single": None if single is None else single.model_dump(),
+                         "bound": bound})
+            lines.append(_paired_row(f"paired: {spec.label}", paired))
+            if single is not None:
+                lines.append(_paired_row(f"single series: {spec.label}", single))
+            if bound is not None:
+                lines.append(f"| informed bound (told the noise, window {config.window}, "
+                             f"h {bound['h']:.2f}): {spec.label} | {args.series} | "
+                             f"{bound['false_alarms_per_100_nights']:.2f} | "
+                             f"{bound['found_within_2']:.0%} | | |")
+            print(f"  {spec.label}: done ({time.monotonic() - started:.0f} s)",
+                  file=sys.stderr, flush=True)
+    elapsed = time.monotonic() - started
+    print(f"paired nights: {args.series} testbeds per kind, seed {args.seed}, the seeds of "
+          f"each testbed derived from (seed, label, i); paired config {config.model_dump()}; "
+          f"single-series config {single_config.model_dump()}")
+    print("\n".join(lines))
+    print(f"\n{elapsed:.0f} s in all")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({
+        "paired": True, "series_per_kind": args.series, "seed": args.seed,
+        "paired_config": config.model_dump(), "single_config": single_config.model_dump(),
+        "seconds": elapsed, "rows": rows,
+    }, indent=2))
+    print(f"wrote {out}")
+    return 0
+
+
 def _config(sets: Sequence[str]) -> DetectorConfig:
     overrides: dict[str, Any] = {}
     for item in sets:
@@ -235,9 +370,35 @@ def main(argv: list[str] | None = None) -> int:
                    help="instead of the scores: for the step kinds, how many of the 10 "
                         "nightly runs after a change is first reported miss it, with and "
                         "without keeping reported changes (track report keeps them)")
+    p.add_argument("--paired", action="store_true",
+                   help="the paired-nights suite instead (issue 33): a reference build and the "
+                        "build under test in the same night; the paired detector beside the "
+                        "single-series one on the same runs, regressions only")
+    p.add_argument("--paired-shared", default=str(synthetic_paired.SHARED),
+                   help="--paired: the share of a run's noise variance that is the night's, "
+                        "seen by both builds (comma-separated for several; default "
+                        "%(default)s)")
+    p.add_argument("--paired-reps", default=str(synthetic_paired.REPS),
+                   help="--paired: repetitions of each build a night, ABBA (pairs a night; "
+                        "comma-separated for several; default %(default)s)")
+    p.add_argument("--paired-rho", default="0,0.5",
+                   help="--paired: AR(1) of the night's noise across nights (comma-separated; "
+                        "default %(default)s)")
+    p.add_argument("--paired-step", type=float, default=0.05,
+                   help="--paired: the regression's size, a drop of a higher-is-better metric; "
+                        "the improvement scored as step-free is the same size up (default "
+                        "%(default)s)")
+    p.add_argument("--paired-set", action="append", default=[], metavar="KEY=VALUE",
+                   help="--paired: a PairedDetectorConfig field, e.g. --paired-set alarm_p=0.005")
+    p.add_argument("--paired-bound", action="store_true",
+                   help="--paired: also the informed bound (told the noise) on the regressions")
+    p.add_argument("--no-single", action="store_true",
+                   help="--paired: without the single-series detector (most of the time)")
     args = p.parse_args(argv)
 
     config = _config(args.set)
+    if args.paired:
+        return paired_main(args, config)
     first_night = config.min_points - 1
     oracle_h = None
     if args.library == "oracle":

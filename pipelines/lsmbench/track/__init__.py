@@ -6,6 +6,8 @@ Modules by role:
 * ``history``  -- the SQLite history store: ``track record``;
 * ``detect``   -- change-point detection on one series: ``track detect`` and the history's
   detector;
+* ``paired``   -- a build measured against a reference build in the same night: their ratio
+  with its interval, and whether it is worse (issue 33);
 * ``changes``  -- the history's series, their segments and change points with their statuses;
 * ``ack``      -- ``track ack``: a change point marked as expected;
 * ``report``   -- ``history.html`` (``figures``, ``render``) + ``regressions.json`` +

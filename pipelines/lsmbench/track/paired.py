@@ -57,11 +57,22 @@ class PairedRatio(BaseModel):
     rho_estimated: bool  # from these pairs (False: given by the caller, or too few pairs)
     log_mean: float  # mean log ratio
     log_sd: float  # the standard deviation of one pair's log ratio (AR-corrected)
+    log_se: float  # the standard error of the mean log ratio
     dof: float  # Student's t degrees of freedom of the interval
     method: str = METHOD
 
+    def p_worse(self, better: Better) -> float:
+        """The one-sided p-value of "no change" against a change in the worse direction:
+        how likely a mean log ratio this far on the worse side is when the builds are
+        equal (Student's t with this interval's degrees of freedom)."""
+        if self.log_se <= 0:
+            worse = self.log_mean < 0 if better == "higher" else self.log_mean > 0
+            return 0.0 if worse else 1.0
+        t = self.log_mean / self.log_se
+        return float(stats.t.cdf(t if better == "higher" else -t, self.dof))
+
     def to_json(self) -> dict[str, object]:
-        """The fields as JSON values (the history and ``regressions.json`` store this)."""
+        """The fields as JSON values (for a report, or the benchmark's output)."""
         return self.model_dump(mode="json")
 
 
@@ -72,6 +83,8 @@ def _log_ratios(pairs: Sequence[tuple[float, float]]) -> np.ndarray:
         x = np.asarray(pairs, dtype=float)
     except (TypeError, ValueError) as e:
         raise ValueError(f"pairs must be (reference, candidate) numbers: {e}") from None
+    if x.size == 0:
+        x = x.reshape(0, 2)  # no pairs: refused below for their number, not their shape
     if x.ndim != 2 or x.shape[1] != 2:
         raise ValueError(f"pairs must be (reference, candidate) pairs; got shape {x.shape}")
     if len(x) < 2:
@@ -79,21 +92,24 @@ def _log_ratios(pairs: Sequence[tuple[float, float]]) -> np.ndarray:
     bad = np.argwhere(~np.isfinite(x))
     if len(bad):
         i, j = (int(v) for v in bad[0])
-        raise ValueError(f"pair {i}: the {('reference', 'candidate')[j]} value is {x[i, j]!r}, "
-                         "not a finite number")
+        raise ValueError(f"pair {i}: the {('reference', 'candidate')[j]} value is "
+                         f"{float(x[i, j])!r}, not a finite number")
     bad = np.argwhere(x <= 0)
     if len(bad):
         i, j = (int(v) for v in bad[0])
-        raise ValueError(f"pair {i}: the {('reference', 'candidate')[j]} value is {x[i, j]!r}; "
-                         "a ratio needs positive values (a throughput, a latency)")
+        raise ValueError(f"pair {i}: the {('reference', 'candidate')[j]} value is "
+                         f"{float(x[i, j])!r}; a ratio needs positive values")
     return np.log(x[:, 1]) - np.log(x[:, 0])
 
 
 def lag1_autocorrelation(log_ratios: np.ndarray) -> float:
     """The lag-1 autocorrelation of the log ratios about their mean, corrected for the bias of
     that mean being estimated from the same values (E[r] = rho - (1 + 4 rho)/n, Marriott &
-    Pope 1954, inverted), not clipped. Needs more than 4 values."""
+    Pope 1954, inverted), not clipped. ValueError for 4 values or fewer (the correction
+    divides by n - 4)."""
     n = len(log_ratios)
+    if n <= 4:
+        raise ValueError(f"{n} values: a bias-corrected lag-1 autocorrelation needs 5 or more")
     d = log_ratios - np.mean(log_ratios)
     denominator = float(np.dot(d, d))
     if denominator <= 0:
@@ -103,24 +119,25 @@ def lag1_autocorrelation(log_ratios: np.ndarray) -> float:
 
 
 def paired_ratio(pairs: Sequence[tuple[float, float]], confidence: float = CONFIDENCE, *,
-                 rho: float | None = None) -> PairedRatio:
+                 rho: float | None = None, log_sd: float | None = None,
+                 log_sd_dof: float | None = None) -> PairedRatio:
     """The geometric mean of candidate/reference over ``pairs`` (reference_value,
     candidate_value) of one metric in run order, each pair run adjacent in time (ABBA
     blocks), with a ``confidence`` interval.
 
-    Why this interval: the pairs of one night, or of a few nights against one reference,
-    are few (3 to 12) and may be correlated in run order -- a node that warms up or fills its
-    page cache during a night moves neighbouring pairs alike, which interleaving cancels in
-    each pair's mean but not in their spread. A percentile or BCa bootstrap from 3-12 values
-    covers too little (its resamples never leave the observed range) and a block bootstrap
-    needs blocks of several pairs and many blocks; Student's t on the mean log ratio is exact
-    for independent normal log ratios at any n, and an AR(1) correction keeps it honest for
-    correlated ones: the mean's variance is the exact one of n AR(1) values
-    (:func:`lsmbench.track.detect.ar1_mean_variance`, n(1-rho)/(1+rho) effective pairs for
-    large n), the sample variance is de-biased for the same correlation, and the t has n_eff
-    - 1 degrees of freedom. The log makes the ratio's interval multiplicative (a 5 % gain and a
-    5 % loss are the same distance from 1) and the geometric mean the estimate a ratio of
-    levels wants.
+    Why this interval: the pairs of one night, or of a few nights against one reference, are few
+    (3 to 12) and may be correlated in run order -- a node that warms up or fills its page cache
+    during a night moves neighbouring pairs' ratios alike, which interleaving cancels over an
+    ABBA block but which leaves fewer independent pairs than pairs. A percentile or BCa
+    bootstrap from 3-12 values covers too little (its resamples never leave the observed range)
+    and a block bootstrap needs blocks of several pairs and many blocks; Student's t on the mean
+    log ratio is exact for independent normal log ratios at any n, and an AR(1) correction keeps
+    it honest for correlated ones: the mean's variance is the exact one of n AR(1) values
+    (:func:`lsmbench.track.detect.ar1_mean_variance`, n(1-rho)/(1+rho) effective pairs for large
+    n), the sample variance is de-biased for the same correlation, and the t has n_eff - 1
+    degrees of freedom. The log makes the ratio's interval multiplicative (a 5 % gain and a 5 %
+    loss are the same distance from 1) and the geometric mean the estimate a ratio of levels
+    wants.
 
     ``rho``: the autocorrelation when it is known better than these pairs say (a testbed's,
     measured over many nights); by default estimated from the pairs when there are at least
@@ -128,8 +145,15 @@ def paired_ratio(pairs: Sequence[tuple[float, float]], confidence: float = CONFI
     one (ABBA's alternating order turns a drift within the night into alternating signs) would
     narrow the interval on the strength of a handful of values, so it is never used.
 
-    Raises ValueError for fewer than 2 pairs, a value that is not finite or not positive, or a
-    confidence outside (0, 1)."""
+    ``log_sd``, ``log_sd_dof``: the standard deviation of one pair's log ratio when it is
+    known from more pairs than these (a testbed's, pooled over many nights' pairs about each
+    night's own mean), and the degrees of freedom it was estimated with, which the t then
+    has: a night's 3 pairs estimate their own spread with 2, and Student's t at 2 degrees of
+    freedom is 4.3 where a known spread's is 2.
+
+    Raises ValueError for fewer than 2 pairs, a value that is not finite or not positive, a
+    confidence outside (0, 1), or a given spread that is negative or without its degrees of
+    freedom."""
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence {confidence!r} is not in (0, 1)")
     logs = _log_ratios(pairs)
@@ -143,17 +167,26 @@ def paired_ratio(pairs: Sequence[tuple[float, float]], confidence: float = CONFI
     else:
         used, estimated = 0.0, False
     mean_variance = ar1_mean_variance(n, used)  # in units of one pair's variance
-    # AR(1) values spread less about their own mean than about the true one: the sample
-    # variance is n/(n-1) (1 - v) times a value's, v the variance of their mean (for
-    # independent values v = 1/n and the factor is 1)
-    sd = float(np.std(logs, ddof=1)) / math.sqrt(n / (n - 1.0) * (1.0 - mean_variance))
     n_eff = 1.0 / mean_variance
-    dof = max(n_eff - 1.0, 1.0)
+    if log_sd is not None:
+        if not (math.isfinite(log_sd) and log_sd >= 0):
+            raise ValueError(f"log_sd {log_sd!r} is not a non-negative number")
+        if log_sd_dof is None or not log_sd_dof > 0:
+            raise ValueError("a given log_sd needs its degrees of freedom (log_sd_dof > 0)")
+        sd, dof, method = float(log_sd), float(log_sd_dof), METHOD + ", spread given"
+    else:
+        # AR(1) values spread less about their own mean than about the true one: the sample
+        # variance is n/(n-1) (1 - v) times a value's, v the variance of their mean (for
+        # independent values v = 1/n and the factor is 1)
+        sd = float(np.std(logs, ddof=1)) / math.sqrt(n / (n - 1.0) * (1.0 - mean_variance))
+        dof, method = max(n_eff - 1.0, 1.0), METHOD
     mean = float(np.mean(logs))
-    half = float(stats.t.ppf(0.5 + confidence / 2.0, dof)) * sd * math.sqrt(mean_variance)
+    se = sd * math.sqrt(mean_variance)
+    half = float(stats.t.ppf(0.5 + confidence / 2.0, dof)) * se
     return PairedRatio(ratio=math.exp(mean), low=math.exp(mean - half),
                        high=math.exp(mean + half), confidence=confidence, n=n, n_eff=n_eff,
-                       rho=used, rho_estimated=estimated, log_mean=mean, log_sd=sd, dof=dof)
+                       rho=used, rho_estimated=estimated, log_mean=mean, log_sd=sd,
+                       log_se=se, dof=dof, method=method)
 
 
 def worse_boundary(better: Better, threshold: float) -> float:
@@ -184,7 +217,7 @@ def classify(ratio: PairedRatio, better: Better, threshold: float) -> Verdict:
 
 
 def classify_interval(low: float, high: float, better: Better, threshold: float) -> Verdict:
-    """:func:`classify` of a stored interval (the history keeps the ratio's bounds)."""
+    """:func:`classify` of an interval as the history stores it (its bounds only)."""
     boundary = worse_boundary(better, threshold)
     if better == "higher":
         if high < boundary:
