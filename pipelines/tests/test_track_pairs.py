@@ -25,7 +25,8 @@ def night(h: History, n: int, commit: str, reference: str | None,
                "ci_high": 101.0, "n": 3} for m in ratios for b in ("reference", "candidate")]
     paired = [{"group": "g", "metric": m, "ratio": r, "ci_low": lo, "ci_high": hi, "n": 3,
                "reference_median": 100.0, "candidate_median": 100.0 * r,
-               "reference_commit": reference} for m, (r, lo, hi) in ratios.items()]
+               "reference_commit": reference} for m, (r, lo, hi) in ratios.items()
+              if reference is not None]  # the first night runs unpaired
     return h.add_run(run, values, [], paired)
 
 
@@ -60,9 +61,12 @@ def test_a_regression_that_goes_away_is_recovered(tmp_path):
     # p99 is better lower: 30 % higher is worse.
     night(h, 2, "bbb", "aaa", {"write_p99_ms": (1.3, 1.15, 1.45)})
     assert [c.status for c in paired_changes(h)] == ["open"]
-    night(h, 3, "ccc", "aaa", {"write_p99_ms": (1.0, 0.95, 1.06)})
+    night(h, 3, "ccc", "aaa", {"write_p99_ms": (1.0, 0.96, 1.04)})  # undecided
     assert [c.status for c in paired_changes(h)] == ["recovered"]
-    assert accepted_commit(h, "nightly") == "ccc"
+    # Not worse, but not known to be as good either: the reference stays.
+    assert accepted_commit(h, "nightly") == "aaa"
+    night(h, 4, "ddd", "aaa", {"write_p99_ms": (1.0, 0.98, 1.02)})  # not worse
+    assert accepted_commit(h, "nightly") == "ddd"
 
 
 def test_improvements_inform_and_undecided_nights_say_nothing(tmp_path):
@@ -73,7 +77,9 @@ def test_improvements_inform_and_undecided_nights_say_nothing(tmp_path):
     (c,) = paired_changes(h)
     assert (c.direction, c.status, c.metric) == ("improvement", "improvement",
                                                  "max_write_throughput")
-    assert not find_changes(h).open and accepted_commit(h, "nightly") == "bbb"
+    assert not find_changes(h).open
+    # The undecided p99 keeps the reference where it was.
+    assert accepted_commit(h, "nightly") == "aaa"
 
 
 def test_track_report_exits_4_on_an_open_paired_regression(tmp_path, capsys):
@@ -90,7 +96,7 @@ def test_track_report_exits_4_on_an_open_paired_regression(tmp_path, capsys):
     page = (out / "history.html").read_text()
     table = page[page.index('id="paired-table"'):page.index("</table>", page.index(
         'id="paired-table"'))]
-    assert table.count('<tr class="paired-') == 2
+    assert table.count('<tr class="paired-') == 1  # the first night ran unpaired
     assert '<tr class="paired-worse">' in table and "[0.860, 0.940]" in table
     assert "REGRESSION p-" in capsys.readouterr().out
     assert main(["track", "ack", doc["open"][0]["id"], "--why", "expected",

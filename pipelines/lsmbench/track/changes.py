@@ -283,18 +283,28 @@ def paired_change_id(campaign: str, group: str, metric: str, direction: str,
 def accepted_commit(history: History, campaign: str, *,
                     threshold: float = DEFAULT_THRESHOLD) -> str | None:
     """The commit of the campaign's latest accepted run: the nightly job's default reference.
-    A run is accepted unless it was held against a reference and found worse in a metric
-    (paired_changes) without that change being acknowledged; a run without a reference (the
-    first paired night, or an unpaired one) is accepted. None without a run with a commit."""
+    A paired run is accepted when every paired ratio it holds is "not-worse" (its interval
+    wholly on the good side of the halfway boundary, lsmbench.track.paired.classify) or worse
+    with its regression acknowledged: an undecided night keeps the reference, as an alarm
+    does, so that a regression is compared with the build before it on every night until it
+    is told (docs/tracking.md, "Paired nights": a reference that moved on every night without
+    an alarm would give a regression one night of pairs to be seen on). A run without paired
+    values (the first night, an unpaired one) is accepted. None without a run with a commit."""
     acked = {a.change_id for a in history.acks()}
     runs = history.runs(campaign)
     by_id = {r.run_id: r for r in runs}
-    rejected = {
-        v.run_id for v in history.paired_values(campaign)
-        if v.metric in METRIC_BY_NAME
-        and paired_state(v, threshold) == "worse"
-        and paired_change_id(by_id[v.run_id].campaign, v.group, v.metric, "regression",
-                             v.reference_commit) not in acked}
+    rejected = set()
+    for v in history.paired_values(campaign):
+        if v.metric not in METRIC_BY_NAME:
+            continue
+        verdict = classify_interval(v.ci_low, v.ci_high, METRIC_BY_NAME[v.metric].better,
+                                    threshold)
+        if verdict == "not-worse":
+            continue
+        if verdict == "worse" and paired_change_id(by_id[v.run_id].campaign, v.group, v.metric,
+                                                   "regression", v.reference_commit) in acked:
+            continue
+        rejected.add(v.run_id)
     for run in reversed(runs):
         if run.commit and run.run_id not in rejected:
             return run.commit
