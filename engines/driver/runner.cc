@@ -791,7 +791,10 @@ void PhaseRun::CensorUnfinished(int64_t final_snapshot) {
     return true;
   };
   for (const auto& w : writers_) {
-    if (w->abandoned_intended >= 0) censor(w->abandoned_seq, w->abandoned_intended);
+    // Claimed before the phase was ended early, for a time after that end: it never arrived.
+    if (w->abandoned_intended >= 0 && queue_->BeforeEnd(w->abandoned_intended)) {
+      censor(w->abandoned_seq, w->abandoned_intended);
+    }
   }
   // Every writer has joined: the rest of the queue is ours to drain.
   uint64_t seq = 0;
