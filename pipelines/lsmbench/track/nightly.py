@@ -7,9 +7,10 @@ nightly job").
 Paired nights. The night's commit is measured against a reference build in the same campaign
 run (spec ``pair:``: every point with both builds, their repetitions interleaved on the same
 node), so that the testbed's noise that night cancels in their ratio (lsmbench.track.paired).
-The reference is --reference: by default the last *accepted* night's commit -- one not found
-worse than its own reference, or whose regression was acknowledged (changes.accepted_commit):
-a regression keeps showing against the commit before it until someone acknowledges it. It is
+The reference is --reference: by default the last *accepted* night's commit -- one whose every
+paired ratio was "not-worse", or worse with the regression acknowledged; an undecided night
+keeps the reference (changes.accepted_commit): a regression keeps showing against the commit
+before it until someone acknowledges it. It is
 built once per commit from a temporary worktree of REPO into BUILD_DIR-reference/<sha>, and
 kept. The first night (no accepted night yet) and --reference none run unpaired.
 
