@@ -119,8 +119,9 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     s.add_argument("--reference", default="accepted", metavar="REF",
                    help="the build the night's commit is measured against, interleaved on the "
                         "same node (spec pair:): 'accepted' (default: the commit of the last "
-                        "night not found worse than its own reference), a commit or tag, or "
-                        "'none' for an unpaired night")
+                        "night whose every paired ratio was not worse than its reference, or "
+                        "whose regression was acknowledged), a commit or tag, or 'none' for an "
+                        "unpaired night")
     s.set_defaults(func=_nightly)
 
     s = tsub.add_parser("bisect", parents=[common],
