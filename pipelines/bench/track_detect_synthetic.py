@@ -218,7 +218,7 @@ def paired_bound(spec: synthetic_paired.PairedSpec, series: int, seed: int, wind
         alarms = 0
         for means in calibration:
             nights = np.flatnonzero(_bound_alarms(means, h, se, window, spec.better)).tolist()
-            alarms += len(synthetic._clusters(nights, synthetic.TOLERANCE))
+            alarms += len(synthetic.alarm_clusters(nights, synthetic.TOLERANCE))
         return 100.0 * alarms / (len(calibration) * spec.nights)
 
     low, high = 0.5, 8.0

@@ -240,10 +240,12 @@ def false_alarms(series: SyntheticSeries, detector: Detector, *, first_night: in
     reported: set[int] = set()
     for night in range(first_night, series.spec.nights):
         reported.update(index for index, _ in detector(series.values[: night + 1]))
-    return len(_clusters(sorted(reported), tolerance))
+    return len(alarm_clusters(sorted(reported), tolerance))
 
 
-def _clusters(indices: Sequence[int], tolerance: int) -> list[list[int]]:
+def alarm_clusters(indices: Sequence[int], tolerance: int) -> list[list[int]]:
+    """Sorted reported indices grouped as the user sees alarms: those within ``tolerance``
+    of the previous one are the same alarm."""
     clusters: list[list[int]] = []
     for i in indices:
         if clusters and i - clusters[-1][-1] <= tolerance:

@@ -367,7 +367,7 @@ def _false_alarms(reports: Sequence[Sequence[tuple[int, float]]], first_night: i
                   tolerance: int) -> int:
     """The single-series suite's false alarms on per-night reports."""
     reported = sorted({i for night in reports[first_night:] for i, _ in night})
-    return len(synthetic._clusters(reported, tolerance))
+    return len(synthetic.alarm_clusters(reported, tolerance))
 
 
 def score_reports(spec: PairedSpec, series: Sequence[PairedSeries],
