@@ -124,7 +124,7 @@ BAD = [
      "engine.name: unknown engine 'rocks' (choose from: builtin, rocksdb, leveldb, null)"),
     ({"enigne": {}},
      "enigne: unknown key 'enigne' (allowed: name, description, engine, matrix, workload, "
-     "phases, verdict, throttle, sinks, testbed, tune)"),
+     "phases, verdict, throttle, sinks, testbed, tune, pair)"),
     ({"phases": {"testing": {"durtion": 5}}},
      "phases.testing.durtion: unknown key 'durtion' (allowed: duration, warmup, "
      "warmup_fraction, threads, queries, engine_options, timeout, shared_across, maximum, "
