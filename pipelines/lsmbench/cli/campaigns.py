@@ -17,6 +17,7 @@ from .common import (
     interrupted,
     make_reporter,
     print_json,
+    print_warnings,
     results_store_error,
     spec_errors,
     stopped,
@@ -35,9 +36,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         loaded, warnings = load_checked(args)
     except SpecError as e:
         return spec_errors(e, args.spec, args.json)
-    if not args.json and not args.quiet:
-        for w in warnings:
-            print(f"{args.spec}: warning: {w}", file=sys.stderr)
+    print_warnings(args, warnings)
     if loaded.spec.tune is not None:
         print(f"{args.spec}: tune: this spec is a study: run it with `lsmbench tune "
               f"{args.spec}`", file=sys.stderr)
@@ -83,9 +82,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     from ..tune.console import print_result
     from ..tune.study import TuneError, run_tune
 
-    if not args.json and not args.quiet:
-        for w in warnings:
-            print(f"{args.spec}: warning: {w}", file=sys.stderr)
+    print_warnings(args, warnings)
     problem = results_store_error(Path(args.results))
     if problem:
         print(f"lsmbench tune: {problem}", file=sys.stderr)

@@ -79,3 +79,10 @@ def positive_int(text: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {n}")
     return n
+
+
+def print_warnings(args: argparse.Namespace, warnings: list[str]) -> None:
+    """A spec's warnings on stderr, unless the output is --json or --quiet."""
+    if not args.json and not args.quiet:
+        for w in warnings:
+            print(f"{args.spec}: warning: {w}", file=sys.stderr)

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..exits import EXIT_OK, EXIT_USAGE
 from ..wording import plural
-from .common import history_load_s, history_phase_s, print_json, spec_errors
+from .common import history_load_s, history_phase_s, print_json, print_warnings, spec_errors
 
 
 def load(args: argparse.Namespace) -> Any:
@@ -139,9 +139,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         loaded, warnings = load_checked(args)
     except SpecError as e:
         return spec_errors(e, args.spec, args.json)
-    if not args.json and not args.quiet:
-        for w in warnings:
-            print(f"{args.spec}: warning: {w}", file=sys.stderr)
+    print_warnings(args, warnings)
     history = history_load_s(Path(args.results), loaded.spec.name)
     plan = build_plan(loaded, history, history_phase_s(Path(args.results), loaded.spec.name))
     if loaded.spec.tune is None:  # a study's points are not known before it runs

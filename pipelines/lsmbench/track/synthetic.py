@@ -292,14 +292,7 @@ def score(spec: SeriesSpec, series: Sequence[SyntheticSeries],
     if spec.kind in ("step", "drift"):
         delays = [detection_delay(s, d, tolerance=tolerance)
                   for s, d in zip(series, detectors, strict=True)]
-        found = [d for d in delays if d is not None]
-        return base.model_copy(update={
-            "within": within,
-            "found_within": sum(d <= within for d in found) / len(series),
-            "found": len(found) / len(series),
-            "median_delay": float(np.median(found)) if found else None,
-            "p90_delay": float(np.percentile(found, 90)) if found else None,
-        })
+        return with_delays(base, delays, len(series), within)
     alarms = [false_alarms(s, d, first_night=first_night, tolerance=tolerance)
               for s, d in zip(series, detectors, strict=True)]
     return base.model_copy(update={
@@ -369,3 +362,17 @@ def testbed_detectors(testbed: Sequence[SyntheticSeries], config: DetectorConfig
                                                         held=held)]
 
     return [_Holding(run) if hold else run for _ in testbed]
+
+
+def with_delays(base: Score, delays: Sequence[int | None], series: int, within: int) -> Score:
+    """A score with its detection figures: the share of the series whose step was found
+    within ``within`` nights and at all, and the median and 90th percentile delays of those
+    found (None: not found)."""
+    found = [d for d in delays if d is not None]
+    return base.model_copy(update={
+        "within": within,
+        "found_within": sum(d <= within for d in found) / series,
+        "found": len(found) / series,
+        "median_delay": float(np.median(found)) if found else None,
+        "p90_delay": float(np.percentile(found, 90)) if found else None,
+    })

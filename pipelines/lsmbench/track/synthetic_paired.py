@@ -383,14 +383,7 @@ def score_reports(spec: PairedSpec, series: Sequence[PairedSeries],
     if spec.regression:
         delays = [_delay(r, s.change_at, spec.better, tolerance)
                   for s, r in zip(series, reports, strict=True) if s.change_at is not None]
-        found = [d for d in delays if d is not None]
-        return base.model_copy(update={
-            "within": within,
-            "found_within": sum(d <= within for d in found) / len(series),
-            "found": len(found) / len(series),
-            "median_delay": float(np.median(found)) if found else None,
-            "p90_delay": float(np.percentile(found, 90)) if found else None,
-        })
+        return synthetic.with_delays(base, delays, len(series), within)
     alarms = [_false_alarms(r, first_night, tolerance) for r in reports]
     return base.model_copy(update={
         "false_alarms": sum(alarms),
