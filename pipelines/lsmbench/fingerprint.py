@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
+import re
 import socket
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .digest import canonical_hash
 from .paths import project_root
 
 
@@ -156,3 +158,45 @@ def fingerprint(data_dir: str | Path, options_hash: str, driver: Path | None,
     fp["driver"] = {"path": str(driver) if driver else None,
                     "sha256": driver_sha if driver_sha is not None else file_sha256(driver)}
     return fp
+
+
+def _selected_scheduler(text: Any) -> str | None:  # the disk's I/O scheduler
+    """'mq-deadline [none]' -> 'none' (the kernel marks the one in use)."""
+    if not isinstance(text, str):
+        return None
+    m = re.search(r"\[([^\]]+)\]", text)
+    return m.group(1) if m else text.strip() or None
+
+
+def testbed_identity(fingerprint: dict[str, Any], throttle: Any) -> dict[str, Any]:
+    """What makes two nights comparable: the hardware, the kernel, the disk and its I/O
+    scheduler, the filesystem, and the throttle. Not the host name (a renamed machine is the
+    same testbed) and not the project commit (that is what is tracked)."""
+    disk = fingerprint.get("disk") or {}
+    return {
+        "cpu_model": fingerprint.get("cpu_model"),
+        "cpu_count": fingerprint.get("cpu_count"),
+        "memory_bytes": fingerprint.get("memory_bytes"),
+        "arch": fingerprint.get("arch"),
+        "kernel": fingerprint.get("kernel"),
+        "os": fingerprint.get("os"),
+        "disk_model": disk.get("model"),
+        "disk_rotational": disk.get("rotational"),
+        # The disk's I/O scheduler ("scheduler" in fingerprints before 2026-11-27); the key
+        # keeps its name so that testbed keys, hashes of this mapping, stay what they were.
+        "disk_scheduler": _selected_scheduler(disk.get("io_scheduler", disk.get("scheduler"))),
+        "filesystem": disk.get("filesystem"),
+        "throttle": throttle,
+    }
+
+
+def distinct_identities(identities: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each identity once, in the order of their hashes (a run's nodes that are alike count
+    once)."""
+    distinct = {canonical_hash(i): i for i in identities}
+    return [distinct[k] for k in sorted(distinct)]
+
+
+def testbed_key(identities: list[dict[str, Any]]) -> str:
+    """The key of a testbed made of nodes with these identities (testbed_identity)."""
+    return canonical_hash(distinct_identities(identities))

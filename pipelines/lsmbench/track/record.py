@@ -11,8 +11,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..digest import canonical_hash
 from ..exits import EXIT_OK, EXIT_USAGE
+from ..fingerprint import distinct_identities, testbed_identity, testbed_key
 from ..names import BUILD_CANDIDATE, BUILD_DIMENSION, BUILD_REFERENCE
 from ..points import group_id
 from ..report.load import (
@@ -33,16 +33,8 @@ from .history import (
     iso_date,
     open_history,
     spec_hash,
-    testbed_identity,
 )
 from .paired import paired_ratio
-
-
-def _distinct(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    seen: dict[str, dict[str, Any]] = {}
-    for it in items:
-        seen.setdefault(canonical_hash(it), it)
-    return [seen[k] for k in sorted(seen)]
 
 
 class CampaignRun(NamedTuple):
@@ -87,7 +79,7 @@ def campaign_run(campaign_dir: Path, commit: str | None = None) -> CampaignRun:
     if runs and runs[-1].get("finished"):
         finished = float(runs[-1]["finished"])
     throttle = camp.spec.get("throttle")
-    testbed = _distinct([testbed_identity(p.fingerprint or {}, throttle) for p in complete])
+    identities = [testbed_identity(p.fingerprint or {}, throttle) for p in complete]
     run = {
         "campaign": camp.name,
         "date": iso_date(finished),
@@ -95,8 +87,8 @@ def campaign_run(campaign_dir: Path, commit: str | None = None) -> CampaignRun:
         "commit": commit,
         "dirty": dirty if commits or commit else None,
         "spec_hash": spec_hash(camp.spec),
-        "testbed_key": canonical_hash(testbed),
-        "testbed": testbed,
+        "testbed_key": testbed_key(identities),
+        "testbed": distinct_identities(identities),
         "results_dir": str(campaign_dir.resolve()),
     }
     values, verdicts = [], []
