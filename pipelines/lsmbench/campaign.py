@@ -328,23 +328,46 @@ class CampaignSession:
         self.campaign_doc["plan"] = self.plan.to_json()
         self.store.write_campaign(self.plan.spec.name, self.campaign_doc)
 
+    def drop_point(self, point: Any) -> None:
+        """A point added by add_point that will not be stored (its node failed it): no longer
+        planned."""
+        self.plan.points.remove(point)
+        self.campaign_doc["plan"] = self.plan.to_json()
+        self.store.write_campaign(self.plan.spec.name, self.campaign_doc)
+
     def run_point(self, point: Any, n: int, total: int, *,
                   shared_testing: dict[str, Any] | None = None,
                   shared_testing_dir: Path | None = None,
                   after_testing: Any = None,
-                  extra: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Runs one point on the first node, commits it and publishes it (`extra`: more
-        fields for its point.json, e.g. lsmbench tune's trial)."""
+                  extra: dict[str, Any] | None = None,
+                  node: Any = None,
+                  attempts: list[Attempt] | None = None,
+                  may_retry: bool = False) -> dict[str, Any]:
+        """Runs one point, commits it and publishes it (`extra`: more fields for its
+        point.json, e.g. lsmbench tune's trial). On the first node; with `node`, on that one
+        of a remote testbed, the record naming it and its earlier `attempts`: with
+        `may_retry`, a failure the node caused comes back uncommitted and uncounted, with
+        state "retry" (the caller runs the point elsewhere)."""
         chash = self.hashes.setdefault(point.id, self.plan.point(point).config_hash)
-        limits = self.node_limits.get(self.node.name) if self.remote else self.limits
+        on = node or self.node
+        limits = self.node_limits.get(on.name) if self.remote else self.limits
         self.reporter.point_start(point, n, total)
-        record = _run_point(self.plan, self.store, self.testbed, self.node, limits, point,
+        if attempts:
+            self.reporter.message(retrying_text(point.id, on.name, attempts), "warning")
+        record = _run_point(self.plan, self.store, self.testbed, on, limits, point,
                             chash, self.reporter, shared_testing=shared_testing,
                             shared_testing_dir=shared_testing_dir, after_testing=after_testing,
-                            extra=extra)
+                            extra=extra,
+                            attempts=None if node is None else [a.to_json()
+                                                                for a in attempts or []],
+                            may_retry=may_retry)
+        if record["state"] == "retry":
+            return record
         self.count(record)
+        if node is not None and record["state"] == STATE_COMPLETE:
+            self.testbed.state.clear_fault(node.name)
         self.reporter.point_end(point, record)
-        self.publish(point.id)
+        self.publish(point.id, {"host": node.name} if node is not None else None)
         return record
 
     def count(self, record: dict[str, Any]) -> None:
@@ -354,11 +377,11 @@ class CampaignSession:
         else:
             self.failed += 1
 
-    def publish(self, point_id: str) -> None:
+    def publish(self, point_id: str, tags: dict[str, Any] | None = None) -> None:
         if self.options.publish and self.sink is not None:
             rec = self.store.point(self.plan.spec.name, point_id)
             if rec is not None:
-                self.sink.publish(point_id, rec)
+                self.sink.publish(point_id, rec, tags, self.reporter)
 
     def close(self, skipped: int, extra: dict[str, Any] | None = None) -> dict[str, Any]:
         """Tears the testbed down (as the spec says) and closes the run entry: the summary."""
@@ -452,7 +475,7 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
     def run_wave(wave: list[Any], total: int) -> None:
         ran.update(p.id for p in wave)
         if session.remote:
-            dist = _run_distributed(plan, store, session.testbed, session.nodes,
+            dist = run_distributed(plan, store, session.testbed, session.nodes,
                                     session.node_limits, wave, session.hashes, reporter,
                                     options, session.sink)
             session.complete += dist["complete"]
@@ -664,7 +687,7 @@ def _run_and_commit(plan: Plan, store: Store, writer: PointWriter, logger: loggi
 # ---------------------------------------------------------------- distributed runs
 
 
-class _LockedReporter:
+class LockedReporter:
     """The reporter, one call at a time (points run in parallel on the nodes)."""
 
     def __init__(self, inner: Reporter) -> None:
@@ -717,15 +740,43 @@ def remote_limits(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: list[
     return out
 
 
-def _run_distributed(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: list[Any],
+def retrying_text(point_id: str, node: str, attempts: list[Attempt]) -> str:
+    return (f"{point_id}: retrying on node {node} (attempt {len(attempts) + 1}; "
+            f"{attempts[-1].node} failed: {attempts[-1].error})")
+
+
+def node_attempt(testbed: RemoteTestbed, campaign: str, node: Any, point_id: str,
+                 record: dict[str, Any], reporter: Any, lock: Any) -> Attempt:
+    """How a point's run on a node went, for testbeds.distribute: a fault the node caused is
+    marked in the testbed's state (`lsmbench testbed status`), and a node that is gone or out
+    of disk is said to get no more points."""
+    err = record.get("error") or {}
+    attempt = Attempt(node=node.name, error=err.get("message"), stage=err.get("stage"),
+                      node_failed=bool(err.get("node_failed")),
+                      unreachable=bool(err.get("unreachable")),
+                      retire=err.get("fault") in NODE_RETIRING)
+    if err.get("fault") is not None and attempt.node_failed:
+        with lock:
+            testbed.state.record_fault(node.name, NodeFault(
+                kind=err["fault"], message=err.get("message") or "",
+                campaign=campaign, point=point_id, at=time.time()))
+    if attempt.unreachable or attempt.retire:
+        reporter.message(f"node {node.name} failed during {point_id} ({err.get('message')});"
+                         " it gets no more points", "warning")
+    return attempt
+
+
+def run_distributed(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: list[Any],
                      node_limits: dict[str, Any], todo: list[Any], hashes: dict[str, str],
-                     reporter: Reporter, options: RunOptions, sink: _Sink) -> dict[str, Any]:
+                     reporter: Reporter, options: RunOptions, sink: _Sink,
+                     extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The points over the nodes (testbeds.distribute): complete, failed, driver_s and the
     node failures (node, point, error) that were retried or recorded. A node whose disk ran
     out (or failed) gets no more points and is marked in the testbed's state (`lsmbench
-    testbed status`) until a point completes on it again."""
+    testbed status`) until a point completes on it again. `extra`: more fields for each
+    point.json (lsmbench tune's confirmation runs)."""
     spec = plan.spec
-    rep = _LockedReporter(reporter)
+    rep = LockedReporter(reporter)
     lock = threading.Lock()
     totals: dict[str, Any] = {"complete": 0, "failed": 0, "driver_s": 0.0, "n": 0,
                               "node_failures": []}
@@ -752,29 +803,16 @@ def _run_distributed(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: li
             n = totals["n"]
         rep.point_start(job.point, n, len(todo))
         if job.attempts:
-            rep.message(f"{job.point.id}: retrying on node {node.name} (attempt "
-                        f"{len(job.attempts) + 1}; {job.attempts[-1].node} failed: "
-                        f"{job.attempts[-1].error})", "warning")
+            rep.message(retrying_text(job.point.id, node.name, job.attempts), "warning")
         record = _run_point(plan, store, testbed, node, node_limits.get(node.name), job.point,
                             hashes[job.point.id], rep,
-                            attempts=[a.to_json() for a in job.attempts], may_retry=not last)
-        err = record.get("error") or {}
-        attempt = Attempt(node=node.name, error=err.get("message"), stage=err.get("stage"),
-                          node_failed=bool(err.get("node_failed")),
-                          unreachable=bool(err.get("unreachable")),
-                          retire=err.get("fault") in NODE_RETIRING)
-        if err.get("fault") is not None and attempt.node_failed:
-            with lock:
-                testbed.state.record_fault(node.name, NodeFault(
-                    kind=err["fault"], message=err.get("message") or "",
-                    campaign=spec.name, point=job.point.id, at=time.time()))
+                            attempts=[a.to_json() for a in job.attempts], may_retry=not last,
+                            extra=extra)
+        attempt = node_attempt(testbed, spec.name, node, job.point.id, record, rep, lock)
         if attempt.node_failed:
             with lock:
                 totals["node_failures"].append({"node": node.name, "point": job.point.id,
                                                 "error": attempt.error})
-        if attempt.unreachable or attempt.retire:
-            rep.message(f"node {node.name} failed during {job.point.id} ({err.get('message')});"
-                        " it gets no more points", "warning")
         if record["state"] != "retry":
             finish(job.point, record)
         return attempt

@@ -200,3 +200,20 @@ def distinct_identities(identities: list[dict[str, Any]]) -> list[dict[str, Any]
 def testbed_key(identities: list[dict[str, Any]]) -> str:
     """The key of a testbed made of nodes with these identities (testbed_identity)."""
     return canonical_hash(distinct_identities(identities))
+
+
+def unlike_nodes(identities: dict[str, dict[str, Any]]) -> str | None:
+    """None when the nodes (name: testbed_identity) share one testbed key; else which nodes
+    differ in what, e.g. "node0, node1 (filesystem ext4); node2 (filesystem tmpfs)"."""
+    by_key: dict[str, list[str]] = {}
+    for name, identity in identities.items():
+        by_key.setdefault(canonical_hash(identity), []).append(name)
+    if len(by_key) < 2:
+        return None
+    values = list(identities.values())
+    differ = sorted(f for f in values[0]
+                    if len({canonical_hash({"v": i.get(f)}) for i in values}) > 1)
+    return "; ".join(
+        f"{', '.join(names)} ("
+        + ", ".join(f"{f} {identities[names[0]].get(f)}" for f in differ) + ")"
+        for names in by_key.values())

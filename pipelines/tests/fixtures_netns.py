@@ -21,12 +21,14 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import yaml
 
 SSHD = "/usr/sbin/sshd"
 
@@ -228,3 +230,79 @@ def netns_nodes(base: Path, count: int = 2, private_etc: bool = False) -> Iterat
             subprocess.run(["ip", "link", "del", link], capture_output=True, check=False)
         for ns in created_ns:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True, check=False)
+
+
+def write_ssh_testbed(nodes: NetnsNodes, driver_path: Path) -> Path:
+    """testbed.yml for an ssh testbed of `nodes`, deployed by Ansible from a build cache seeded
+    with this machine's lsm-driver (the nodes share its CPUs: a CMake build per node would take
+    minutes), from a frozen copy of engines/ (the cache is keyed by the sources' hash, which
+    must not move when engines/ is edited meanwhile; $LSMBENCH_ENGINES points at the copy until
+    the caller pops it)."""
+    from lsmbench.testbeds.state import content_hash
+
+    base = nodes.base
+    shutil.copytree(Path(__file__).resolve().parents[2] / "engines", base / "engines",
+                    ignore=shutil.ignore_patterns("build*", "__pycache__"))
+    os.environ["LSMBENCH_ENGINES"] = str(base / "engines")
+    cache = base / "cache" / content_hash()
+    cache.mkdir(parents=True)
+    shutil.copy2(driver_path, cache / "lsm-driver")
+    definition = {
+        "type": "ssh",
+        "hosts": [n.host_entry(nodes.key_file) for n in nodes.nodes],
+        "ansible_vars": {"lsm_engine_build_cache": str(base / "cache"),
+                         "common_install_packages": False,
+                         "lsm_engine_install_build_deps": False},
+    }
+    path = base / "testbed.yml"
+    path.write_text(yaml.safe_dump(definition))
+    return path
+
+
+@contextlib.contextmanager
+def small_data_disk(node: SshNode, size: str) -> Iterator[None]:
+    """A tmpfs of `size` over the node's data directory, in the node's own mount namespace
+    (its sshd's): the node's data disk is small (and of another file system), the
+    controller's view is untouched."""
+    assert node.proc is not None
+    enter = ["nsenter", "--target", str(node.proc.pid), "--mount", "--"]
+    subprocess.run([*enter, "mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs",
+                    str(node.data_dir)], check=True, capture_output=True)
+    try:
+        yield
+    finally:
+        subprocess.run([*enter, "umount", "-l", str(node.data_dir)], capture_output=True,
+                       check=False)
+
+
+def run_losing_node(nodes: NetnsNodes, argv: list[str], env: dict[str, str], victim: SshNode,
+                    busy: Callable[[], bool]) -> tuple[subprocess.Popen[str], str, str, bool]:
+    """Runs `argv` and kills the victim node's sshd (and its sessions) half a second after
+    `busy()` says a phase runs there; the sshd is restarted when the command ends (or is
+    killed after 600 s: a hung run must not outlive the test and its nodes). (the process,
+    its stdout, its stderr, whether the node was lost)."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    lost = threading.Event()
+
+    def kill_when_busy() -> None:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None:
+            if busy():
+                time.sleep(0.5)
+                nodes.kill_sshd(victim)
+                lost.set()
+                return
+            time.sleep(0.1)
+
+    t = threading.Thread(target=kill_when_busy)
+    t.start()
+    try:
+        stdout, stderr = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        t.join()
+        restart_sshd(nodes, victim)
+    return proc, stdout, stderr, lost.is_set()

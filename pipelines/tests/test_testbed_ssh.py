@@ -10,20 +10,25 @@ reason elsewhere.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import pytest
 import yaml
-from fixtures_netns import NetnsNodes, SshNode, netns_nodes, restart_sshd
+from fixtures_netns import (
+    NetnsNodes,
+    netns_nodes,
+    restart_sshd,
+    run_losing_node,
+    small_data_disk,
+    write_ssh_testbed,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -35,24 +40,7 @@ def bed(driver_path):
     base = Path(tempfile.mkdtemp(prefix="lsmbench-netns-", dir="/var/tmp"))
     try:
         with netns_nodes(base, count=2) as nodes:
-            from lsmbench.testbeds.state import content_hash
-
-            # A frozen copy of the sources: their hash must not move under the test when
-            # engines/ is edited meanwhile (the build cache is keyed by it).
-            shutil.copytree(Path(__file__).resolve().parents[2] / "engines", base / "engines",
-                            ignore=shutil.ignore_patterns("build*", "__pycache__"))
-            os.environ["LSMBENCH_ENGINES"] = str(base / "engines")
-            cache = base / "cache" / content_hash()
-            cache.mkdir(parents=True)
-            shutil.copy2(driver_path, cache / "lsm-driver")
-            definition = {
-                "type": "ssh",
-                "hosts": [n.host_entry(nodes.key_file) for n in nodes.nodes],
-                "ansible_vars": {"lsm_engine_build_cache": str(base / "cache"),
-                                 "common_install_packages": False,
-                                 "lsm_engine_install_build_deps": False},
-            }
-            (base / "testbed.yml").write_text(yaml.safe_dump(definition))
+            write_ssh_testbed(nodes, driver_path)
             yield nodes
     finally:
         os.environ.pop("LSMBENCH_ENGINES", None)
@@ -240,35 +228,14 @@ def test_node_lost_mid_campaign_point_finishes_elsewhere(bed, tmp_path):
     spec = campaign_spec(bed, "lossy", points=3, testing_s="6s")
     results = tmp_path / "results"
     env = {**os.environ, "LSMBENCH_TESTBEDS": str(bed.base / "testbeds")}
-    proc = subprocess.Popen([sys.executable, "-m", "lsmbench", "run", str(spec), "--json",
-                             "--results", str(results)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
     victim = bed.nodes[1]
     out_dir = victim.remote_root / "out" / "lossy"
-    killed = threading.Event()
-
-    def kill_when_busy() -> None:
-        # Kill node1's sshd (and its sessions) while a phase of a point runs there.
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            if out_dir.is_dir() and any((d / "run.json").is_file() for d in out_dir.iterdir()):
-                time.sleep(0.5)
-                bed.kill_sshd(victim)
-                killed.set()
-                return
-            time.sleep(0.1)
-
-    t = threading.Thread(target=kill_when_busy)
-    t.start()
-    try:
-        stdout, stderr = proc.communicate(timeout=600)
-    finally:
-        if proc.poll() is None:  # a hung campaign must not outlive the test (and its nodes)
-            proc.kill()
-            proc.wait()
-        t.join()
-        restart_sshd(bed, victim)
-    assert killed.is_set(), "node1 never ran a phase"
+    proc, stdout, stderr, killed = run_losing_node(
+        bed, [sys.executable, "-m", "lsmbench", "run", str(spec), "--json", "--results",
+              str(results)], env, victim,
+        lambda: out_dir.is_dir() and any((d / "run.json").is_file()
+                                         for d in out_dir.iterdir()))
+    assert killed, "node1 never ran a phase"
     ev = events(stdout)
     summary = ev[-1]
     assert summary["event"] == "campaign_end", stderr[-3000:]
@@ -301,21 +268,6 @@ def _running(exe: str) -> bool:
             except OSError:
                 pass
     return False
-
-
-@contextlib.contextmanager
-def small_data_disk(node: SshNode, size: str):
-    """A tmpfs of `size` over the node's data directory, in the node's own mount namespace
-    (its sshd's): the node's data disk is small, the controller's view is untouched."""
-    assert node.proc is not None
-    enter = ["nsenter", "--target", str(node.proc.pid), "--mount", "--"]
-    subprocess.run([*enter, "mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs",
-                    str(node.data_dir)], check=True, capture_output=True)
-    try:
-        yield
-    finally:
-        subprocess.run([*enter, "umount", "-l", str(node.data_dir)], capture_output=True,
-                       check=False)
 
 
 def test_node_data_disk_full_retries_elsewhere_and_marks_the_node(bed, tmp_path):

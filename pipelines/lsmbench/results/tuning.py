@@ -31,6 +31,9 @@ class TrialRow(BaseModel):
     verdict: str | None = None
     note: str | None = None  # why pruned or failed
     defaults: bool = False
+    node: str | None = None  # the testbed node that ran it (a study over several nodes)
+    # failed by the process's end or its node, its parameters run again: not counted
+    redone: bool = False
 
 
 class Confirmed(BaseModel):

@@ -23,12 +23,23 @@
 from __future__ import annotations
 
 import copy
+import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..campaign import CampaignSession, RunOptions, campaign_errors, existing_points
+from ..campaign import (
+    CampaignSession,
+    LockedReporter,
+    RunOptions,
+    campaign_errors,
+    existing_points,
+    node_attempt,
+    run_distributed,
+)
 from ..digest import canonical_hash
+from ..fingerprint import testbed_identity, testbed_key, unlike_nodes
 from ..groups import judge_group, repetition_from_store
 from ..plan import Plan, build_plan
 from ..points import Point, group_id, point_id
@@ -48,11 +59,29 @@ from ..spec.tune_domains import default_value, resolve_domains
 from ..stages import RunningChoice
 from ..stats import median_ci
 from ..store import STATE_COMPLETE, Store, write_json_atomic
+from ..testbeds import TestbedError
+from ..testbeds.distribute import Attempt, Job, distribute
 from .metrics import direction, metric_value, violations
 
 
 class TuneError(RuntimeError):
     """The study cannot start or go on (nothing was lost)."""
+
+
+def _redone(attrs: dict[str, Any]) -> bool:
+    """A trial failed by the process's end or by its node, whose parameters were enqueued
+    again: not one of the study's trials as far as counting goes."""
+    return bool(attrs.get("interrupted") or attrs.get("node_failed"))
+
+
+@dataclass
+class _Slot:
+    """One trial still to run on some node: asked from the study when a node takes it; after
+    its node failed it, the failed trial's parameters to run again."""
+
+    number: int
+    redo: dict[str, Any] | None = None
+    redo_of: int | None = None
 
 
 def study_path(store: Store, campaign: str) -> Path:
@@ -93,6 +122,9 @@ class Tuner:
         self.plan: Plan = build_plan(loaded)
         self.plan.points = []
         self.plan.resolved = {}
+        # The study, the plan and the session's counts, between the nodes' threads.
+        self.lock = threading.RLock()
+        self.parallel = False
 
     # -- the study ------------------------------------------------------------------------
 
@@ -100,11 +132,14 @@ class Tuner:
         stored = frozen.user_attrs.get("constraints")
         return list(stored) if stored else [0.0] * len(self.bounds)
 
-    def _sampler(self, trials_so_far: int) -> Any:
+    def _sampler(self, trials_so_far: int, parallel: bool = False) -> Any:
+        # In parallel, a running trial counts as a poor result for the trials asked meanwhile
+        # (TPE's constant liar): the nodes do not all try the same region at once.
         return self.optuna.samplers.TPESampler(
             seed=self.tune.seed + trials_so_far, multivariate=True,
             n_startup_trials=self.tune.n_startup_trials(),
-            constraints_func=self._constraints if self.bounds else None)
+            constraints_func=self._constraints if self.bounds else None,
+            constant_liar=parallel)
 
     def _open_study(self) -> Any:
         optuna = self.optuna
@@ -171,7 +206,7 @@ class Tuner:
         TrialState = self.optuna.trial.TrialState
         return sum(1 for t in study.get_trials(deepcopy=False)
                    if t.state in (TrialState.COMPLETE, TrialState.PRUNED)
-                   or (t.state == TrialState.FAIL and not t.user_attrs.get("interrupted")))
+                   or (t.state == TrialState.FAIL and not _redone(t.user_attrs)))
 
     def _best_feasible(self, study: Any) -> tuple[float, int] | None:
         """The best single-objective value of a complete trial that met every constraint."""
@@ -198,7 +233,8 @@ class Tuner:
 
     def _point(self, params: dict[str, Any]) -> Point:
         rep = self._next_rep(params)
-        return Point(index=len(self.plan.points), id=point_id(params, rep), params=params,
+        index = max((p.index for p in self.plan.points), default=-1) + 1
+        return Point(index=index, id=point_id(params, rep), params=params,
                      rep=rep, seed=rep + 1)
 
     def _after_testing(self, study: Any, trial: Any) -> Any:
@@ -206,6 +242,10 @@ class Tuner:
         objective = self.objectives[0]
 
         def decide(max_tp: float) -> RunningChoice | None:
+            with self.lock:  # other nodes' trials tell the study meanwhile
+                return decide_locked(max_tp)
+
+        def decide_locked(max_tp: float) -> RunningChoice | None:
             trial.set_user_attr("max_write_throughput", max_tp)
             if single:
                 trial.report(max_tp, step=0)
@@ -269,6 +309,102 @@ class Tuner:
                           extra={"tune": {"trial": trial.number}})
         self._tell(study, trial.number, trial._trial_id, point.id)
 
+    # -- several nodes ------------------------------------------------------------------
+
+    def _check_nodes(self, study: Any, session: CampaignSession, nodes: list[Any]) -> None:
+        """The trials of a study compare their results, so they run on alike nodes only: one
+        testbed key (lsmbench.fingerprint.testbed_key: hardware, kernel, disk, file system,
+        throttle) for the nodes, and the key the study's earlier trials ran with."""
+        throttle = self.loaded.raw.get("throttle")
+        identities: dict[str, dict[str, Any]] = {}
+        for node in nodes:
+            try:
+                fp = session.testbed.fingerprint(node, node.data_root, "")
+            except (TestbedError, OSError, ValueError) as e:
+                raise TuneError(f"node {node.name}: its fingerprint could not be read "
+                                f"({e}); a study runs on nodes it can compare") from e
+            identities[node.name] = testbed_identity(fp, throttle)
+        unlike = unlike_nodes(identities)
+        if unlike is not None:
+            raise TuneError(
+                f"{session.testbed.describe()}: its nodes are not alike ({unlike}); a study "
+                "compares its trials' results, so they must run on nodes of one testbed "
+                "key: use a testbed of alike nodes, or one study per kind of node")
+        key = testbed_key(list(identities.values()))
+        stored = study.user_attrs.get("testbed_key")
+        if stored is None:
+            study.set_user_attr("testbed_key", key)
+        elif stored != key:
+            raise TuneError(
+                f"{study_path(self.store, self.spec.name)}: the study's trials ran on a "
+                f"testbed of another key ({stored}) than this one's ({key}: "
+                f"{', '.join(sorted(identities))}), whose results they cannot be compared with: "
+                "resume it where it ran, or start over with --force or another campaign name")
+
+    def _run_parallel(self, study: Any, session: CampaignSession, todo: int) -> None:
+        """`todo` trials over the testbed's nodes, one at a time on each (testbeds.distribute):
+        a node asks the study for a trial when it is free; a trial whose node failed is FAILED
+        (not counted) and its parameters run again on another node."""
+        counter = {"n": 0}
+        disk = str(getattr(self.spec.testbed, "disk", "any"))
+        retries = int(getattr(session.testbed.spec, "retries", 1))
+        TrialState = self.optuna.trial.TrialState
+
+        def runner(job: Job, node: Any, last: bool) -> Attempt:
+            slot: _Slot = job.point
+            with self.lock:
+                if slot.redo is not None:
+                    study.enqueue_trial(slot.redo, user_attrs={"redo_of": slot.redo_of})
+                trial = study.ask()
+                params = {name: dom.suggest(trial) for name, dom in self.domains.items()}
+                point = self._point(params)
+                trial.set_user_attr("point", point.id)
+                trial.set_user_attr("node", node.name)
+                session.add_point(point)
+                counter["n"] += 1
+                n = counter["n"]
+            record = session.run_point(
+                point, n, todo, after_testing=self._after_testing(study, trial),
+                extra={"tune": {"trial": trial.number}}, node=node, attempts=job.attempts,
+                may_retry=not last)
+            attempt = node_attempt(session.testbed, self.spec.name, node, point.id, record,
+                                   session.reporter, self.lock)
+            with self.lock:
+                if record["state"] == "retry":
+                    # Its point was not kept: the trial is failed, not counted, and its
+                    # parameters go to the next node that takes the slot.
+                    session.drop_point(point)
+                    self.storage.set_trial_user_attr(trial._trial_id, "node_failed", node.name)
+                    self.storage.set_trial_user_attr(
+                        trial._trial_id, "note",
+                        f"node {node.name} failed ({attempt.error}); run again elsewhere")
+                    study.tell(trial.number, state=TrialState.FAIL)
+                    slot.redo, slot.redo_of = dict(trial.params), trial.number
+                else:
+                    self._tell(study, trial.number, trial._trial_id, point.id)
+            return attempt
+
+        def no_node(job: Job, reason: str) -> None:
+            slot: _Slot = job.point
+            with self.lock:
+                if slot.redo is not None:  # for --resume, once a node is back
+                    study.enqueue_trial(slot.redo, user_attrs={"redo_of": slot.redo_of})
+            session.reporter.message(f"a trial could not run: {reason}; `lsmbench tune "
+                                     "--resume` runs it when a node is back", "warning")
+
+        distribute([Job(point=_Slot(i), disk=disk) for i in range(todo)], session.nodes,
+                   retries, runner, no_node)
+
+    def _confirm_parallel(self, session: CampaignSession, todo: list[Point]) -> None:
+        for point in todo:
+            session.hashes.setdefault(point.id, self.plan.point(point).config_hash)
+        dist = run_distributed(self.plan, self.store, session.testbed, session.nodes,
+                               session.node_limits, todo, session.hashes, self.reporter,
+                               self.options, session.sink, extra={"tune": {"confirm": True}})
+        session.complete += dist["complete"]
+        session.failed += dist["failed"]
+        session.driver_s += dist["driver_s"]
+
     # -- confirmation ---------------------------------------------------------------------
 
     def _candidates(self, study: Any) -> list[tuple[dict[str, Any], float | None, bool]]:
@@ -311,6 +447,10 @@ class Tuner:
                 point = self._point(params)
                 session.add_point(point)
                 todo.append(point)
+        if self.parallel:
+            self._confirm_parallel(session, todo)
+            return [self._judge(params, value, is_default)
+                    for params, value, is_default in candidates]
         for n, point in enumerate(todo, 1):
             session.run_point(point, n, len(todo), extra={"tune": {"confirm": True}})
         return [self._judge(params, value, is_default)
@@ -367,7 +507,8 @@ class Tuner:
                 verdict=t.user_attrs.get("verdict"),
                 note=("interrupted, run again" if t.user_attrs.get("interrupted")
                       else t.user_attrs.get("note")),
-                defaults=bool(t.user_attrs.get("defaults"))))
+                defaults=bool(t.user_attrs.get("defaults")),
+                node=t.user_attrs.get("node"), redone=_redone(t.user_attrs)))
         return rows
 
     def _best(self, study: Any, rows: list[TrialRow],
@@ -414,11 +555,10 @@ class Tuner:
             constraints=[b.text() for b in self.bounds],
             parameters={k: d.describe() for k, d in self.domains.items()},
             trials=sum(1 for r in rows if r.state in ("complete", "pruned")
-                       or (r.state == "failed" and r.note != "interrupted, run again")),
+                       or (r.state == "failed" and not r.redone)),
             complete=sum(1 for r in rows if r.state == "complete"),
             pruned=sum(1 for r in rows if r.state == "pruned"),
-            failed=sum(1 for r in rows if r.state == "failed"
-                       and r.note != "interrupted, run again"),
+            failed=sum(1 for r in rows if r.state == "failed" and not r.redone),
             rows=rows, confirmed=confirmed, pareto=pareto,
             best=self._best(study, rows, confirmed), defaults_trial=defaults)
 
@@ -442,13 +582,24 @@ class Tuner:
             done = self._finished(study)
             session = CampaignSession(self.plan, self.store, self.reporter, run_options, t0)
             session.open(max(0, self.tune.trials - done), done)
+            self.parallel = session.remote and len(session.nodes) > 1
+            self._check_nodes(study, session, session.nodes if self.parallel
+                              else [session.node])
+            if self.parallel:
+                session.reporter = LockedReporter(self.reporter)
+                study.sampler = self._sampler(len(study.get_trials(deepcopy=False)), True)
+                self.reporter.message(
+                    f"{len(session.nodes)} nodes: one trial on each at a time", "info")
             self.reporter.campaign_start(spec.name, max(0, self.tune.trials - done), done,
                                          self.plan.estimate_point_s,
                                          str(self.store.campaign_dir(spec.name)))
-            n = 0
-            while self._finished(study) < self.tune.trials:
-                n += 1
-                self._run_trial(study, session, n, self.tune.trials - done)
+            if self.parallel:
+                self._run_parallel(study, session, max(0, self.tune.trials - done))
+            else:
+                n = 0
+                while self._finished(study) < self.tune.trials:
+                    n += 1
+                    self._run_trial(study, session, n, self.tune.trials - done)
             confirmed = self._confirm(study, session)
             result = self.result(study, confirmed)
             write_json_atomic(self.store.campaign_dir(spec.name) / RESULT_FILE,
