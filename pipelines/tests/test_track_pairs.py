@@ -109,3 +109,101 @@ def test_a_history_without_paired_runs_reads_as_before(tmp_path):
     night(h, 1, "aaa", None, {})
     assert h.paired_values() == [] and paired_changes(h) == []
     assert accepted_commit(h, "nightly") == "aaa"
+
+
+# ---------------------------------------------------------------- the nightly alarm's detector
+
+
+def paired_night(h: History, n: int, reference: int, pairs: list[tuple[float, float]]) -> int:
+    """Night n of build c<n> against build c<reference>, with its pairs (what track record
+    keeps since the paired detector pools nights)."""
+    from lsmbench.track.paired import paired_ratio
+
+    r = paired_ratio(pairs)
+    run = {"campaign": "nightly", "date": f"night {n}", "finished": 1.7e9 + n * DAY,
+           "commit": f"c{n}", "dirty": False, "spec_hash": f"s{reference}",
+           "testbed_key": "t", "testbed": [{}], "results_dir": f"/r/{n}"}
+    paired = [{"group": "g", "metric": "max_write_throughput", "ratio": r.ratio,
+               "ci_low": r.low, "ci_high": r.high, "n": r.n,
+               "reference_median": 100.0, "candidate_median": 100.0 * r.ratio,
+               "reference_commit": f"c{reference}", "pairs": [list(p) for p in pairs]}]
+    return h.add_run(run, [], [], paired)
+
+
+@pytest.mark.parametrize("seed", [3, 11, 29])
+def test_the_nightly_alarm_is_the_detector_the_synthetic_suite_scores(tmp_path, seed):
+    """Nights of a drawn testbed with a 5 % regression, recorded as the nightly job would
+    (each night against the commit accepted_commit names, an open regression acknowledged
+    after 3 nights): every night, the history's open regression and reference are the ones
+    the synthetic suite's replay of the same testbed has."""
+    from lsmbench.track import synthetic_paired as sp
+
+    print(f"seed {seed}")
+    spec = sp.PairedSpec(kind="step", step=-0.05, nights=36, step_from=12, step_until=20)
+    (series,) = sp.draw_paired(spec, 1, seed)
+    config = sp.PairedDetectorConfig()
+    expected = sp.replay_paired(series, config)
+    h = History(tmp_path / "h.sqlite")
+    night_of = {}
+    reported: dict[str, int] = {}
+    for t in range(spec.nights):
+        accepted = accepted_commit(h, "nightly")
+        reference = int(accepted[1:]) if accepted else -1
+        assert reference == expected[t].reference, f"night {t}"
+        night_of[paired_night(h, t, reference, series.pairs(t, reference))] = t
+        open_ = [c for c in paired_changes(h) if c.status == "open"]
+        alarm = night_of[open_[0].run_id] if open_ else None
+        assert alarm == expected[t].alarm, f"night {t}"
+        for c in open_:
+            reported.setdefault(c.id, t)
+            if t - reported[c.id] + 1 >= config.ack_after:
+                h.add_ack(Ack(change_id=c.id, campaign="nightly", group="g",
+                              metric=c.metric, direction="regression", run_id=c.run_id,
+                              why="seen", acked_at=now_iso()))
+    found = [n.night for n in expected if n.alarm is not None]
+    assert found and found[0] - series.change_at <= 4  # the drawn regression, not noise
+
+
+def test_pooled_nights_see_a_regression_one_night_alone_cannot(tmp_path):
+    """Three pairs a night, 1 % noise: a 5 % regression's first night alone has an interval
+    that straddles the boundary (what the history judged before it kept the pairs); with the
+    testbed's spread pooled from the nights before, the nightly alarm opens that night."""
+    import numpy as np
+    from lsmbench.track.paired import classify, paired_ratio
+
+    rng = np.random.default_rng(5)
+    print("seed 5")
+    h = History(tmp_path / "h.sqlite")
+    for t in range(10):  # A/A nights, each against the last accepted build, as nightly runs
+        accepted = accepted_commit(h, "nightly")
+        pairs = [(100.0, 100.0 * float(np.exp(e))) for e in rng.normal(0, 0.01, 3)]
+        paired_night(h, t, int(accepted[1:]) if accepted else -1, pairs)
+        assert [c for c in paired_changes(h) if c.direction == "regression"] == []
+    good = accepted_commit(h, "nightly")
+    assert good is not None
+    bad = [(100.0, 95.0 * float(np.exp(e))) for e in (0.02, -0.015, 0.01)]
+    assert classify(paired_ratio(bad), "higher", 0.05) == "undecided"
+    paired_night(h, 10, int(good[1:]), bad)
+    (c,) = [c for c in paired_changes(h) if c.direction == "regression"]
+    assert (c.status, c.commit_before, c.commit_after) == ("open", good, "c10")
+    assert c.change == pytest.approx(-0.045, abs=0.01) and c.ci_high < 0.975
+    assert accepted_commit(h, "nightly") == good  # held against the build before it
+
+
+def test_a_history_recorded_before_pairs_were_kept_gains_the_column(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "h.sqlite"
+    h = History(path)
+    night(h, 1, "aaa", None, {})
+    night(h, 2, "bbb", "aaa", {"max_write_throughput": (0.93, 0.90, 0.96)})
+    h.close()
+    db = sqlite3.connect(path)  # as a history written before the column existed
+    db.execute("ALTER TABLE paired_values DROP COLUMN pairs")
+    db.commit()
+    db.close()
+    h = History(path)
+    assert [v.pairs for v in h.paired_values()] == [None]
+    assert [c.status for c in paired_changes(h)] == ["open"]  # judged by its interval
+    paired_night(h, 3, 1, [(100.0, 93.0), (100.0, 94.0), (100.0, 92.5)])
+    assert [v.pairs is not None for v in h.paired_values()] == [False, True]

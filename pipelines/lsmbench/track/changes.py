@@ -32,7 +32,7 @@ from .history import (
     RunRecord,
     Value,
 )
-from .paired import classify_interval
+from .paired import PairedDetectorConfig, PairedReplay, classify_interval
 
 ACK_SLACK = 2  # runs: how far a re-detected change may move and keep its acknowledgement
 
@@ -216,49 +216,110 @@ def detect_segment(seg: Segment, last_segment: bool, acks: Sequence[Ack],
     return out
 
 
+@dataclass
+class PairedNightState:
+    """One paired night of one series as the paired detector judged it
+    (lsmbench.track.paired.PairedReplay): pooled with the nights before it against the same
+    reference, with the testbed's spread of a pair."""
+
+    value: PairedValue
+    alarmed: bool  # the newest nights against this reference are significantly worse
+    accepted: bool  # every window of them not-worse: the build may be the next reference
+    alarm: PairedValue | None  # the night the open regression most likely started
+    change: float | None  # the open regression's ratio - 1, pooled over the newest nights
+    ci_low: float  # the interval of the newest nights' pooled ratio (the night's own when
+    ci_high: float  # the history holds no pairs for it: runs recorded before they were kept)
+
+
+def paired_nights(history: History, campaign: str | None = None, *,
+                  threshold: float = DEFAULT_THRESHOLD,
+                  ) -> dict[tuple[str, str, str, str], list[PairedNightState]]:
+    """Per paired series (campaign, group, metric, testbed key) its nights in order, each as
+    the paired detector judged it -- the same detector, with the same settings, that the
+    synthetic suite scores (lsmbench.track.synthetic_paired; docs/tracking.md, "Paired
+    nights"). The testbed key, not the spec hash, keys a paired series: the spec names its
+    reference, which moves; the spread pooled is the testbed's."""
+    runs = {r.run_id: r for r in history.runs(campaign)}
+    config = PairedDetectorConfig(threshold=threshold)
+    by_key: dict[tuple[str, str, str, str], list[PairedValue]] = {}
+    for v in history.paired_values(campaign):
+        if v.metric in METRIC_BY_NAME:
+            run = runs[v.run_id]
+            by_key.setdefault((run.campaign, v.group, v.metric, run.testbed_key), []).append(v)
+    out: dict[tuple[str, str, str, str], list[PairedNightState]] = {}
+    for key, values in by_key.items():
+        values.sort(key=lambda v: (runs[v.run_id].finished, v.run_id))
+        better = METRIC_BY_NAME[key[2]].better
+        replay = PairedReplay(better, config)
+        nights: list[PairedNightState] = []
+        for v in values:
+            if v.pairs is None or len(v.pairs) < 2:
+                verdict = classify_interval(v.ci_low, v.ci_high, better, threshold)
+                nights.append(PairedNightState(
+                    value=v, alarmed=verdict == "worse", accepted=verdict == "not-worse",
+                    alarm=v if verdict == "worse" else None,
+                    change=v.ratio - 1 if verdict == "worse" else None,
+                    ci_low=v.ci_low, ci_high=v.ci_high))
+                continue
+            j = replay.night(v.pairs, v.reference_commit)
+            nights.append(PairedNightState(
+                value=v, alarmed=j.alarmed, accepted=j.accepted,
+                alarm=None if j.alarm is None else values[j.alarm], change=j.change,
+                ci_low=j.ratio.low, ci_high=j.ratio.high))
+        out[key] = nights
+    return out
+
+
 def paired_changes(history: History, campaign: str | None = None, *,
                    threshold: float = DEFAULT_THRESHOLD) -> list[Change]:
-    """The paired runs' changes: per group, metric and reference commit, the build under test
-    found worse than the reference (the ratio's whole interval beyond the boundary halfway to a
-    change of ``threshold``, lsmbench.track.paired.classify) on the first night it was, or
-    better (an improvement, listed, never an alarm). Open while the latest night held against
-    the same reference is still worse; recovered once it is not; acknowledged by ``track ack``
-    (after which the nightly job's default reference moves past it)."""
+    """The paired runs' changes, per series and reference commit: a regression from the
+    night the paired detector's alarm says it most likely started (:func:`paired_nights`),
+    or an improvement (the night's ratio's whole interval beyond the boundary halfway to a
+    change of ``threshold`` the good way: listed, never an alarm). A regression is open while
+    the latest night held against the same reference still reports it; recovered once the
+    nights since accept the build (the alarm withdrawn); acknowledged by ``track ack`` (after
+    which the nightly job's default reference moves past it)."""
     runs = {r.run_id: r for r in history.runs(campaign)}
     acked = {a.change_id: a for a in history.acks()}
-    by_key: dict[tuple[str, str, str, str | None], list[PairedValue]] = {}
-    for v in history.paired_values(campaign):
-        by_key.setdefault((runs[v.run_id].campaign, v.group, v.metric, v.reference_commit),
-                          []).append(v)
     out: list[Change] = []
-    for (camp, group, metric, reference), values in sorted(by_key.items(),
-                                                          key=lambda kv: str(kv[0])):
-        if metric not in METRIC_BY_NAME:
-            continue
-        values.sort(key=lambda v: (runs[v.run_id].finished, v.run_id))
-        states = [paired_state(v, threshold) for v in values]
-        for direction, state in (("regression", "worse"), ("improvement", "better")):
-            first = next((v for v, st in zip(values, states, strict=True) if st == state), None)
-            if first is None:
-                continue
-            run = runs[first.run_id]
-            cid = paired_change_id(camp, group, metric, direction, reference)
-            ack = acked.get(cid)
-            status: Status
-            if direction == "improvement":
-                status = "improvement"
-            elif ack is not None:
-                status = "acked"
-            else:
-                status = "open" if states[-1] == "worse" else "recovered"
-            out.append(Change(
-                id=cid, campaign=camp, group=group, metric=metric, direction=direction,
-                change=first.ratio - 1, before=first.reference_median or 0.0,
-                after=first.candidate_median or 0.0, index=values.index(first),
-                run_id=first.run_id, commit_before=reference, commit_after=run.commit,
-                date=run.date, p_value=None, testbed_key=run.testbed_key,
-                spec_hash=run.spec_hash, acked=ack is not None, why=ack.why if ack else None,
-                status=status, kind="paired", ci_low=first.ci_low, ci_high=first.ci_high))
+    for (camp, group, metric, _), nights in sorted(paired_nights(
+            history, campaign, threshold=threshold).items()):
+        by_reference: dict[str | None, list[PairedNightState]] = {}
+        for n in nights:
+            by_reference.setdefault(n.value.reference_commit, []).append(n)
+        for reference, held in by_reference.items():
+            values = [n.value for n in held]
+            reported = next((n for n in held if n.alarm is not None), None)
+            improved = next((v for v in values if paired_state(v, threshold) == "better"),
+                            None)
+            for direction, first, night in (("regression", None, reported),
+                                            ("improvement", improved, None)):
+                if night is not None:
+                    first = night.alarm
+                if first is None:
+                    continue
+                run = runs[first.run_id]
+                cid = paired_change_id(camp, group, metric, direction, reference)
+                ack = acked.get(cid)
+                status: Status
+                if direction == "improvement":
+                    status = "improvement"
+                elif ack is not None:
+                    status = "acked"
+                else:
+                    status = "open" if held[-1].alarm is not None else "recovered"
+                change = (night.change if night is not None and night.change is not None
+                          else first.ratio - 1)
+                out.append(Change(
+                    id=cid, campaign=camp, group=group, metric=metric, direction=direction,
+                    change=change, before=first.reference_median or 0.0,
+                    after=first.candidate_median or 0.0, index=values.index(first),
+                    run_id=first.run_id, commit_before=reference, commit_after=run.commit,
+                    date=run.date, p_value=None, testbed_key=run.testbed_key,
+                    spec_hash=run.spec_hash, acked=ack is not None,
+                    why=ack.why if ack else None, status=status, kind="paired",
+                    ci_low=night.ci_low if night is not None else first.ci_low,
+                    ci_high=night.ci_high if night is not None else first.ci_high))
     return out
 
 
@@ -283,28 +344,26 @@ def paired_change_id(campaign: str, group: str, metric: str, direction: str,
 def accepted_commit(history: History, campaign: str, *,
                     threshold: float = DEFAULT_THRESHOLD) -> str | None:
     """The commit of the campaign's latest accepted run: the nightly job's default reference.
-    A paired run is accepted when every paired ratio it holds is "not-worse" (its interval
-    wholly on the good side of the halfway boundary, lsmbench.track.paired.classify) or worse
-    with its regression acknowledged: an undecided night keeps the reference, as an alarm
-    does, so that a regression is compared with the build before it on every night until it
-    is told (docs/tracking.md, "Paired nights": a reference that moved on every night without
-    an alarm would give a regression one night of pairs to be seen on). A run without paired
-    values (the first night, an unpaired one) is accepted. None without a run with a commit."""
+    A paired run is accepted when the paired detector accepts every metric of every group it
+    holds (:func:`paired_nights`: the newest nights against the reference each "not-worse"),
+    or alarms on one whose regression was acknowledged: an undecided night keeps the
+    reference, as an alarm does, so that a regression is compared with the build before it on
+    every night until it is told (docs/tracking.md, "Paired nights": a reference that moved
+    on every night without an alarm would give a regression one night of pairs to be seen
+    on). A run without paired values (the first night, an unpaired one) is accepted. None
+    without a run with a commit."""
     acked = {a.change_id for a in history.acks()}
     runs = history.runs(campaign)
-    by_id = {r.run_id: r for r in runs}
     rejected = set()
-    for v in history.paired_values(campaign):
-        if v.metric not in METRIC_BY_NAME:
-            continue
-        verdict = classify_interval(v.ci_low, v.ci_high, METRIC_BY_NAME[v.metric].better,
-                                    threshold)
-        if verdict == "not-worse":
-            continue
-        if verdict == "worse" and paired_change_id(by_id[v.run_id].campaign, v.group, v.metric,
-                                                   "regression", v.reference_commit) in acked:
-            continue
-        rejected.add(v.run_id)
+    for (camp, group, metric, _), nights in paired_nights(history, campaign,
+                                                          threshold=threshold).items():
+        for n in nights:
+            if n.accepted:
+                continue
+            if n.alarm is not None and paired_change_id(
+                    camp, group, metric, "regression", n.value.reference_commit) in acked:
+                continue
+            rejected.add(n.value.run_id)
     for run in reversed(runs):
         if run.commit and run.run_id not in rejected:
             return run.commit

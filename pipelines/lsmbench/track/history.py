@@ -120,6 +120,9 @@ class PairedValue(BaseModel):
     reference_median: float | None
     candidate_median: float | None
     reference_commit: str | None  # pair.commit: what the reference build was built from
+    # (reference, candidate) of each pair in run order: what the paired detector pools over
+    # nights (lsmbench.track.paired.PairedReplay); None in runs recorded before they were kept
+    pairs: list[tuple[float, float]] | None = None
 
 
 class GroupVerdictRecord(BaseModel):
@@ -219,6 +222,7 @@ CREATE TABLE IF NOT EXISTS paired_values (
     reference_median REAL,
     candidate_median REAL,
     reference_commit TEXT,
+    pairs TEXT,
     PRIMARY KEY (run_id, grp, metric)
 );
 """
@@ -296,7 +300,7 @@ class History:
                 verdicts: Sequence[dict[str, Any]],
                 paired: Sequence[dict[str, Any]] = ()) -> int:
         if paired:
-            self.db.executescript(_PAIRED_DDL)
+            self._paired_table()
         with self.db:
             cur = self.db.execute(
                 "INSERT INTO runs (campaign, date, finished, commit_sha, dirty, spec_hash, "
@@ -316,11 +320,24 @@ class History:
                   json.dumps(g["agree"], sort_keys=True)) for g in verdicts])
             if paired:
                 self.db.executemany(
-                    "INSERT INTO paired_values VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    "INSERT INTO paired_values (run_id, grp, metric, ratio, ci_low, ci_high, "
+                    "n, reference_median, candidate_median, reference_commit, pairs) VALUES "
+                    "(?,?,?,?,?,?,?,?,?,?,?)",
                     [(run_id, v["group"], v["metric"], v["ratio"], v["ci_low"],
                       v["ci_high"], v["n"], v["reference_median"], v["candidate_median"],
-                      v["reference_commit"]) for v in paired])
+                      v["reference_commit"],
+                      json.dumps(v["pairs"]) if v.get("pairs") is not None else None)
+                     for v in paired])
         return run_id
+
+    def _paired_table(self) -> None:
+        """paired_values, made by the first paired run; its pairs column added to a table
+        made before pairs were kept."""
+        self.db.executescript(_PAIRED_DDL)
+        columns = {r[1] for r in self.db.execute("PRAGMA table_info(paired_values)")}
+        if "pairs" not in columns:
+            with self.db:
+                self.db.execute("ALTER TABLE paired_values ADD COLUMN pairs TEXT")
 
     def runs(self, campaign: str | None = None) -> list[RunRecord]:
         sql = ("SELECT run_id, campaign, date, finished, commit_sha, dirty, spec_hash, "
@@ -351,8 +368,10 @@ class History:
         """The paired runs' ratios (none in a history without a paired run)."""
         if not self._has_table("paired_values"):
             return []
+        columns = {r[1] for r in self.db.execute("PRAGMA table_info(paired_values)")}
+        pairs = "v.pairs" if "pairs" in columns else "NULL"
         sql = ("SELECT v.run_id, v.grp, v.metric, v.ratio, v.ci_low, v.ci_high, v.n, "
-               "v.reference_median, v.candidate_median, v.reference_commit FROM "
+               f"v.reference_median, v.candidate_median, v.reference_commit, {pairs} FROM "
                "paired_values v JOIN runs r ON r.run_id = v.run_id")
         args: tuple[Any, ...] = ()
         if campaign is not None:
@@ -360,7 +379,8 @@ class History:
             args = (campaign,)
         return [PairedValue(run_id=r[0], group=r[1], metric=r[2], ratio=r[3], ci_low=r[4],
                             ci_high=r[5], n=r[6], reference_median=r[7],
-                            candidate_median=r[8], reference_commit=r[9])
+                            candidate_median=r[8], reference_commit=r[9],
+                            pairs=[tuple(p) for p in json.loads(r[10])] if r[10] else None)
                 for r in self.db.execute(sql, args)]
 
     def verdicts(self, campaign: str | None = None) -> list[GroupVerdictRecord]:

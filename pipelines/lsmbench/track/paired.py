@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from scipy import stats
 
 from lsmbench.track.detect import MAX_RHO, ar1_mean_variance
@@ -226,3 +226,172 @@ def classify_interval(low: float, high: float, better: Better, threshold: float)
     if low > boundary:
         return "worse"
     return "not-worse" if high < boundary else "undecided"
+
+
+# ---------------------------------------------------------------- the paired detector
+
+
+class PairedDetectorConfig(BaseModel):
+    """How a night of pairs turns into an alarm, an acceptance of the build, or neither."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    threshold: float = Field(0.05, gt=0.0, lt=1.0,
+                             description="the regression that matters (0.05: 5 %): an alarm's "
+                                         "ratio must be beyond the boundary halfway to it, and "
+                                         "a build is accepted when classify says not-worse")
+    alarm_p: float = Field(0.01, gt=0.0, lt=1.0,
+                           description="the newest nights alarm when the one-sided p-value "
+                                       "of 'no change' against 'worse' is at most this (and "
+                                       "their ratio is beyond the halfway boundary); 0.01 was "
+                                       "chosen on seed 7 for 1 false alarm per 100 nights "
+                                       "(docs/tracking.md, 'Paired nights')")
+    alarm_rule: Literal["significant", "interval"] = Field(
+        "significant",
+        description="'significant': the p-value and the halfway boundary (alarms); "
+                    "'interval': classify(...) == 'worse' at alarm_confidence, the whole "
+                    "interval beyond the halfway boundary (compared in docs/tracking.md)")
+    alarm_confidence: float = Field(0.9, gt=0.0, lt=1.0,
+                                    description="the interval's confidence for the "
+                                                "'interval' rule")
+    accept_confidence: float = Field(0.95, gt=0.0, lt=1.0,
+                                     description="the confidence of the intervals classify "
+                                                 "judges for accepting a build")
+    window: int = Field(3, ge=1,
+                        description="nights pooled at most: the alarm judges the newest "
+                                    "window nights since the reference (fewer when fewer have "
+                                    "run); acceptance, every window of 1..window of them")
+    ack_after: int = Field(3, ge=1,
+                           description="nights an alarm stays open, the reference held "
+                                       "before it, until it is acknowledged (the reference "
+                                       "then moves to the newest build)")
+    rho: float | None = Field(0.0, description="the pairs' lag-1 autocorrelation in run "
+                                               "order, given to paired_ratio (None: each "
+                                               "window's own estimate). 0: the runs of a "
+                                               "pair are adjacent, so what the node carries "
+                                               "from run to run cancels in each pair, and a "
+                                               "window's 3-9 pairs cannot estimate what is "
+                                               "left (the estimate widens the interval by a "
+                                               "fifth on independent pairs)")
+    pooled_spread: bool = Field(True, description="judge each window with the testbed's "
+                                                  "spread of a pair's log ratio, pooled over "
+                                                  "every night so far about each night's "
+                                                  "mean (False: the window's own)")
+
+
+def _likeliest_start(night_means: Sequence[float], first: int, better: Better) -> int:
+    """The night a change most likely started among the nights of an alarm (the first of
+    them is night ``first``): the split that best separates a ratio of 1 (the reference's
+    own level, known: nothing had changed yet) from a worse one after it, the generalized
+    likelihood ratio of a one-sided mean shift, max over j of S_j^2/(nights from j), S_j the
+    sum of the worse-signed nightly mean log ratios from j on."""
+    worse = -np.asarray(night_means) if better == "higher" else np.asarray(night_means)
+    tail = np.cumsum(worse[::-1])[::-1]  # S_j
+    counts = np.arange(len(worse), 0, -1)
+    score = np.where(tail > 0, tail * tail / counts, -np.inf)
+    return first + int(np.argmax(score))
+
+
+def alarms(ratio: PairedRatio, better: Better, config: PairedDetectorConfig) -> bool:
+    """The pooled nights alarm when their ratio is significantly worse than no change
+    (one-sided p <= ``alarm_p``) and its estimate is beyond the boundary halfway to a
+    regression of ``threshold`` (:func:`lsmbench.track.paired.worse_boundary`): statistical
+    and practical significance, as the single-series detector asks a p-value and a
+    magnitude.
+
+    Why not classify(...) == "worse" (the whole interval beyond the halfway boundary): that
+    asks a 5 % regression's 9 pairs to show more than 2.5 % with confidence, which they can
+    only when the noise is small, and reaches 1 false alarm per 100 nights only at a 70 %
+    interval; tested against no change, the same false-alarm rate finds 6 points more of the
+    regressions within 2 nights (80 % against 74 % on seed 7, ``alarm_rule``). The halfway
+    boundary stays as the practical floor, and decides acceptance and bisection."""
+    boundary = worse_boundary(better, config.threshold)
+    beyond = ratio.ratio < boundary if better == "higher" else ratio.ratio > boundary
+    return beyond and ratio.p_worse(better) <= config.alarm_p
+
+
+def _alarmed(pairs: Sequence[tuple[float, float]], better: Better,
+             config: PairedDetectorConfig, spread: dict[str, float]) -> bool:
+    if config.alarm_rule == "interval":
+        judged = paired_ratio(pairs, config.alarm_confidence, rho=config.rho, **spread)
+        return classify(judged, better, config.threshold) == "worse"
+    return alarms(paired_ratio(pairs, rho=config.rho, **spread), better, config)
+
+
+class NightJudgement(BaseModel):
+    """What the paired detector made of one night of one series."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ratio: PairedRatio  # of the newest `window` nights since the reference: what alarms
+    alarmed: bool  # they alarmed this night
+    accepted: bool  # every window not-worse: the build may be the next reference
+    alarm: int | None  # the open regression's first night (an index of the replay's nights)
+    reported: int | None  # the night the open regression was first reported
+    change: float | None  # the open regression's ratio - 1 this night
+
+
+class PairedReplay:
+    """The paired detector over one series' nights, in order (each night's pairs and the
+    reference they were measured against): the nightly alarm (lsmbench.track.changes) and the
+    synthetic suite (lsmbench.track.synthetic_paired) run this one.
+
+    Each night the pairs of the newest 1, 2, .. ``window`` nights measured against that
+    same reference are each pooled into a ratio (:func:`paired_ratio`, with the testbed's
+    spread of a pair pooled over every night so far, about each night's own mean: a night's
+    3 pairs say little about their own spread, the testbed's hundreds a lot):
+
+    * the newest ``window`` nights alarm (:func:`alarms`): a regression is open from the
+      night it most likely started among them (:func:`_likeliest_start`; an open one keeps
+      its night), reported each night until the reference moves;
+    * every window "not-worse" (:func:`classify` at ``accept_confidence``): the build is
+      accepted (an open alarm that the nights since say was not one is withdrawn). Every
+      window, the newest night's alone too: a regression on the newest night pooled with
+      older nights could pass for not worse;
+    * otherwise undecided: the next night adds its pairs. Since nothing before the regression
+      changed the level against the reference, its ratio there is 1, known: older nights are
+      never needed to tell it.
+
+    A night measured against another reference than the night before starts the pooling
+    anew (the spread keeps pooling: it is the testbed's)."""
+
+    def __init__(self, better: Better, config: PairedDetectorConfig) -> None:
+        self.better = better
+        self.config = config
+        self.nights = 0
+        self.reference: object = None
+        self.since: list[list[tuple[float, float]]] = []  # each night's pairs since it
+        self.opened: tuple[int, int] | None = None  # (first night, night reported)
+        self.squares, self.dof = 0.0, 0  # within-night squares of the log ratios, their dof
+
+    def night(self, pairs: Sequence[tuple[float, float]], reference: object) -> NightJudgement:
+        config, better = self.config, self.better
+        night = self.nights
+        self.nights += 1
+        if night == 0 or reference != self.reference:
+            self.reference, self.since, self.opened = reference, [], None
+        self.since.append(list(pairs))
+        logs = _log_ratios(pairs)
+        self.squares += float(np.sum((logs - logs.mean()) ** 2))
+        self.dof += len(logs) - 1
+        spread = ({"log_sd": float(np.sqrt(self.squares / self.dof)),
+                   "log_sd_dof": float(self.dof)}
+                  if config.pooled_spread and self.dof > 0 else {})
+        windows = [paired_ratio([p for ps in self.since[-w:] for p in ps],
+                                config.accept_confidence, rho=config.rho, **spread)
+                   for w in range(1, min(config.window, len(self.since)) + 1)]
+        newest = self.since[-len(windows):]
+        alarmed = _alarmed([p for ps in newest for p in ps], better, config, spread)
+        accepted = not alarmed and all(
+            classify(r, better, config.threshold) == "not-worse" for r in windows)
+        if alarmed and self.opened is None:
+            # the change is in the nights the alarming windows pool: the likeliest of them
+            means = [float(np.mean(_log_ratios(ps))) for ps in newest]
+            self.opened = (_likeliest_start(means, night + 1 - len(newest), better), night)
+        if accepted:
+            self.opened = None  # the nights since say it was not a regression: withdrawn
+        return NightJudgement(
+            ratio=windows[-1], alarmed=alarmed, accepted=accepted,
+            alarm=None if self.opened is None else self.opened[0],
+            reported=None if self.opened is None else self.opened[1],
+            change=None if self.opened is None else windows[-1].ratio - 1.0)

@@ -145,7 +145,8 @@ def paired_values(points: list[StoredPoint], reference_commit: str | None,
                         "n": ratio.n,
                         "reference_median": float(np.median([a for a, _ in usable])),
                         "candidate_median": float(np.median([b for _, b in usable])),
-                        "reference_commit": reference_commit})
+                        "reference_commit": reference_commit,
+                        "pairs": [[float(a), float(b)] for a, b in usable]})
     return out
 
 
