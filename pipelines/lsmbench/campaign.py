@@ -454,7 +454,10 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
         if session.remote:
             dist = _run_distributed(plan, store, session.testbed, session.nodes,
                                     session.node_limits, wave, session.hashes, reporter,
-                                    options, session.sink)
+                                    options, session.sink,
+                                    shared=lambda p: (group_max.get(plan.testing_group(p)),
+                                                      shared_dir(p)),
+                                    remember=remember_max)
             session.complete += dist["complete"]
             session.failed += dist["failed"]
             session.driver_s += dist["driver_s"]
@@ -719,11 +722,17 @@ def remote_limits(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: list[
 
 def _run_distributed(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: list[Any],
                      node_limits: dict[str, Any], todo: list[Any], hashes: dict[str, str],
-                     reporter: Reporter, options: RunOptions, sink: _Sink) -> dict[str, Any]:
+                     reporter: Reporter, options: RunOptions, sink: _Sink, *,
+                     shared: Any = None, remember: Any = None) -> dict[str, Any]:
     """The points over the nodes (testbeds.distribute): complete, failed, driver_s and the
     node failures (node, point, error) that were retried or recorded. A node whose disk ran
     out (or failed) gets no more points and is marked in the testbed's state (`lsmbench
-    testbed status`) until a point completes on it again."""
+    testbed status`) until a point completes on it again.
+
+    `shared(point)` gives a point its group's shared testing maximum and directory, and
+    `remember(point, record)` keeps a leader's (phases.testing.shared_across, which the spec
+    allows on one node only: `testbed.nodes` naming one, whose one worker runs the points in
+    plan order, leaders first)."""
     spec = plan.spec
     rep = _LockedReporter(reporter)
     lock = threading.Lock()
@@ -755,9 +764,11 @@ def _run_distributed(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: li
             rep.message(f"{job.point.id}: retrying on node {node.name} (attempt "
                         f"{len(job.attempts) + 1}; {job.attempts[-1].node} failed: "
                         f"{job.attempts[-1].error})", "warning")
+        mt, mt_dir = shared(job.point) if shared is not None else (None, None)
         record = _run_point(plan, store, testbed, node, node_limits.get(node.name), job.point,
                             hashes[job.point.id], rep,
-                            attempts=[a.to_json() for a in job.attempts], may_retry=not last)
+                            attempts=[a.to_json() for a in job.attempts], may_retry=not last,
+                            shared_testing=mt, shared_testing_dir=mt_dir)
         err = record.get("error") or {}
         attempt = Attempt(node=node.name, error=err.get("message"), stage=err.get("stage"),
                           node_failed=bool(err.get("node_failed")),
@@ -776,6 +787,9 @@ def _run_distributed(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: li
             rep.message(f"node {node.name} failed during {job.point.id} ({err.get('message')});"
                         " it gets no more points", "warning")
         if record["state"] != "retry":
+            if remember is not None:
+                with lock:
+                    remember(job.point, record)
             finish(job.point, record)
         return attempt
 
