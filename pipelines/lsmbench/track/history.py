@@ -19,7 +19,6 @@ import argparse
 import contextlib
 import datetime as dt
 import json
-import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -75,36 +74,6 @@ def spec_hash(spec: dict[str, Any]) -> str:
     change of any measured setting -- repetitions, phase lengths, options -- starts a new
     segment."""
     return canonical_hash({k: v for k, v in spec.items() if k != "description"})
-
-
-def _selected_scheduler(text: Any) -> str | None:  # the disk's I/O scheduler
-    """'mq-deadline [none]' -> 'none' (the kernel marks the one in use)."""
-    if not isinstance(text, str):
-        return None
-    m = re.search(r"\[([^\]]+)\]", text)
-    return m.group(1) if m else text.strip() or None
-
-
-def testbed_identity(fingerprint: dict[str, Any], throttle: Any) -> dict[str, Any]:
-    """What makes two nights comparable: the hardware, the kernel, the disk and its I/O
-    scheduler, the filesystem, and the throttle. Not the host name (a renamed machine is the
-    same testbed) and not the project commit (that is what is tracked)."""
-    disk = fingerprint.get("disk") or {}
-    return {
-        "cpu_model": fingerprint.get("cpu_model"),
-        "cpu_count": fingerprint.get("cpu_count"),
-        "memory_bytes": fingerprint.get("memory_bytes"),
-        "arch": fingerprint.get("arch"),
-        "kernel": fingerprint.get("kernel"),
-        "os": fingerprint.get("os"),
-        "disk_model": disk.get("model"),
-        "disk_rotational": disk.get("rotational"),
-        # The disk's I/O scheduler ("scheduler" in fingerprints before 2026-11-27); the key
-        # keeps its name so that testbed keys, hashes of this mapping, stay what they were.
-        "disk_scheduler": _selected_scheduler(disk.get("io_scheduler", disk.get("scheduler"))),
-        "filesystem": disk.get("filesystem"),
-        "throttle": throttle,
-    }
 
 
 # ---------------------------------------------------------------- models

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..digest import canonical_hash
+from ..digest import canonical_hash, testbed_identity
 from ..exits import EXIT_OK, EXIT_USAGE
 from ..names import BUILD_CANDIDATE, BUILD_DIMENSION, BUILD_REFERENCE
 from ..points import group_id
@@ -33,7 +33,6 @@ from .history import (
     iso_date,
     open_history,
     spec_hash,
-    testbed_identity,
 )
 from .paired import paired_ratio
 
