@@ -228,3 +228,30 @@ def netns_nodes(base: Path, count: int = 2, private_etc: bool = False) -> Iterat
             subprocess.run(["ip", "link", "del", link], capture_output=True, check=False)
         for ns in created_ns:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True, check=False)
+
+
+def deployable_definition(nodes: NetnsNodes, driver: Path) -> Path:
+    """An ssh testbed definition over the nodes (base/testbed.yml) that Ansible deploys
+    without a CMake build: the nodes share this machine's 2 CPUs, a build per node would take
+    minutes, so the engine role's build cache is seeded with this machine's driver under the
+    hash of a frozen copy of the sources (LSMBENCH_ENGINES points at it: the hash must not
+    move under the test when engines/ is edited meanwhile); no package installation."""
+    import yaml
+    from lsmbench.testbeds.state import content_hash
+
+    base = nodes.base
+    shutil.copytree(Path(__file__).resolve().parents[2] / "engines", base / "engines",
+                    ignore=shutil.ignore_patterns("build*", "__pycache__"))
+    os.environ["LSMBENCH_ENGINES"] = str(base / "engines")
+    cache = base / "cache" / content_hash()
+    cache.mkdir(parents=True)
+    shutil.copy2(driver, cache / "lsm-driver")
+    definition = {
+        "type": "ssh",
+        "hosts": [n.host_entry(nodes.key_file) for n in nodes.nodes],
+        "ansible_vars": {"lsm_engine_build_cache": str(base / "cache"),
+                         "common_install_packages": False,
+                         "lsm_engine_install_build_deps": False},
+    }
+    (base / "testbed.yml").write_text(yaml.safe_dump(definition))
+    return base / "testbed.yml"

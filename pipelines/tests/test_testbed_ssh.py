@@ -23,7 +23,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from fixtures_netns import NetnsNodes, SshNode, netns_nodes, restart_sshd
+from fixtures_netns import (
+    NetnsNodes,
+    SshNode,
+    deployable_definition,
+    netns_nodes,
+    restart_sshd,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -35,24 +41,7 @@ def bed(driver_path):
     base = Path(tempfile.mkdtemp(prefix="lsmbench-netns-", dir="/var/tmp"))
     try:
         with netns_nodes(base, count=2) as nodes:
-            from lsmbench.testbeds.state import content_hash
-
-            # A frozen copy of the sources: their hash must not move under the test when
-            # engines/ is edited meanwhile (the build cache is keyed by it).
-            shutil.copytree(Path(__file__).resolve().parents[2] / "engines", base / "engines",
-                            ignore=shutil.ignore_patterns("build*", "__pycache__"))
-            os.environ["LSMBENCH_ENGINES"] = str(base / "engines")
-            cache = base / "cache" / content_hash()
-            cache.mkdir(parents=True)
-            shutil.copy2(driver_path, cache / "lsm-driver")
-            definition = {
-                "type": "ssh",
-                "hosts": [n.host_entry(nodes.key_file) for n in nodes.nodes],
-                "ansible_vars": {"lsm_engine_build_cache": str(base / "cache"),
-                                 "common_install_packages": False,
-                                 "lsm_engine_install_build_deps": False},
-            }
-            (base / "testbed.yml").write_text(yaml.safe_dump(definition))
+            deployable_definition(nodes, driver_path)  # base/testbed.yml
             yield nodes
     finally:
         os.environ.pop("LSMBENCH_ENGINES", None)
