@@ -131,15 +131,20 @@ def test_an_experiment_whose_node_went_away_runs_again_on_another(monkeypatch):
 @pytest.fixture(scope="module")
 def bed(driver_path):
     """Three nodes, the testbed brought up (deployed from a build cache seeded with this
-    machine's driver, as test_testbed_ssh.py)."""
+    machine's driver, as test_testbed_ssh.py). node2's data directory is on a tmpfs
+    (/dev/shm), the others' on this machine's disk: its testbed key differs from theirs in
+    the disk's fields, as a node with another disk would."""
     base = Path(tempfile.mkdtemp(prefix="lsmbench-repro-", dir="/var/tmp"))
+    shm = Path(tempfile.mkdtemp(prefix="lsmbench-repro-", dir="/dev/shm"))
     saved = {k: os.environ.get(k) for k in ("LSMBENCH_ENGINES", "LSMBENCH_TESTBEDS")}
     try:
         with netns_nodes(base, count=3) as nodes:
             os.environ["LSMBENCH_TESTBEDS"] = str(base / "testbeds")
-            deployable_definition(nodes, driver_path)  # base/testbed.yml
-            assert main(["testbed", "up", NAME, "--file", str(base / "testbed.yml"),
-                         "--quiet"]) == 0
+            path = deployable_definition(nodes, driver_path)
+            definition = yaml.safe_load(path.read_text())
+            definition["hosts"][2]["data_dir"] = str(shm)
+            path.write_text(yaml.safe_dump(definition))
+            assert main(["testbed", "up", NAME, "--file", str(path), "--quiet"]) == 0
             yield nodes
     finally:
         for k, v in saved.items():
@@ -148,6 +153,7 @@ def bed(driver_path):
             else:
                 os.environ[k] = v
         shutil.rmtree(base, ignore_errors=True)
+        shutil.rmtree(shm, ignore_errors=True)
 
 
 def tiny_suite(base: Path) -> tuple[Experiment, ...]:
@@ -162,7 +168,8 @@ def tiny_suite(base: Path) -> tuple[Experiment, ...]:
                 "matrix": {"repetitions": 1},
                 "workload": {"file": "update-uniform-1kb", "set": {"record_count": 2000}},
                 "phases": {"testing": {"duration": "2s", "warmup": "0.5s"},
-                           "running": {"duration": "1s"}}}
+                           "running": {"duration": "1s"}},
+                "throttle": "none"}  # node2's tmpfs has no block device to throttle
         path = base / f"{name}.yaml"
         path.write_text(yaml.safe_dump(spec))
         exps.append(Experiment(name=name, paper="luo-carey", title=f"Experiment {name}",
@@ -208,9 +215,13 @@ def test_experiments_run_at_once_each_on_one_node(bed, reproduce, tmp_path):
     assert run is not None and run.ended is not None and run.testbed is not None
     assert run.testbed["name"] == NAME
     assert sorted(run.testbed["nodes"]) == ["node0", "node1", "node2"]
-    # One machine under three network namespaces: one testbed key.
-    assert len({n["key"] for n in run.testbed["nodes"].values()}) == 1
-    assert run.testbed["differing"] == []
+    # node2's data directory on a tmpfs: its key differs from node0's and node1's, in the
+    # disk's fields; said on stderr, recorded, and allowed (each experiment is on one node).
+    keys = {n: v["key"] for n, v in run.testbed["nodes"].items()}
+    assert keys["node0"] == keys["node1"] != keys["node2"]
+    assert "filesystem" in run.testbed["differing"]
+    assert "cpu_model" not in run.testbed["differing"]
+    assert "the nodes of testbed reprobed differ in" in stderr and "filesystem (" in stderr
     spans = {}
     for name in EXPERIMENTS:
         rec = run.experiments[name]
@@ -235,6 +246,7 @@ def test_experiments_run_at_once_each_on_one_node(bed, reproduce, tmp_path):
     page = (out / "luo-carey.md").read_text()
     assert "## Claims" in page and "| # | claim | source |" in page
     assert f"on testbed **{NAME}**" in page
+    assert "The nodes differ in " in page and "filesystem" in page
     for name in EXPERIMENTS:
         section = page.split(f"## Experiment {name}", 1)[1].split("\n## ", 1)[0]
         assert f"on node {run.experiments[name].node} (testbed key" in section
