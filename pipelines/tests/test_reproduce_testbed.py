@@ -4,7 +4,7 @@ test_testbed_ssh.py); the estimate's packing, the nodes' keys, the spec's `testb
 bad input (a testbed that does not exist, a node unreachable at the start).
 
 The suite is a made-up one (monkeypatched, as test_reproduce.py's tests pick experiments):
-three experiments of one point each on the `null` engine with fixed phases of seconds, and,
+three experiments of one or two points on the `null` engine with fixed phases of seconds, and,
 when lsm-sim is built, one tiny simulator experiment that runs here beside them.
 """
 
@@ -157,8 +157,9 @@ def bed(driver_path):
 
 
 def tiny_suite(base: Path) -> tuple[Experiment, ...]:
-    """Three one-point experiments on the null engine (2 s testing, 1 s running), and a
-    simulator one when lsm-sim is built."""
+    """Three experiments on the null engine (2 s testing, 1 s running), one point each but
+    tb-one's two, which share a testing phase (phases.testing.shared_across); and a simulator
+    one when lsm-sim is built."""
     from lsmbench.paths import find_sim
 
     exps = []
@@ -170,6 +171,9 @@ def tiny_suite(base: Path) -> tuple[Experiment, ...]:
                 "phases": {"testing": {"duration": "2s", "warmup": "0.5s"},
                            "running": {"duration": "1s"}},
                 "throttle": "none"}  # node2's tmpfs has no block device to throttle
+        if name == "tb-one":  # two points sharing one testing phase: one node allows it
+            spec["matrix"] = {"phases.running.utilization": [0.5, 0.9]}
+            spec["phases"]["testing"]["shared_across"] = ["phases.running.utilization"]
         path = base / f"{name}.yaml"
         path.write_text(yaml.safe_dump(spec))
         exps.append(Experiment(name=name, paper="luo-carey", title=f"Experiment {name}",
@@ -228,12 +232,18 @@ def test_experiments_run_at_once_each_on_one_node(bed, reproduce, tmp_path):
         assert rec.exit_code == 0, rec.error
         assert "--set testbed=reprobed --set 'testbed.nodes=[" in rec.command
         points = store.points(name)
-        assert len(points) == 1 and all(p.state == "complete" for p in points)
+        assert len(points) == (2 if name == "tb-one" else 1)
+        assert all(p.state == "complete" for p in points)
         # Pinned: every point of the experiment on the node reproduce.json names.
         assert {p.data["host"] for p in points} == {rec.node}
         assert rec.node_key == run.testbed["nodes"][rec.node]["key"]
         spans[name] = (min(p.data["started"] for p in points),
                        max(p.data["finished"] for p in points), rec.node)
+    # tb-one's two points on its one node, the second at the first's testing maximum.
+    leader, follower = sorted(store.points("tb-one"), key=lambda p: p.data["index"])
+    assert "shared_from" not in leader.data["max_throughput"]
+    assert follower.data["max_throughput"]["shared_from"] == leader.data["point"]
+    assert not (follower.path / "testing").exists()
     # Distinct nodes, and the experiments' stored points overlap in time.
     assert len({s[2] for s in spans.values()}) == len(EXPERIMENTS)
     overlapping = [(a, b) for a in EXPERIMENTS for b in EXPERIMENTS if a < b
