@@ -477,7 +477,10 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
         if session.remote:
             dist = run_distributed(plan, store, session.testbed, session.nodes,
                                     session.node_limits, wave, session.hashes, reporter,
-                                    options, session.sink)
+                                    options, session.sink,
+                                    shared=lambda p: (group_max.get(plan.testing_group(p)),
+                                                      shared_dir(p)),
+                                    remember=remember_max)
             session.complete += dist["complete"]
             session.failed += dist["failed"]
             session.driver_s += dist["driver_s"]
@@ -768,13 +771,19 @@ def node_attempt(testbed: RemoteTestbed, campaign: str, node: Any, point_id: str
 
 def run_distributed(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: list[Any],
                      node_limits: dict[str, Any], todo: list[Any], hashes: dict[str, str],
-                     reporter: Reporter, options: RunOptions, sink: _Sink,
-                     extra: dict[str, Any] | None = None) -> dict[str, Any]:
+                     reporter: Reporter, options: RunOptions, sink: _Sink, *,
+                     extra: dict[str, Any] | None = None, shared: Any = None,
+                     remember: Any = None) -> dict[str, Any]:
     """The points over the nodes (testbeds.distribute): complete, failed, driver_s and the
     node failures (node, point, error) that were retried or recorded. A node whose disk ran
     out (or failed) gets no more points and is marked in the testbed's state (`lsmbench
     testbed status`) until a point completes on it again. `extra`: more fields for each
-    point.json (lsmbench tune's confirmation runs)."""
+    point.json (lsmbench tune's confirmation runs).
+
+    `shared(point)` gives a point its group's shared testing maximum and directory, and
+    `remember(point, record)` keeps a leader's (phases.testing.shared_across, which the spec
+    allows on one node only: `testbed.nodes` naming one, whose one worker runs the points in
+    plan order, leaders first)."""
     spec = plan.spec
     rep = LockedReporter(reporter)
     lock = threading.Lock()
@@ -804,16 +813,20 @@ def run_distributed(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: lis
         rep.point_start(job.point, n, len(todo))
         if job.attempts:
             rep.message(retrying_text(job.point.id, node.name, job.attempts), "warning")
+        mt, mt_dir = shared(job.point) if shared is not None else (None, None)
         record = _run_point(plan, store, testbed, node, node_limits.get(node.name), job.point,
                             hashes[job.point.id], rep,
                             attempts=[a.to_json() for a in job.attempts], may_retry=not last,
-                            extra=extra)
+                            shared_testing=mt, shared_testing_dir=mt_dir, extra=extra)
         attempt = node_attempt(testbed, spec.name, node, job.point.id, record, rep, lock)
         if attempt.node_failed:
             with lock:
                 totals["node_failures"].append({"node": node.name, "point": job.point.id,
                                                 "error": attempt.error})
         if record["state"] != "retry":
+            if remember is not None:
+                with lock:
+                    remember(job.point, record)
             finish(job.point, record)
         return attempt
 

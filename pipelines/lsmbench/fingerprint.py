@@ -202,18 +202,28 @@ def testbed_key(identities: list[dict[str, Any]]) -> str:
     return canonical_hash(distinct_identities(identities))
 
 
+def differing_fields(identities: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The identity fields on which the nodes (name: testbed_identity) differ: field ->
+    node -> value."""
+    fields = sorted({k for ident in identities.values() for k in ident})
+    out = {}
+    for f in fields:
+        values = {n: ident.get(f) for n, ident in identities.items()}
+        if len({canonical_hash({"v": v}) for v in values.values()}) > 1:
+            out[f] = values
+    return out
+
+
 def unlike_nodes(identities: dict[str, dict[str, Any]]) -> str | None:
     """None when the nodes (name: testbed_identity) share one testbed key; else which nodes
     differ in what, e.g. "node0, node1 (filesystem ext4); node2 (filesystem tmpfs)"."""
+    differ = differing_fields(identities)
+    if not differ:
+        return None
     by_key: dict[str, list[str]] = {}
     for name, identity in identities.items():
         by_key.setdefault(canonical_hash(identity), []).append(name)
-    if len(by_key) < 2:
-        return None
-    values = list(identities.values())
-    differ = sorted(f for f in values[0]
-                    if len({canonical_hash({"v": i.get(f)}) for i in values}) > 1)
     return "; ".join(
         f"{', '.join(names)} ("
-        + ", ".join(f"{f} {identities[names[0]].get(f)}" for f in differ) + ")"
+        + ", ".join(f"{f} {values[names[0]]}" for f, values in differ.items()) + ")"
         for names in by_key.values())

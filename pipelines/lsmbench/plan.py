@@ -400,14 +400,23 @@ def _phase_text(p: PhasePlan) -> str:
     return f"{p.name} ({format_duration(p.duration_s)})"
 
 
+def tune_runs(plan: Plan) -> int:
+    """A tune spec's most points: its trials and the confirmation runs (the top
+    configurations and the spec's own, each its repetitions)."""
+    tune = plan.spec.tune
+    assert tune is not None
+    confirm = tune.confirm
+    return tune.trials + (confirm.top + 1) * confirm.repetitions * (
+        len(tune.objectives()) == 1 and confirm.top > 0)
+
+
 def describe_tune(plan: Plan) -> list[str]:
     """A tune spec's study: its trials instead of matrix points (lsmbench tune)."""
     spec = plan.spec
     tune = spec.tune
     assert tune is not None
     confirm = tune.confirm
-    runs = tune.trials + (confirm.top + 1) * confirm.repetitions * (len(tune.objectives()) == 1
-                                                                   and confirm.top > 0)
+    runs = tune_runs(plan)
     total = format_duration(runs * plan.estimate_point_s)
     lines = [f"study {spec.name} (lsmbench tune): {tune.trials} trials + up to "
              f"{runs - tune.trials} confirmation runs, ~{total} estimated (trials pruned "

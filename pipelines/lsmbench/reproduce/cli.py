@@ -1,4 +1,4 @@
-"""`lsmbench reproduce [--quick] [--paper P] [--experiment E] [--pages-only]`."""
+"""`lsmbench reproduce [--quick] [--paper P] [--experiment E] [--pages-only] [--testbed NAME]`."""
 
 from __future__ import annotations
 
@@ -28,6 +28,11 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                         + ", ".join(e.name for e in SUITE))
     s.add_argument("--pages-only", action="store_true",
                    help="run nothing: the pages again from RESULTS/reproduce/")
+    s.add_argument("--testbed", default=None, metavar="NAME",
+                   help="run on the kept testbed NAME (`lsmbench testbed up NAME`), several "
+                        "experiments at once: each run/tune experiment on one node, the "
+                        "simulator ones here; prints the estimated time on its nodes and on "
+                        "one machine first")
     s.add_argument("--out", default=None, metavar="DIR",
                    help="where the pages go (default: docs/results/ of the project)")
     s.set_defaults(func=cmd_reproduce)
@@ -49,6 +54,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         print(f"lsmbench reproduce: --experiment: unknown "
               f"{', '.join(n for n in names if n not in known)}; choose from "
               f"{', '.join(known)}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.testbed is not None and args.pages_only:
+        print("lsmbench reproduce: --testbed runs experiments, --pages-only runs none: give "
+              "one of them", file=sys.stderr)
         return EXIT_USAGE
     if names and args.pages_only:
         print("lsmbench reproduce: --experiment runs an experiment, --pages-only runs none: "
@@ -77,10 +86,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         print(f"lsmbench reproduce: {e}", file=sys.stderr)
         return EXIT_USAGE
     say = (lambda *_: None) if args.quiet or args.json else print
-    failed = False
+    stored = read_run(store)
     if args.pages_only:
-        run = read_run(store)
-        if run is None:
+        if stored is None:
             print(f"lsmbench reproduce: --pages-only: no readable {RUN_FILE} in {store} (run "
                   "`lsmbench reproduce` first)", file=sys.stderr)
             return EXIT_USAGE
@@ -91,18 +99,37 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                   "only (not in --quick)", file=sys.stderr)
             return EXIT_USAGE
         variant = "quick" if args.quick else "full"
-        stored = read_run(store)
         if stored is not None and stored.variant != variant:
             print(f"lsmbench reproduce: --experiment: the suite run stored in {store} is the "
                   f"{stored.variant} variant; re-run its experiments as such ("
                   f"{'with' if stored.variant == 'quick' else 'without'} --quick), or run the "
                   "whole suite", file=sys.stderr)
             return EXIT_USAGE
-        run = run_suite([known[n] for n in names], args.quick, store, say, into=stored)
-        failed = any(run.experiments[n].exit_code != 0 for n in names)
+    todo = ([] if args.pages_only else [known[n] for n in names] if names
+            else [e for e in exps if runs_in(e, args.quick)])
+    nodes = None
+    estimates: dict[str, float | None] = {}
+    if args.testbed is not None:
+        # Every node up, deployed and fingerprinted before anything runs or is written.
+        from .spread import SpreadError, describe_estimate, estimate_s, open_nodes
+
+        try:
+            nodes = open_nodes(args.testbed, lambda m: print(m, file=sys.stderr))
+        except SpreadError as e:
+            print(f"lsmbench reproduce: {e}", file=sys.stderr)
+            return e.exit_code
+        estimates = {e.name: estimate_s(e, args.quick, store, stored) for e in todo}
+        for line in describe_estimate(args.testbed, [n.name for n in nodes.nodes], todo,
+                                      estimates):
+            say(line)
+    failed = False
+    if args.pages_only:
+        assert stored is not None
+        run = stored
     else:
-        run = run_suite([e for e in exps if runs_in(e, args.quick)], args.quick, store, say)
-        failed = any(r.exit_code != 0 for r in run.experiments.values())
+        run = run_suite(todo, args.quick, store, say, into=stored if names else None,
+                        nodes=nodes, estimates=estimates)
+        failed = any(run.experiments[e.name].exit_code != 0 for e in todo)
     evidence = load_evidence(store, [e for e in exps if e.name in run.experiments])
     written = []
     for paper in papers:
@@ -112,5 +139,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         say(f"reproduce: {written[-1]}")
     if args.json:
         print(json.dumps({"variant": run.variant, "pages": written,
-                          "experiments": {n: r.exit_code for n, r in run.experiments.items()}}))
+                          "experiments": {n: r.exit_code for n, r in run.experiments.items()},
+                          "testbed": (run.testbed or {}).get("name"),
+                          "nodes": {n: r.node for n, r in run.experiments.items()},
+                          "estimate_s": estimates}))
     return EXIT_FAILED if failed else EXIT_OK

@@ -53,6 +53,14 @@ class ExperimentRun(BaseModel):
     # from the rest of its suite run, and its page says so.
     finished: str | None = None
     commit: str | None = None
+    # With --testbed: when it started, the node it ran on (None: this machine, as every
+    # experiment without --testbed and the simulator ones with it), that node's testbed key
+    # (the hash of digest.testbed_identity of its fingerprint), and the nodes that failed it
+    # (testbeds.distribute's attempts).
+    started: str | None = None
+    node: str | None = None
+    node_key: str | None = None
+    attempts: list[dict[str, Any]] = []
 
 
 class SuiteRun(BaseModel):
@@ -63,7 +71,10 @@ class SuiteRun(BaseModel):
     ended: str | None = None
     commit: str | None = None
     dirty: bool | None = None
-    host: dict[str, Any] = {}
+    host: dict[str, Any] = {}  # this machine's (with --testbed: the controller's)
+    # With --testbed: {name, nodes: {NODE: {address, disk, key, identity}}, differing: the
+    # identity fields on which the nodes differ}; None: everything ran on this machine.
+    testbed: dict[str, Any] | None = None
     experiments: dict[str, ExperimentRun] = {}
 
 

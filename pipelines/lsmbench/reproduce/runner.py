@@ -1,6 +1,8 @@
-"""Runs the suite's experiments one after the other into RESULTS/reproduce/, each as the
-`lsmbench run` / `lsmbench tune` a user would type (a child process: its own exit code,
-signal handling and cleanup), or lsm-sim-validate; records how each went in reproduce.json."""
+"""Runs the suite's experiments into RESULTS/reproduce/, each as the `lsmbench run` /
+`lsmbench tune` a user would type (a child process: its own exit code, signal handling and
+cleanup), or lsm-sim-validate; records how each went in reproduce.json. One after the other
+on this machine, or with a kept testbed several at once, each on one of its nodes
+(spread.py)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from ..paths import project_root
 from .pages import RUN_FILE, ExperimentRun, SuiteRun, write_atomic
 from .simlong import SimLongError, run_long
 from .simtable import SimTableError, run_validate
+from .spread import Nodes, run_spread
 from .suite import Experiment
 
 
@@ -24,10 +27,14 @@ def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def command(exp: Experiment, quick: bool, store: Path) -> list[str]:
-    """The lsmbench command line of a run or tune experiment."""
+def command(exp: Experiment, quick: bool, store: Path, testbed: str | None = None,
+            node: str | None = None) -> list[str]:
+    """The lsmbench command line of a run or tune experiment; with `testbed` and `node`, on
+    that one node of the kept testbed."""
     assert exp.spec is not None
-    sets = [a for s in exp.overrides(quick) for a in ("--set", s)]
+    pin = ([f"testbed={testbed}", f"testbed.nodes=[{node}]"] if testbed is not None
+           and node is not None else [])
+    sets = [a for s in [*exp.overrides(quick), *pin] for a in ("--set", s)]
     verb = "tune" if exp.kind == "tune" else "run"
     return [sys.executable, "-m", "lsmbench", verb, str(project_root() / exp.spec),
             "--results", str(store), "--force", "--no-publish", "--quiet", *sets]
@@ -45,7 +52,17 @@ def _simulated(exp: Experiment, shown: str, start: float, run: Callable[[], obje
                          seconds=time.monotonic() - start)
 
 
-def run_one(exp: Experiment, quick: bool, store: Path) -> ExperimentRun:
+def run_one(exp: Experiment, quick: bool, store: Path, testbed: str | None = None,
+            node: str | None = None) -> ExperimentRun:
+    """One experiment; a run or tune one on `node` of the kept `testbed` when given."""
+    started = now()
+    result = _run_one(exp, quick, store, testbed, node)
+    result.started = started
+    return result
+
+
+def _run_one(exp: Experiment, quick: bool, store: Path, testbed: str | None,
+             node: str | None) -> ExperimentRun:
     start = time.monotonic()
     if exp.kind == "sim-validate":
         args = exp.args(quick)
@@ -56,7 +73,7 @@ def run_one(exp: Experiment, quick: bool, store: Path) -> ExperimentRun:
         return _simulated(exp, shown, start,
                           lambda: run_long(store / exp.name, exp.name, exp.sim_runs),
                           SimLongError)
-    cmd = command(exp, quick, store)
+    cmd = command(exp, quick, store, testbed, node)
     shown = "lsmbench " + shlex.join(cmd[3:])
     proc = subprocess.run(cmd, check=False)
     if proc.returncode == 130 or proc.returncode < 0:
@@ -68,29 +85,52 @@ def run_one(exp: Experiment, quick: bool, store: Path) -> ExperimentRun:
                          f"{exp.name} --results {store}`)")
 
 
-def run_suite(exps: list[Experiment], quick: bool, store: Path,
-              say: Callable[[str], None] = print, into: SuiteRun | None = None) -> SuiteRun:
-    """Runs `exps` into `store`, writing reproduce.json after each one: a new suite run, or,
-    with `into` (the stored one, `--experiment`), that run with these experiments replaced."""
+def new_run(quick: bool) -> SuiteRun:
+    """A suite run starting now, on this machine's commit and host."""
     project = git_commit()
-    if into is None:
-        host = host_fingerprint()
-        run = SuiteRun(variant="quick" if quick else "full", started=now(),
-                       commit=project.get("commit"), dirty=project.get("dirty"),
-                       host={"cpu": cpu_model(), "cores": host.get("cpu_count"),
-                             "kernel": host.get("kernel")})
-    else:
-        run = into
+    host = host_fingerprint()
+    return SuiteRun(variant="quick" if quick else "full", started=now(),
+                    commit=project.get("commit"), dirty=project.get("dirty"),
+                    host={"cpu": cpu_model(), "cores": host.get("cpu_count"),
+                          "kernel": host.get("kernel")})
+
+
+def run_suite(exps: list[Experiment], quick: bool, store: Path,
+              say: Callable[[str], None] = print, into: SuiteRun | None = None,
+              nodes: Nodes | None = None,
+              estimates: dict[str, float | None] | None = None) -> SuiteRun:
+    """Runs `exps` into `store`, writing reproduce.json after each one: a new suite run, or,
+    with `into` (the stored one, `--experiment`), that run with these experiments replaced.
+    With `nodes` (a kept testbed, up: spread.open_nodes) the run and tune experiments run
+    there at once, each on one node, longest first by `estimates`."""
+    commit = git_commit().get("commit")
+    run = into if into is not None else new_run(quick)
+    if nodes is not None:
+        record = nodes.record()
+        if run.testbed is not None and run.testbed.get("name") == nodes.name:
+            record["nodes"] = {**run.testbed.get("nodes", {}), **record["nodes"]}
+        run.testbed = record
     store.mkdir(parents=True, exist_ok=True)
-    for i, exp in enumerate(exps, 1):
-        say(f"reproduce: [{i}/{len(exps)}] {exp.name} ({exp.paper}): {exp.title}")
-        result = run_one(exp, quick, store)
+
+    def keep(result: ExperimentRun) -> None:
         result.finished = now()
-        result.commit = project.get("commit")
-        run.experiments[exp.name] = result
-        say(f"reproduce: [{i}/{len(exps)}] {exp.name}: exit {result.exit_code} in "
-            f"{result.seconds:.0f} s")
+        result.commit = commit
+        run.experiments[result.name] = result
         write_atomic(store / RUN_FILE, run.model_dump_json(indent=2).encode())
+
+    if nodes is not None:
+        write_atomic(store / RUN_FILE, run.model_dump_json(indent=2).encode())
+        run_spread(exps, nodes,
+                   lambda e, node: run_one(e, quick, store, nodes.name if node else None,
+                                           node),
+                   keep, say, estimates or {})
+    else:
+        for i, exp in enumerate(exps, 1):
+            say(f"reproduce: [{i}/{len(exps)}] {exp.name} ({exp.paper}): {exp.title}")
+            result = run_one(exp, quick, store)
+            keep(result)
+            say(f"reproduce: [{i}/{len(exps)}] {exp.name}: exit {result.exit_code} in "
+                f"{result.seconds:.0f} s")
     if into is None:
         run.ended = now()
     write_atomic(store / RUN_FILE, run.model_dump_json(indent=2).encode())

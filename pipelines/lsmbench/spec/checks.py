@@ -170,8 +170,10 @@ def shared_across_errors(spec: CampaignSpec) -> list[tuple[str, str]]:
         errors.append((path, "needs phases.running.start 'snapshot' or 'reload': with "
                              "'continue' each running phase starts from its own testing "
                              "phase's tree"))
-    if spec.testbed.type != "local":
-        errors.append((path, "only on a local testbed: the nodes of a remote testbed may "
+    one_node = spec.testbed.type == "named" and len(spec.testbed.nodes or []) == 1
+    if spec.testbed.type != "local" and not one_node:
+        errors.append((path, "only on a local testbed, or a named one restricted to one node "
+                             "(testbed.nodes: [NODE]): the nodes of a remote testbed may "
                              "differ in speed, so one node's maximum is not another's"))
     return errors
 

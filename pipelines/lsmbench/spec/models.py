@@ -485,12 +485,28 @@ class NamedTestbed(Strict):
     name: str
     disk: Literal["any", "ssd", "hdd"] = "any"
     keep_data: bool = False
+    # Only these of the testbed's nodes (their names in testbeds/NAME/testbed.yml; checked
+    # against them when the testbed is brought up): `lsmbench reproduce --testbed` pins each
+    # experiment to one node this way, so that its points compare like with like.
+    nodes: list[str] | None = None
 
     @field_validator("name")
     @classmethod
     def _slug(cls, v: str) -> str:
         if not _NAME_RE.match(v):
             raise ValueError(f"bad testbed name {v!r} (letters, digits, '.', '_', '-')")
+        return v
+
+    @field_validator("nodes")
+    @classmethod
+    def _some_nodes(cls, v: list[str] | None) -> list[str] | None:
+        if v is not None:
+            if not v:
+                raise ValueError("an empty list of nodes runs nothing (leave nodes out for "
+                                 "all of them)")
+            twice = sorted({n for n in v if v.count(n) > 1})
+            if twice:
+                raise ValueError(f"node {', '.join(twice)} named twice")
         return v
 
     @property

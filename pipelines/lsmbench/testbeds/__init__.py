@@ -39,8 +39,9 @@ def definition_spec(doc: Any, where: str) -> Any:
 
 def open_named(name: str, *, campaign: str = "", log: logging.Logger | None = None,
                definition: dict[str, Any] | None = None, overrides: dict[str, Any] | None = None,
-               ) -> Testbed:
-    """The kept testbed NAME (its definition from testbeds/NAME/testbed.yml unless given)."""
+               nodes: list[str] | None = None) -> Testbed:
+    """The kept testbed NAME (its definition from testbeds/NAME/testbed.yml unless given);
+    with `nodes`, only those of its nodes (``up`` refuses a name the testbed does not have)."""
     state = TestbedState(name)
     doc = definition if definition is not None else state.read_definition()
     spec = definition_spec(doc, str(state.definition_path))
@@ -48,15 +49,21 @@ def open_named(name: str, *, campaign: str = "", log: logging.Logger | None = No
         spec = spec.model_copy(update=overrides)
     cls = BACKENDS[spec.type]
     if spec.type == "local":
+        if nodes is not None:
+            raise TestbedError(f"testbed {name} is this machine (type local): it has no "
+                               "nodes to choose from (testbed.nodes)")
         return cls(spec, campaign=campaign or name, log=log)
-    return cls(spec, campaign=campaign or name, log=log, state=state)  # type: ignore[call-arg]
+    tb = cls(spec, campaign=campaign or name, log=log, state=state)  # type: ignore[call-arg]
+    tb.only_nodes = nodes  # type: ignore[attr-defined]
+    return tb
 
 
 def open_testbed(spec: Any, *, campaign: str, log: logging.Logger | None = None) -> Testbed:
     """The backend for a validated ``testbed`` section."""
     if spec.type == "named":
         return open_named(spec.name, campaign=campaign, log=log,
-                          overrides={"disk": spec.disk, "keep_data": spec.keep_data})
+                          overrides={"disk": spec.disk, "keep_data": spec.keep_data},
+                          nodes=spec.nodes)
     try:
         cls = BACKENDS[spec.type]
     except KeyError:

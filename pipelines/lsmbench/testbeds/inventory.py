@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from .base import TestbedError
+from .state import private_tmp
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 DISK_KINDS = ("ssd", "hdd")
@@ -150,7 +151,7 @@ def ansible_inventory(hosts: list[HostEntry], *, known_hosts: Path, python: str,
 
 def write_yaml(path: Path, doc: Any, mode: int = 0o644) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = private_tmp(path)
     tmp.write_text(yaml.safe_dump(json.loads(json.dumps(doc)), sort_keys=False))
     tmp.chmod(mode)
     tmp.replace(path)

@@ -51,6 +51,8 @@ class RemoteTestbed(Testbed):
         self.targets: dict[str, SshTarget] = {}
         self.entries: dict[str, HostEntry] = {}
         self.last_playbook: PlaybookResult | None = None
+        # Only these nodes (a named testbed's `nodes`); None: all of them.
+        self.only_nodes: list[str] | None = None
 
     # -- the inventory ----------------------------------------------------------------------
 
@@ -89,9 +91,24 @@ class RemoteTestbed(Testbed):
         write_yaml(self.state.inventory_path, inv, mode=0o600)
         return self.state.inventory_path
 
+    def chosen(self, hosts: list[HostEntry]) -> list[HostEntry]:
+        """The hosts `only_nodes` names (all without it); a name the testbed lacks is an
+        error naming the nodes it has."""
+        if self.only_nodes is None:
+            return hosts
+        names = [h.name for h in hosts]
+        unknown = [n for n in self.only_nodes if n not in names]
+        if unknown:
+            raise TestbedError(f"testbed {self.state.name} has no node {', '.join(unknown)} "
+                               f"(its nodes: {', '.join(names)})")
+        return [h for h in hosts if h.name in self.only_nodes]
+
     def up(self) -> list[Node]:
-        hosts = self.hosts()
-        self.write_inventory(hosts)
+        # The inventory lists every node (what `testbed status` and Ansible read), whichever
+        # of them this run uses.
+        every = self.hosts()
+        hosts = self.chosen(every)
+        self.write_inventory(every)
         self.entries = {h.name: h for h in hosts}
         self.targets = {h.name: SshTarget(h, self.state.known_hosts) for h in hosts}
 

@@ -14,13 +14,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import io
 import json
 import os
 import re
 import tarfile
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +40,13 @@ HELPER_MODULES = ("__init__.py", "paths.py", "digest.py", "fingerprint.py", "cal
                   "throttle/__init__.py", "throttle/cgroup.py", "throttle/devices.py",
                   "throttle/layout.py", "throttle/limits.py")
 _SKIP_DIRS = {"build", ".git", "__pycache__"}
+
+
+def private_tmp(path: Path) -> Path:
+    """A temporary name beside `path` of this process and thread alone: several campaigns
+    on one kept testbed at once (`lsmbench reproduce --testbed`) each write its state files,
+    and a shared temporary name would have one rename the other's file away."""
+    return path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
 
 
 def engines_dir() -> Path:
@@ -111,7 +122,7 @@ class TestbedState:
 
     def write_definition(self, doc: dict[str, Any]) -> None:
         self.ensure()
-        tmp = self.definition_path.with_suffix(".tmp")
+        tmp = private_tmp(self.definition_path)
         tmp.write_text(yaml.safe_dump(doc, sort_keys=False))
         tmp.replace(self.definition_path)
 
@@ -122,13 +133,25 @@ class TestbedState:
             return {}
 
     def record_deployed(self, nodes: list[str], content_hash: str) -> None:
-        doc = self.deployed()
-        for n in nodes:
-            doc[n] = {"content_hash": content_hash, "at": time.time()}
         self.ensure()
-        tmp = self.deployed_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
-        tmp.replace(self.deployed_path)
+        with self.locked():
+            doc = self.deployed()
+            for n in nodes:
+                doc[n] = {"content_hash": content_hash, "at": time.time()}
+            tmp = private_tmp(self.deployed_path)
+            tmp.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+            tmp.replace(self.deployed_path)
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """The state's read-modify-write files (deployed.json, faults.json) one writer at a
+        time: a blocking flock on testbeds/NAME/.state.lock, across processes and threads."""
+        fd = os.open(self.dir / ".state.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
 
     def forget_deployed(self) -> None:
         self.deployed_path.unlink(missing_ok=True)
@@ -146,18 +169,23 @@ class TestbedState:
 
     def _write_faults(self, faults: dict[str, NodeFault]) -> None:
         self.ensure()
-        tmp = self.faults_path.with_suffix(".tmp")
+        tmp = private_tmp(self.faults_path)
         tmp.write_text(json.dumps({n: f.model_dump() for n, f in faults.items()}, indent=2,
                                   sort_keys=True) + "\n")
         tmp.replace(self.faults_path)
 
     def record_fault(self, node: str, fault: NodeFault) -> None:
-        self._write_faults({**self.faults(), node: fault})
+        self.ensure()
+        with self.locked():
+            self._write_faults({**self.faults(), node: fault})
 
     def clear_fault(self, node: str) -> None:
-        faults = self.faults()
-        if faults.pop(node, None) is not None:
-            self._write_faults(faults)
+        if node not in self.faults():
+            return
+        with self.locked():
+            faults = self.faults()
+            if faults.pop(node, None) is not None:
+                self._write_faults(faults)
 
 
 # -- what is shipped -------------------------------------------------------------------------
@@ -206,7 +234,7 @@ def _archive(path: Path, members: list[tuple[str, Path]]) -> Path:
             info.mode = 0o755 if os.access(f, os.X_OK) else 0o644
             info.mtime = 0
             tar.addfile(info, io.BytesIO(data))
-    tmp = path.with_suffix(".tmp")
+    tmp = private_tmp(path)
     tmp.write_bytes(buf.getvalue())
     tmp.replace(path)
     kind = path.name.split("-", 1)[0]

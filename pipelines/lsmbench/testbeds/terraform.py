@@ -137,6 +137,12 @@ class TerraformTestbed(RemoteTestbed):
         return out
 
     def down(self, success: bool) -> None:
+        if getattr(self, "only_nodes", None) is not None:
+            # A campaign on some of the nodes (testbed.nodes) shares the testbed with others
+            # (`lsmbench reproduce --testbed`): it is not this campaign's to destroy.
+            self.log.info("testbed %s kept: this campaign ran on some of its nodes only",
+                          self.state.name)
+            return
         if self.spec.destroy == "always" or (self.spec.destroy == "on-success" and success):
             self.log.info("destroying testbed %s (destroy: %s)", self.state.name,
                           self.spec.destroy)
