@@ -96,7 +96,10 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                    help="the project checkout to update and build (default: this one)")
     s.add_argument("--ref", default="origin/main", help="what to fetch and check out")
     s.add_argument("--testbed", default=None, metavar="NAME",
-                   help="a kept testbed to bring up first (lsmbench testbed up NAME)")
+                   help="a kept testbed (the spec's `testbed: NAME`) to bring up first "
+                        "(lsmbench testbed up NAME); every node must be reachable (else exit "
+                        "3), and on several nodes every point runs on each (matrix "
+                        "testbed.node) and each node is a series of its own in the history")
     s.add_argument("--history", default=None, metavar="FILE",
                    help="the history database (default: RESULTS/history.sqlite)")
     s.add_argument("--publish", default=None, metavar="URL",
