@@ -260,3 +260,20 @@ def test_merge_rule():
     # A single-node series' change is reported as it is.
     single = change(None, 10)
     assert merge_node_changes([single], nights) == [single]
+
+
+# ------------------------------------------------------------------------ the night's input
+
+
+def test_a_night_on_a_testbed_that_does_not_exist_exits_2_naming_it(tmp_path, monkeypatch,
+                                                                    capsys):
+    monkeypatch.setenv("LSMBENCH_TESTBEDS", str(tmp_path / "testbeds"))
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("name: nightly-rack\nengine: {name: \"null\"}\ntestbed: rack\n")
+    results = tmp_path / "results"
+    code = main(["track", "nightly", str(spec), "--testbed", "rack", "--results", str(results),
+                 "--no-fetch"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--testbed rack: no testbed 'rack'" in err and "lsmbench testbed up rack" in err
+    assert not results.exists() and not (tmp_path / "testbeds").exists()

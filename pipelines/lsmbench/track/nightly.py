@@ -36,8 +36,8 @@ the argument checks, the git plumbing, and writing the history and change points
 
 A testbed of several nodes (--testbed NAME). Each node is a series of its own (a node's
 numbers are its machine's; track.record records a run per node): every node must answer when
-the night starts (`testbed status` after `testbed up`: an unreachable node fails the testbed
-step, exit 3, before anything runs or is recorded), and the run gets the matrix dimension
+the night starts (`testbed status` before `testbed up`: an unreachable node fails the testbed
+step, exit 3, before anything is deployed, run or recorded), and the run gets the matrix dimension
 ``testbed.node`` over the nodes (unless the spec has its own), so that every group's
 repetitions run on every node and each node's series has every group's median each night.
 
@@ -504,16 +504,29 @@ class Night:
         return f"{self.plan.repo.describe(sha)}{same}; {made}"
 
     def testbed_up(self) -> str:
-        """`testbed up` (deploys the commit's engine where it changed), then `testbed status`:
-        every node must answer -- `up` goes on without an unreachable node, but a night
-        without one would leave a gap in that node's series, and a campaign's points pinned
-        to it would fail -- so an unreachable node fails the step (exit 3), naming it,
-        before anything runs."""
+        """`testbed status` first: every node must answer -- `up` goes on without an
+        unreachable node, but a night without one would leave a gap in that node's series
+        and fail the points pinned to it -- so an unreachable node fails the step (exit 3),
+        naming it, before anything is deployed, run or recorded. Then `testbed up` (deploys
+        the commit's engine where it changed). A testbed whose nodes are known only once it
+        is up (terraform, before its first apply) is asked again after `up`."""
         name = self.plan.testbed
         assert name
+        rows = self.testbed_nodes(name)
         code = self.lsmbench("testbed", "up", name)
         if code != 0:
             raise StepFailed(code, f"lsmbench testbed up {name} exited {code}")
+        if not rows:
+            rows = self.testbed_nodes(name)
+        self.nodes = [str(r["node"]) for r in rows]
+        if len(self.nodes) > 1 and not self.plan.spec_sets_node:
+            return (f"{len(self.nodes)} nodes ({', '.join(self.nodes)}): every point runs on "
+                    f"each ({NODE_DIMENSION}), a series per node")
+        return f"{len(self.nodes)} node(s)" if self.nodes else ""
+
+    def testbed_nodes(self, name: str) -> list[dict[str, Any]]:
+        """`lsmbench testbed status NAME --json`'s nodes; StepFailed (exit 3) naming every
+        node that does not answer."""
         got: list[str] = []
         code = self.child([sys.executable, "-m", "lsmbench", "testbed", "status", name,
                            "--json"], capture=got)
@@ -521,8 +534,8 @@ class Night:
             status = json.loads(got[0].strip().splitlines()[-1])
             rows = (status.get("nodes") or []) if status.get("kind") != "local" else []
         except (IndexError, ValueError, AttributeError):
-            raise StepFailed(EXIT_ENV, f"lsmbench testbed status {name} exited {code} without "
-                                       "its JSON") from None
+            raise StepFailed(code or EXIT_ENV, f"lsmbench testbed status {name} exited {code} "
+                                               "without its JSON") from None
         down = [r for r in rows if not r.get("reachable")]
         if down:
             raise StepFailed(EXIT_ENV, "; ".join(
@@ -531,11 +544,7 @@ class Night:
                 + " (a night needs every node: each is a series of its own)")
         if code != 0:
             raise StepFailed(code, f"lsmbench testbed status {name} exited {code}")
-        self.nodes = [str(r["node"]) for r in rows]
-        if len(self.nodes) > 1 and not self.plan.spec_sets_node:
-            return (f"{len(self.nodes)} nodes ({', '.join(self.nodes)}): every point runs on "
-                    f"each ({NODE_DIMENSION}), a series per node")
-        return f"{len(self.nodes)} node(s)" if self.nodes else ""
+        return rows
 
     def run(self) -> StepOutcome:
         p = self.plan
@@ -619,8 +628,8 @@ class Night:
                 "reference", f"the build to measure against ({p.reference})",
                 self.reference).code:
             return
-        if p.testbed and self.step("testbed", f"lsmbench testbed up {p.testbed}; every node "
-                                              "reachable", self.testbed_up).code:
+        if p.testbed and self.step("testbed", f"every node of {p.testbed} reachable; lsmbench "
+                                              f"testbed up {p.testbed}", self.testbed_up).code:
             return
         ran = self.step("run", f"lsmbench run {p.spec} --force (campaign {p.campaign})",
                         self.run)
