@@ -129,7 +129,23 @@ def test_recording_per_node_runs_keeps_the_old_runs_and_adds_nothing_twice(tmp_p
     # read the nodes' runs as nights of one series).
     with sqlite3.connect(hist) as db:
         assert db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("2",)
-    assert len(History(hist, create=False).values()) > 0
+    # The old run's values and verdicts survived the rebuild of the runs table.
+    again = History(hist, create=False)
+    assert any(v.run_id == old_id for v in again.values())
+    assert any(v.run_id == old_id for v in again.verdicts())
+
+
+def test_a_node_whose_points_all_failed_has_no_run_and_the_others_keep_their_keys(tmp_path):
+    keys = {g.run["node"]: g.run["testbed_key"]
+            for g in campaign_runs(per_node_campaign(tmp_path / "a", 1))}
+    camp = per_node_campaign(tmp_path / "b", 2)
+    for pt in camp.glob("*-node2"):
+        rec = json.loads((pt / "point.json").read_text())
+        rec["state"] = "failed"
+        (pt / "point.json").write_text(json.dumps(rec))
+    got = campaign_runs(camp)
+    assert {g.run["node"]: g.run["testbed_key"] for g in got} == {
+        "node0": keys["node0"], "node1": keys["node1"]}
 
 
 def test_a_failed_record_of_several_nodes_writes_none_of_them(tmp_path):

@@ -112,17 +112,20 @@ def _change_lines(ax: Any, changes: Sequence[Change], run_x: dict[int, int],
                   prefix: Any = lambda c: "") -> None:
     """Each change point dashed at its first run, in its status's colour, labelled with its
     change and commit range (and ``prefix(change)``, e.g. its node)."""
+    at: dict[int, int] = {}  # labels already at a run: the next one goes below them
     for c in changes:
         x = run_x.get(c.run_id)
         if x is None:
             continue
+        below = at.get(x, 0)
+        at[x] = below + 1
         colour = _CHANGE_COLOURS.get(c.status, _OTHER_CHANGE)
         ax.axvline(x - 0.5, color=colour, linestyle="--", linewidth=1.4)
         # Horizontal, in a box at the top right of the line: rotated text along the line
         # crossed the series where the step is, which is where the eye is.
         ax.annotate(f"{prefix(c)}{c.change:+.0%} {_short(c.commit_before)}.."
                     f"{_short(c.commit_after)}",
-                    (x - 0.5, 0.97), xycoords=("data", "axes fraction"),
+                    (x - 0.5, 0.97 - 0.09 * below), xycoords=("data", "axes fraction"),
                     xytext=(3, 0), textcoords="offset points", fontsize=7, color=colour,
                     va="top", ha="left",
                     bbox={"boxstyle": "round,pad=0.2", "facecolor": "white",

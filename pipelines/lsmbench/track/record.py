@@ -131,8 +131,12 @@ def campaign_runs(campaign_dir: Path, commit: str | None = None) -> list[Campaig
         "results_dir": str(campaign_dir.resolve()),
     }
     pair = camp.spec.get("pair")
+    # Several nodes: by where the points ran, or were pinned to run (a node whose every
+    # point failed still makes this a campaign of several nodes: the others keep their keys).
+    planned_nodes = {n for n in map(point_node, camp.points) if n is not None} | {
+        str(p.params[NODE_DIMENSION]) for p in camp.points if NODE_DIMENSION in p.params}
     nodes = sorted({n for n in map(point_node, complete) if n is not None})
-    if len(nodes) <= 1:
+    if len(planned_nodes) <= 1:
         # One node (or the local testbed): the run as it always was, its key without a name.
         testbed = _distinct([testbed_identity(p.fingerprint or {}, throttle) for p in complete])
         run = {**base, "testbed_key": canonical_hash(testbed), "testbed": testbed,
