@@ -8,8 +8,8 @@ repository holds a copy of engines/ so that the night deploys exactly what the b
 was seeded with (this machine's lsm-driver under the sources' content hash: a CMake build per
 node would take minutes on 2 cores). The campaign runs the `null` engine with fixed phases
 (2 s testing, 1 s running), 2 repetitions. Root needed (skipped otherwise, with the reason).
-About 100 s on a loaded 2-core machine: the first deploy to three nodes (~45 s) and the six
-points (~35 s) are most of it."""
+65 s on this 2-core machine under nice (105 s with other tests running beside it): the first
+deploy to three nodes and the six points are most of it."""
 
 from __future__ import annotations
 
