@@ -790,7 +790,8 @@ def run_distributed(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: lis
     totals: dict[str, Any] = {"complete": 0, "failed": 0, "driver_s": 0.0, "n": 0,
                               "node_failures": []}
     retries = int(getattr(testbed.spec, "retries", 1))
-    jobs = [Job(point=p, disk=str(getattr(plan.point(p).spec.testbed, "disk", "any")))
+    jobs = [Job(point=p, disk=str(getattr(plan.point(p).spec.testbed, "disk", "any")),
+                node=getattr(plan.point(p).spec.testbed, "node", None))
             for p in todo]
 
     def finish(point: Any, record: dict[str, Any]) -> None:

@@ -25,6 +25,12 @@ BUILD_DIMENSION = "build"
 BUILD_REFERENCE = "reference"
 BUILD_CANDIDATE = "candidate"
 
+# A remote testbed's points may be pinned to one node (`testbed.node`); as a matrix dimension
+# over the nodes every point runs on each node: what a nightly on a testbed of several nodes
+# adds, so that each node has every group's repetitions (docs/tracking.md, "Nightly on a
+# testbed").
+NODE_DIMENSION = "testbed.node"
+
 
 def choices(values: tuple[str, ...] | list[str]) -> str:
     """'a, b, c' as used in every 'choose from' message."""

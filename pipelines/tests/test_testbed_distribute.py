@@ -137,3 +137,26 @@ def test_an_interrupt_in_a_runner_propagates():
 
     with pytest.raises(KeyboardInterrupt):
         distribute(jobs, nodes, 1, boom, lambda j, r: None)
+
+
+def test_pinned_points_run_on_their_node_only_and_are_not_retried_elsewhere():
+    """testbed.node: every point on its node (a night's matrix over the nodes); a pinned point
+    whose node is lost fails rather than run on another machine; a pin to a node the testbed
+    does not have names it."""
+    nodes = [FakeNode("n0"), FakeNode("n1"), FakeNode("n2")]
+    jobs = [Job(point=f"g{g}-{n.name}-r{r}", disk="any", node=n.name)
+            for g in range(2) for n in nodes for r in range(2)]
+    jobs.append(Job(point="elsewhere", disk="any", node="n9"))
+    rec = Recorder(fail={("g0-n1-r0", "n1"): "gone"})
+    distribute(jobs, nodes, 1, rec.runner, rec.no_node)
+    for point, node in rec.runs:
+        assert point.split("-")[1] == node, (point, node)
+    # Lost with n1: not retried on n0 or n2 (it ran once), nor are n1's other points.
+    assert [p for p, _ in rec.runs].count("g0-n1-r0") == 1
+    for point in ("g0-n1-r0", "g0-n1-r1", "g1-n1-r0", "g1-n1-r1"):
+        where, why = rec.settled[point]
+        assert where == "-" and "node n1 (testbed.node) is not usable" in why
+    assert rec.settled["elsewhere"][0] == "-"
+    assert "node n9 (testbed.node) is not a node of the testbed" in rec.settled["elsewhere"][1]
+    assert all(rec.settled[f"g{g}-{n}-r{r}"][0] == n for g in range(2) for n in ("n0", "n2")
+               for r in range(2))

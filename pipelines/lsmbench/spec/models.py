@@ -450,6 +450,10 @@ class _RemoteDefaults(_NodeDefaults):
     # Which disk kind the points ask for ("any": every node); a matrix dimension
     # `testbed.disk: [ssd, hdd]` spreads the points over both kinds.
     disk: Literal["any", "ssd", "hdd"] = "any"
+    # The node (its name) every point runs on, None: any node. A matrix dimension
+    # `testbed.node: [a, b]` runs every point on each node: a pinned point is not retried on
+    # another node (its node's series would get another machine's number).
+    node: str | None = None
     # Extra variables for the deploy playbook (no secrets: those go by path or env).
     ansible_vars: dict[str, Any] = Field(default_factory=dict)
 
@@ -484,6 +488,8 @@ class NamedTestbed(Strict):
     type: Literal["named"]
     name: str
     disk: Literal["any", "ssd", "hdd"] = "any"
+    # The node every point runs on (None: any); see _RemoteDefaults.node.
+    node: str | None = None
     keep_data: bool = False
     # Only these of the testbed's nodes (their names in testbeds/NAME/testbed.yml; checked
     # against them when the testbed is brought up): `lsmbench reproduce --testbed` pins each

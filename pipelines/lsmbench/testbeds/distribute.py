@@ -1,6 +1,8 @@
 """Spreading a campaign's points over a testbed's nodes.
 
-* A point runs only on a node whose disk kind it asks for (``any`` matches every node).
+* A point runs only on a node whose disk kind it asks for (``any`` matches every node), and
+  only on its node when it is pinned to one (``testbed.node``): a pinned point is retried on
+  that node only.
 * One experiment per disk at a time: each node entry (one data disk) has one worker thread,
   so two points never share a disk; the nodes work in parallel.
 * A point whose node fails (``node_failed``: unreachable, driver killed, its disk full) goes
@@ -40,6 +42,7 @@ class Job:
     point: Any
     disk: str  # "any", "ssd", "hdd"
     attempts: list[Attempt] = field(default_factory=list)
+    node: str | None = None  # the node it is pinned to (testbed.node), None: any
 
 
 # runner(job, node, last_try) -> Attempt. When last_try is False and the attempt comes back
@@ -54,6 +57,8 @@ def node_disk(node: Any) -> str:
 
 
 def fits(job: Job, node: Any) -> bool:
+    if job.node is not None and job.node != node.name:
+        return False
     return job.disk == "any" or job.disk == node_disk(node)
 
 
@@ -69,6 +74,15 @@ def distribute(jobs: list[Job], nodes: list[Any], retries: int, runner: Runner,
     def unplaceable(job: Job) -> str | None:
         if any(n.name in alive and fits(job, n) for n in nodes):
             return None
+        if job.node is not None:
+            known = {n.name for n in nodes}
+            if job.node not in known:
+                return (f"node {job.node} (testbed.node) is not a node of the testbed "
+                        f"(its nodes: {', '.join(sorted(known)) or 'none'})")
+            if job.node not in alive:
+                return (f"node {job.node} (testbed.node) is not usable (unreachable, or out "
+                        "of disk space); a pinned point runs on no other node")
+            return f"node {job.node} (testbed.node) has no {job.disk} disk"
         kinds = sorted({node_disk(n) for n in nodes if n.name in alive})
         return (f"no usable node with a {job.disk} disk (usable: "
                 f"{', '.join(kinds) or 'none'})")

@@ -24,13 +24,17 @@ def cmd_ack(args: argparse.Namespace) -> int:
                 known = ", ".join(sorted(changes)) or "none"
                 raise HistoryError(f"no change with id {args.id!r} in {h.path} (known: {known}; "
                                    "lsmbench track report lists them)")
-            h.add_ack(Ack(change_id=change.id, campaign=change.campaign, group=change.group,
-                          metric=change.metric, direction=change.direction,
-                          run_id=change.run_id, why=why, acked_at=now_iso()))
+            # A change several nodes saw: each node's own change is acknowledged (each node is
+            # a series of its own; the next report merges them again).
+            for c in change.per_node or [change]:
+                h.add_ack(Ack(change_id=c.id, campaign=c.campaign, group=c.group,
+                              metric=c.metric, direction=c.direction, run_id=c.run_id,
+                              why=why, acked_at=now_iso()))
     except HistoryError as e:
         print(f"lsmbench track ack: {e}", file=sys.stderr)
         return EXIT_USAGE
     if not args.quiet:
-        print(f"{change.id}: {change.metric} of {change.group} ({change.campaign}) "
+        nodes = f" on {', '.join(change.nodes)}" if change.nodes else ""
+        print(f"{change.id}: {change.metric} of {change.group} ({change.campaign}){nodes} "
               f"{change.change:+.1%} marked as expected: {why}")
     return EXIT_OK

@@ -11,12 +11,19 @@ ended (a later spec or testbed change: nothing after it is comparable, the repor
 An acknowledgement matches the change it was given for even when later nights move the
 detected index by a night or two (the same series, direction, and a run within
 ``ACK_SLACK`` runs).
+
+A campaign that runs on several nodes has a series per node (``HistorySeries.node``), each
+detected on its own. What they found is reported per *change*, not per node
+(:func:`merge_node_changes`): the same group, metric and direction under the same spec, first
+seen within ``ACK_SLACK`` nights of each other on different nodes, is one change with the list
+of the nodes that saw it (``Change.nodes``, each node's own in ``Change.per_node``). A
+regression every node saw is reported once; one that some nodes saw, once with those.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import BaseModel
@@ -72,6 +79,12 @@ class Change(BaseModel):
     # paired: the ratio's interval (candidate / reference) on the night it was found
     ci_low: float | None = None
     ci_high: float | None = None
+    # A campaign on several nodes: the node whose series this is (a change of one node's
+    # series), or None; a reported change lists the nodes that saw it in `nodes` and each
+    # one's own change in `per_node` (its figures above are the first node's to see it).
+    node: str | None = None
+    nodes: list[str] = []
+    per_node: list[Change] = []
 
 
 @dataclass
@@ -92,6 +105,7 @@ class Segment:
     points: list[HistoryPoint]
     note: str | None = None  # why no detection ran (too few runs), or None
     noise: float | None = None  # the detector's measure of the segment's run-to-run noise
+    node: str | None = None  # the series' node (a campaign on several nodes), or None
 
 
 @dataclass
@@ -100,12 +114,15 @@ class HistorySeries:
     group: str
     metric: str
     segments: list[Segment]
+    node: str | None = None  # a campaign on several nodes: one series per node
 
 
 @dataclass
 class Analysis:
     series: list[HistorySeries]
-    changes: list[Change]
+    changes: list[Change]  # as reported: one per change, with the nodes that saw it
+    # every series' own change points (a node's series' own, before they are merged)
+    series_changes: list[Change] = field(default_factory=list)
 
     @property
     def open(self) -> list[Change]:
@@ -116,31 +133,36 @@ class Analysis:
         return [c for c in self.changes if c.acked]
 
 
-def _segments(campaign: str, group: str, metric: str, points: list[HistoryPoint]) -> list[Segment]:
+def _segments(campaign: str, group: str, metric: str, points: list[HistoryPoint],
+              node: str | None = None) -> list[Segment]:
     out: list[Segment] = []
     for p in points:
         key = (p.run.spec_hash, p.run.testbed_key)
         if not out or (out[-1].spec_hash, out[-1].testbed_key) != key:
-            out.append(Segment(campaign, group, metric, key[0], key[1], []))
+            out.append(Segment(campaign, group, metric, key[0], key[1], [], node=node))
         out[-1].points.append(p)
     return out
 
 
 def build_series(history: History, campaign: str | None = None) -> list[HistorySeries]:
+    """Per campaign, group, metric and node (runs of a campaign on several nodes are one
+    series per node; a single-node run's node is None), the runs in time order."""
     runs = {r.run_id: r for r in history.runs(campaign)}
-    by_key: dict[tuple[str, str, str], list[HistoryPoint]] = {}
+    by_key: dict[tuple[str, str, str, str], list[HistoryPoint]] = {}
     for v in history.values(campaign):
         if v.median is None or v.metric not in METRIC_BY_NAME:
             continue
-        by_key.setdefault((runs[v.run_id].campaign, v.group, v.metric), []).append(
-            HistoryPoint(runs[v.run_id], v))
+        run = runs[v.run_id]
+        by_key.setdefault((run.campaign, v.group, v.metric, run.node or ""), []).append(
+            HistoryPoint(run, v))
     order = {m.name: i for i, m in enumerate(METRICS)}
     out = []
-    for (camp, group, metric), pts in sorted(by_key.items(),
-                                             key=lambda kv: (kv[0][0], kv[0][1],
-                                                             order[kv[0][2]])):
+    for (camp, group, metric, node), pts in sorted(
+            by_key.items(), key=lambda kv: (kv[0][0], kv[0][1], order[kv[0][2]], kv[0][3])):
         pts.sort(key=lambda p: (p.run.finished, p.run.run_id))
-        out.append(HistorySeries(camp, group, metric, _segments(camp, group, metric, pts)))
+        out.append(HistorySeries(camp, group, metric,
+                                 _segments(camp, group, metric, pts, node or None),
+                                 node=node or None))
     return out
 
 
@@ -211,7 +233,8 @@ def detect_segment(seg: Segment, last_segment: bool, acks: Sequence[Ack],
             spec_hash=seg.spec_hash, acked=ack is not None, why=ack.why if ack else None,
             status=_status(direction, cp.before, cp.after, latest, last_segment,
                            ack is not None),
-            held=fresh is not None and cp.index not in fresh,
+            held=fresh is not None and cp.index not in fresh, node=seg.node,
+            nodes=[seg.node] if seg.node else [],
         ))
     return out
 
@@ -268,6 +291,58 @@ def paired_nights(history: History, campaign: str | None = None, *,
                 ci_low=j.ratio.low, ci_high=j.ratio.high))
         out[key] = nights
     return out
+
+
+# How a merged change's status follows from its nodes': open while any node's is.
+_STATUS_ORDER: tuple[Status, ...] = ("open", "acked", "recovered", "segment-ended",
+                                     "improvement")
+
+
+def merge_node_changes(changes: Sequence[Change], nights: dict[int, int]) -> list[Change]:
+    """The changes as reported: the nodes' changes of one group, metric and direction under
+    one spec whose first runs are within ``ACK_SLACK`` nights of the earliest one (``nights``:
+    run id -> the index of its campaign run among the campaign's runs, the same for every
+    node's run of one campaign run) are one change, each node once, listing the nodes
+    (``nodes``) and their own changes (``per_node``). Its figures are those of the node
+    that saw it first (then by name); its status is open while any node's is (else acked,
+    recovered, segment-ended in that order); it is acked when every node's is. A change
+    of a single-node series, or a paired one, is reported as it is."""
+    out: list[Change] = []
+    pending: dict[tuple[str, str, str, str, str], list[Change]] = {}
+    for c in changes:
+        if c.node is None or c.kind != "series":
+            out.append(c)
+            continue
+        pending.setdefault((c.campaign, c.group, c.metric, c.direction, c.spec_hash),
+                           []).append(c)
+    for members in pending.values():
+        members.sort(key=lambda c: (nights.get(c.run_id, 0), c.node or ""))
+        clusters: list[list[Change]] = []
+        for c in members:
+            home = next((cl for cl in clusters
+                         if nights.get(c.run_id, 0) - nights.get(cl[0].run_id, 0) <= ACK_SLACK
+                         and c.node not in {m.node for m in cl}), None)
+            if home is None:
+                clusters.append([c])
+            else:
+                home.append(c)
+        out.extend(_merged(cl) for cl in clusters)
+    return out
+
+
+def _merged(members: list[Change]) -> Change:
+    first = members[0]
+    if len(members) == 1:
+        return first.model_copy(update={"nodes": [first.node], "per_node": [first]})
+    status = next(s for s in _STATUS_ORDER if any(m.status == s for m in members))
+    acked = all(m.acked for m in members)
+    return first.model_copy(update={
+        "id": "c-" + canonical_hash([first.campaign, first.group, first.metric,
+                                     first.direction, first.spec_hash, first.date, "nodes"]),
+        "node": None, "nodes": sorted(str(m.node) for m in members), "per_node": members,
+        "status": status, "acked": acked,
+        "why": next((m.why for m in members if m.why), None),
+        "held": all(m.held for m in members)})
 
 
 def paired_changes(history: History, campaign: str | None = None, *,
@@ -404,7 +479,19 @@ def find_changes(history: History, campaign: str | None = None) -> Analysis:
             changes.extend(detect_segment(seg, i == len(s.segments) - 1, acks,
                                           rho.get(seg.testbed_key), held))
     changes.extend(paired_changes(history, campaign))
-    return Analysis(series, changes)
+    return Analysis(series, merge_node_changes(changes, campaign_nights(history, campaign)),
+                    changes)
+
+
+def campaign_nights(history: History, campaign: str | None = None) -> dict[int, int]:
+    """Run id -> the index of its campaign run (its campaign's distinct end times in order):
+    the nodes' runs of one campaign run share it."""
+    ends: dict[str, list[float]] = {}
+    runs = history.runs(campaign)
+    for r in runs:
+        ends.setdefault(r.campaign, []).append(r.finished)
+    index = {c: {f: i for i, f in enumerate(sorted(set(fs)))} for c, fs in ends.items()}
+    return {r.run_id: index[r.campaign][r.finished] for r in runs}
 
 
 def _segment_key(seg: Segment) -> tuple[str, str, str, str, str]:
@@ -418,6 +505,6 @@ def keep_reported(history: History, analysis: Analysis) -> None:
         for seg in s.segments:
             key = _segment_key(seg)
             history.set_held_changes(*key, sorted({
-                c.run_id for c in analysis.changes
+                c.run_id for c in analysis.series_changes
                 if (c.campaign, c.group, c.metric, c.spec_hash, c.testbed_key) == key}))
 

@@ -55,7 +55,8 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     tsub = t.add_subparsers(dest="track_command", required=True, metavar="ACTION")
 
     s = tsub.add_parser("record", parents=[common],
-                        help="add a finished campaign run to the history")
+                        help="add a finished campaign run to the history (one run per node "
+                             "for a campaign that ran on several nodes)")
     s.add_argument("campaign", metavar="RESULTS/CAMPAIGN",
                    help="a campaign directory, or a campaign name in --results")
     s.add_argument("--history", default=None, metavar="FILE",
@@ -73,7 +74,8 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     s.set_defaults(func=_detect)
 
     s = tsub.add_parser("report", parents=[common],
-                        help="history.html + regressions.json; exit 4 with an open regression")
+                        help="history.html + regressions.json; exit 4 with an open regression "
+                             "(a change several nodes saw is one, with its nodes)")
     s.add_argument("--history", default=None, metavar="FILE",
                    help="the history database (default: RESULTS/history.sqlite)")
     s.add_argument("--out", default=None, metavar="DIR",
@@ -96,7 +98,10 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                    help="the project checkout to update and build (default: this one)")
     s.add_argument("--ref", default="origin/main", help="what to fetch and check out")
     s.add_argument("--testbed", default=None, metavar="NAME",
-                   help="a kept testbed to bring up first (lsmbench testbed up NAME)")
+                   help="a kept testbed (the spec's `testbed: NAME`) to bring up first "
+                        "(lsmbench testbed up NAME); every node must be reachable (else exit "
+                        "3), and on several nodes every point runs on each (matrix "
+                        "testbed.node) and each node is a series of its own in the history")
     s.add_argument("--history", default=None, metavar="FILE",
                    help="the history database (default: RESULTS/history.sqlite)")
     s.add_argument("--publish", default=None, metavar="URL",

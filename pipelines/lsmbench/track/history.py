@@ -11,6 +11,14 @@ group verdict, the commit, the date, the campaign's spec hash and a testbed key.
 A *series* is (campaign, group, metric) within one (spec hash, testbed key): a run whose
 spec or testbed differs starts a new segment, and nothing is compared across that boundary
 (docs/tracking.md).
+
+A campaign that ran on several nodes is recorded as one run *per node* (``RunRecord.node``),
+each with that node's points: every node is a series of its own. Identical machines have
+identical testbed identities, so such a run's testbed identity also holds its node's name
+(:func:`node_identity`); a run on one node keeps the identity without a name, so the keys of
+histories recorded before per-node runs stay what they were. The ``node`` column comes with
+schema 2, which the first per-node run migrates a history to (a history of single-node runs
+stays at schema 1, readable by an lsmbench from before).
 """
 
 from __future__ import annotations
@@ -29,7 +37,8 @@ from pydantic import BaseModel
 
 from ..digest import canonical_hash
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: runs.node (the first per-node run migrates a schema-1 history)
+SCHEMA_VERSIONS = (1, 2)  # what this lsmbench reads
 HISTORY_FILE = "history.sqlite"
 
 Better = Literal["higher", "lower"]
@@ -76,6 +85,15 @@ def spec_hash(spec: dict[str, Any]) -> str:
     return canonical_hash({k: v for k, v in spec.items() if k != "description"})
 
 
+def node_identity(identity: dict[str, Any], node: str) -> dict[str, Any]:
+    """A node's identity in a run that spans several nodes: its testbed identity with the
+    node's name. Nodes that are the same machine model (same CPU, kernel, disk, ...) have the
+    same identity, and each node is a series of its own: without the name, two nodes' runs
+    would be one series with two nights a night. Only a run of several nodes carries it: a
+    single-node run's key stays what it was (a renamed machine is still the same testbed)."""
+    return {**identity, "node": node}
+
+
 # ---------------------------------------------------------------- models
 
 
@@ -93,6 +111,9 @@ class RunRecord(BaseModel):
     testbed: list[dict[str, Any]]  # one identity per distinct node
     results_dir: str
     recorded_at: str
+    # The node this run's points ran on when the campaign ran on several (one run per node);
+    # None: a single-node run (every run before per-node runs).
+    node: str | None = None
 
 
 class Value(BaseModel):
@@ -146,9 +167,8 @@ class Ack(BaseModel):
 
 # ---------------------------------------------------------------- the store
 
-_DDL = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS runs (
+# The columns of `runs` in both schemas (2 adds `node`).
+_RUN_COLUMNS = """
     run_id INTEGER PRIMARY KEY AUTOINCREMENT,
     campaign TEXT NOT NULL,
     date TEXT NOT NULL,
@@ -159,7 +179,11 @@ CREATE TABLE IF NOT EXISTS runs (
     testbed_key TEXT NOT NULL,
     testbed TEXT NOT NULL,
     results_dir TEXT NOT NULL,
-    recorded_at TEXT NOT NULL,
+    recorded_at TEXT NOT NULL,"""
+
+_DDL = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs ({_RUN_COLUMNS}
     UNIQUE (campaign, finished)
 );
 CREATE TABLE IF NOT EXISTS run_values (
@@ -190,6 +214,27 @@ CREATE TABLE IF NOT EXISTS acks (
     why TEXT NOT NULL,
     acked_at TEXT NOT NULL
 );
+"""
+
+
+# Schema 1 -> 2: runs gets `node` ('' for a single-node run), unique with campaign and end time
+# (one campaign run is one history run per node). SQLite cannot change a table's constraint:
+# the table is rebuilt (its foreign keys off meanwhile, so that dropping the old table does not
+# cascade; the other tables' references name `runs`, which the rebuilt table is renamed to).
+_NODE_MIGRATION = f"""
+BEGIN;
+CREATE TABLE runs_v2 ({_RUN_COLUMNS}
+    node TEXT NOT NULL DEFAULT '',
+    UNIQUE (campaign, finished, node)
+);
+INSERT INTO runs_v2 (run_id, campaign, date, finished, commit_sha, dirty, spec_hash,
+                     testbed_key, testbed, results_dir, recorded_at, node)
+    SELECT run_id, campaign, date, finished, commit_sha, dirty, spec_hash, testbed_key,
+           testbed, results_dir, recorded_at, '' FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v2 RENAME TO runs;
+UPDATE meta SET value = '2' WHERE key = 'schema';
+COMMIT;
 """
 
 
@@ -267,13 +312,16 @@ class History:
         except sqlite3.DatabaseError as e:
             raise HistoryError(f"{self.path}: not a history database ({e})") from e
         if version is None:
+            # A new history is schema 1 until a per-node run needs the node column: a history
+            # of single-node runs stays readable by an lsmbench from before per-node runs.
             with self.db:
                 self.db.executescript(_DDL)
-                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)",
-                                (str(SCHEMA_VERSION),))
-        elif version != SCHEMA_VERSION:
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', '1')")
+            version = 1
+        elif version not in SCHEMA_VERSIONS:
             raise HistoryError(f"{self.path}: history schema {version}, this lsmbench reads "
-                               f"{SCHEMA_VERSION}")
+                               f"{', '.join(map(str, SCHEMA_VERSIONS))}")
+        self.version = version
 
     def _version(self) -> int | None:
         row = self.db.execute("SELECT name FROM sqlite_master WHERE type='table' AND "
@@ -291,43 +339,82 @@ class History:
 
     # -- runs -----------------------------------------------------------------------------
 
-    def find_run(self, campaign: str, finished: float) -> int | None:
-        row = self.db.execute("SELECT run_id FROM runs WHERE campaign=? AND finished=?",
-                              (campaign, finished)).fetchone()
+    def find_run(self, campaign: str, finished: float, node: str | None = None) -> int | None:
+        sql = "SELECT run_id FROM runs WHERE campaign=? AND finished=?"
+        args: tuple[Any, ...] = (campaign, finished)
+        if self.version >= 2:
+            sql += " AND node=?"
+            args += (node or "",)
+        elif node:
+            return None  # a schema-1 history holds no per-node run
+        row = self.db.execute(sql, args).fetchone()
         return int(row[0]) if row else None
 
     def add_run(self, run: dict[str, Any], values: Sequence[dict[str, Any]],
                 verdicts: Sequence[dict[str, Any]],
                 paired: Sequence[dict[str, Any]] = ()) -> int:
-        if paired:
+        return self.add_runs([(run, values, verdicts, paired)])[0]
+
+    def add_runs(self, runs: Sequence[tuple[dict[str, Any], Sequence[dict[str, Any]],
+                                            Sequence[dict[str, Any]],
+                                            Sequence[dict[str, Any]]]]) -> list[int]:
+        """Adds (run, values, verdicts, paired) each, in one transaction: a campaign recorded
+        as a run per node is wholly in the history or not at all."""
+        if any(p for _, _, _, p in runs):
             self._paired_table()
+        if any(r.get("node") for r, _, _, _ in runs) and self.version < 2:
+            self._migrate_to_nodes()
+        ids = []
         with self.db:
-            cur = self.db.execute(
-                "INSERT INTO runs (campaign, date, finished, commit_sha, dirty, spec_hash, "
-                "testbed_key, testbed, results_dir, recorded_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (run["campaign"], run["date"], run["finished"], run["commit"],
-                 None if run["dirty"] is None else int(run["dirty"]), run["spec_hash"],
-                 run["testbed_key"], json.dumps(run["testbed"], sort_keys=True),
-                 run["results_dir"], now_iso()))
-            run_id = int(cur.lastrowid or 0)
+            for run, values, verdicts, paired in runs:
+                ids.append(self._insert_run(run, values, verdicts, paired))
+        return ids
+
+    def _migrate_to_nodes(self) -> None:
+        self.db.execute("PRAGMA foreign_keys = OFF")
+        try:
+            self.db.executescript(_NODE_MIGRATION)
+        except sqlite3.Error:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
+        finally:
+            self.db.execute("PRAGMA foreign_keys = ON")
+        self.version = 2
+
+    def _insert_run(self, run: dict[str, Any], values: Sequence[dict[str, Any]],
+                    verdicts: Sequence[dict[str, Any]], paired: Sequence[dict[str, Any]]) -> int:
+        cols = ("campaign, date, finished, commit_sha, dirty, spec_hash, testbed_key, testbed, "
+                "results_dir, recorded_at")
+        row: tuple[Any, ...] = (
+            run["campaign"], run["date"], run["finished"], run["commit"],
+            None if run["dirty"] is None else int(run["dirty"]), run["spec_hash"],
+            run["testbed_key"], json.dumps(run["testbed"], sort_keys=True),
+            run["results_dir"], now_iso())
+        if self.version >= 2:
+            cols += ", node"
+            row += (run.get("node") or "",)
+        cur = self.db.execute(f"INSERT INTO runs ({cols}) VALUES "
+                              f"({','.join('?' * len(row))})", row)
+        run_id = int(cur.lastrowid or 0)
+        self.db.executemany(
+            "INSERT INTO run_values VALUES (?,?,?,?,?,?,?)",
+            [(run_id, v["group"], v["metric"], v["median"], v["ci_low"], v["ci_high"],
+              v["n"]) for v in values])
+        self.db.executemany(
+            "INSERT INTO group_verdicts VALUES (?,?,?,?,?)",
+            [(run_id, g["group"], g["verdict"], g["repetitions"],
+              json.dumps(g["agree"], sort_keys=True)) for g in verdicts])
+        if paired:
             self.db.executemany(
-                "INSERT INTO run_values VALUES (?,?,?,?,?,?,?)",
-                [(run_id, v["group"], v["metric"], v["median"], v["ci_low"], v["ci_high"],
-                  v["n"]) for v in values])
-            self.db.executemany(
-                "INSERT INTO group_verdicts VALUES (?,?,?,?,?)",
-                [(run_id, g["group"], g["verdict"], g["repetitions"],
-                  json.dumps(g["agree"], sort_keys=True)) for g in verdicts])
-            if paired:
-                self.db.executemany(
-                    "INSERT INTO paired_values (run_id, grp, metric, ratio, ci_low, ci_high, "
-                    "n, reference_median, candidate_median, reference_commit, pairs) VALUES "
-                    "(?,?,?,?,?,?,?,?,?,?,?)",
-                    [(run_id, v["group"], v["metric"], v["ratio"], v["ci_low"],
-                      v["ci_high"], v["n"], v["reference_median"], v["candidate_median"],
-                      v["reference_commit"],
-                      json.dumps(v["pairs"]) if v.get("pairs") is not None else None)
-                     for v in paired])
+                "INSERT INTO paired_values (run_id, grp, metric, ratio, ci_low, ci_high, "
+                "n, reference_median, candidate_median, reference_commit, pairs) VALUES "
+                "(?,?,?,?,?,?,?,?,?,?,?)",
+                [(run_id, v["group"], v["metric"], v["ratio"], v["ci_low"],
+                  v["ci_high"], v["n"], v["reference_median"], v["candidate_median"],
+                  v["reference_commit"],
+                  json.dumps(v["pairs"]) if v.get("pairs") is not None else None)
+                 for v in paired])
         return run_id
 
     def _paired_table(self) -> None:
@@ -340,18 +427,21 @@ class History:
                 self.db.execute("ALTER TABLE paired_values ADD COLUMN pairs TEXT")
 
     def runs(self, campaign: str | None = None) -> list[RunRecord]:
+        node = "node" if self.version >= 2 else "''"
         sql = ("SELECT run_id, campaign, date, finished, commit_sha, dirty, spec_hash, "
-               "testbed_key, testbed, results_dir, recorded_at FROM runs")
+               f"testbed_key, testbed, results_dir, recorded_at, {node} FROM runs")
         args: tuple[Any, ...] = ()
         if campaign is not None:
             sql += " WHERE campaign=?"
             args = (campaign,)
         out = []
-        for r in self.db.execute(sql + " ORDER BY finished, run_id", args):
+        for r in self.db.execute(sql + " ORDER BY finished, node, run_id"
+                                 if self.version >= 2 else sql + " ORDER BY finished, run_id",
+                                 args):
             out.append(RunRecord(run_id=r[0], campaign=r[1], date=r[2], finished=r[3],
                                  commit=r[4], dirty=None if r[5] is None else bool(r[5]),
                                  spec_hash=r[6], testbed_key=r[7], testbed=json.loads(r[8]),
-                                 results_dir=r[9], recorded_at=r[10]))
+                                 results_dir=r[9], recorded_at=r[10], node=r[11] or None))
         return out
 
     def values(self, campaign: str | None = None) -> list[Value]:

@@ -4,13 +4,15 @@ the rows of `track report`'s history.csv and the change points of its regression
 Measurements (names fixed: the dashboard reads them):
 
 * ``lsmbench_history``: one point per history row, stamped with the run's date. Tags campaign,
-  group, metric, testbed_key, spec_hash (few values each); fields median, ci_low, ci_high, n
+  group, metric, testbed_key, spec_hash (few values each), and node for a run of a campaign on
+  several nodes; fields median, ci_low, ci_high, n
   (floats, like every number the sink sends) and commit, run_id (strings: one value per run,
   so never tags).
 * ``lsmbench_change_points``: one point per change point (improvements too), stamped with the
   date of the first run after the change. Tags campaign, group, metric, direction; fields
   text ("p99_write_latency_s +12.0% between abc1234..def5678"), change, before, after, p_value,
-  id, commit_before, commit_after, why, and acked (a boolean field, not a tag: acking a change
+  id, commit_before, commit_after, why, nodes (those that saw it, comma-separated, for a
+  campaign on several nodes), and acked (a boolean field, not a tag: acking a change
   then overwrites its point instead of adding a second series beside it).
 
 Publishing is idempotent: the same tags and timestamp overwrite a point. Change points are the
@@ -63,6 +65,7 @@ class HistoryRow(BaseModel):
     ci_low: float | None = None
     ci_high: float | None = None
     n: float | None = None
+    node: str = ""  # a run of a campaign on several nodes (history.csv has it since then)
 
     @field_validator("median", "ci_low", "ci_high", "n", mode="before")
     @classmethod
@@ -92,6 +95,7 @@ class RecordedChange(BaseModel):
     spec_hash: str | None = None
     acked: bool = False
     why: str | None = None
+    nodes: list[str] = []
 
 
 class RegressionsFile(BaseModel):
@@ -108,7 +112,8 @@ def read_history_csv(path: Path) -> list[HistoryRow]:
     try:
         with open(path, newline="") as f:
             reader = csv.DictReader(f)
-            missing = set(HISTORY_COLUMNS) - set(reader.fieldnames or ())
+            # `node` came later: a history.csv without it is one of single-node runs.
+            missing = set(HISTORY_COLUMNS) - {"node"} - set(reader.fieldnames or ())
             if missing:
                 raise ReportFileError(f"{path}: missing column(s) {', '.join(sorted(missing))}")
             return [HistoryRow.model_validate(row) for row in reader]
@@ -167,6 +172,8 @@ def history_lines(rows: list[HistoryRow]) -> list[str]:
     for r in rows:
         tags = {"campaign": r.campaign, "group": r.group, "metric": r.metric,
                 "testbed_key": r.testbed_key, "spec_hash": r.spec_hash}
+        if r.node:  # each node's series its own (its testbed key differs too)
+            tags["node"] = r.node
         fields = {"median": _float(r.median), "ci_low": _float(r.ci_low),
                   "ci_high": _float(r.ci_high), "n": _float(r.n), "commit": r.commit,
                   "run_id": r.run_id}
@@ -187,6 +194,8 @@ def change_lines(changes: list[RecordedChange]) -> list[str]:
             "commit_before": c.commit_before, "commit_after": c.commit_after,
             "acked": c.acked, "why": c.why,
         }
+        if c.nodes:
+            fields["nodes"] = ", ".join(c.nodes)
         line = to_line_protocol(CHANGES_MEASUREMENT, tags, fields, _ns(c.date))
         if line is not None:
             out.append(line)

@@ -34,11 +34,19 @@ which is also what keeps this module independent of their Python API. In-process
 the argument checks, the git plumbing, and writing the history and change points to InfluxDB
 (this package's own code over the sink).
 
+A testbed of several nodes (--testbed NAME). Each node is a series of its own (a node's
+numbers are its machine's; track.record records a run per node): every node must answer when
+the night starts (`testbed status` before `testbed up`: an unreachable node fails the testbed
+step, exit 3, before anything is deployed, run or recorded), and the run gets the matrix dimension
+``testbed.node`` over the nodes (unless the spec has its own), so that every group's
+repetitions run on every node and each node's series has every group's median each night.
+
 Exit codes: 0 a good night; 4 the report has an open regression; the first failed step's code
 otherwise, which wins over 4 (1: a point failed, the commit does not build, publishing failed;
-3: the environment -- the lock is held, fetch, testbed; 130: interrupted); 2: bad input (a
-missing or unreadable spec, REPO not a git checkout or with uncommitted changes, an unknown
-ref, a bad --publish URL), found before anything is written.
+3: the environment -- the lock is held, fetch, testbed, a node unreachable; 130: interrupted);
+2: bad input (a missing or unreadable spec, REPO not a git checkout or with uncommitted
+changes, an unknown ref, a bad --publish URL, a --testbed that does not exist or that the
+spec does not run on), found before anything is written.
 """
 
 from __future__ import annotations
@@ -65,6 +73,7 @@ from ..exits import (
     EXIT_REGRESSION,
     EXIT_USAGE,
 )
+from ..names import NODE_DIMENSION
 from ..paths import project_root
 from .builds import BUILD_TARGETS, BuildFailed, build_commit, build_into
 from .gitrepo import GitError, GitRepo, UnknownRef
@@ -96,6 +105,9 @@ class NightSummary(BaseModel):
     ref: str | None = None
     commit: str | None = None
     open_regressions: int | None = None
+    # each open regression: id, campaign, group, metric, change, and the nodes that saw it
+    # (a campaign on several nodes; one entry for a regression every node saw)
+    regressions: list[dict[str, Any]] = []
     report_dir: str | None = None
     steps: list[StepOutcome] = []
 
@@ -123,6 +135,8 @@ class NightPlan:
     build_dir: Path
     build_command: str | None
     testbed: str | None
+    # the spec sets testbed.node itself (a matrix dimension): the night adds none
+    spec_sets_node: bool
     results: Path
     history: Path
     report_dir: Path
@@ -168,6 +182,8 @@ def plan_night(args: argparse.Namespace) -> NightPlan:
             raise UsageError(f"--testbed {args.testbed}: the spec {args.spec} runs on "
                              f"{shown or 'local'}, not on the kept testbed {args.testbed} "
                              f"(say `testbed: {args.testbed}` in the spec)")
+        _check_testbed(args.testbed)
+    matrix = raw.get("matrix")
     try:
         repo = GitRepo.open(Path(args.repo).absolute() if args.repo else project_root())
         modified = repo.modified_files()
@@ -202,12 +218,28 @@ def plan_night(args: argparse.Namespace) -> NightPlan:
     return NightPlan(
         spec=spec, campaign=campaign, repo=repo, ref=ref, fetch=not args.no_fetch,
         build_dir=build_dir, build_command=args.build_command, testbed=args.testbed,
+        spec_sets_node=isinstance(matrix, dict) and NODE_DIMENSION in matrix,
         results=results, history=history, report_dir=history.parent,
         lock=Path(args.lock).absolute() if args.lock else results / ".nightly.lock",
         publish_url=args.publish, token_env=args.token_env, token_file=args.token_file,
         reference=reference,
         orchestrator_moves=_same_dir(repo.root, project_root()),
     )
+
+
+def _check_testbed(name: str) -> None:
+    """A kept testbed NAME exists (brought up once with its definition)."""
+    from ..testbeds.state import TestbedState
+
+    try:
+        state = TestbedState(name)
+        known = state.definition_path.is_file()
+    except (OSError, ValueError) as e:
+        raise UsageError(f"--testbed {name}: {e}") from None
+    if not known:
+        raise UsageError(f"--testbed {name}: no testbed {name!r} ({state.definition_path} does "
+                         f"not exist): bring it up once with `lsmbench testbed up {name} "
+                         "--file TESTBED.yml`")
 
 
 def _check_publish(args: argparse.Namespace) -> None:
@@ -287,7 +319,10 @@ class NightOutput:
         if failed:
             parts.append(f"failed step: {failed[0]}")
         if summary.open_regressions is not None:
-            parts.append(f"{summary.open_regressions} open regression(s)")
+            seen = [f"{r['id']} on {', '.join(r['nodes'])}" for r in summary.regressions
+                    if r.get("nodes")]
+            parts.append(f"{summary.open_regressions} open regression(s)"
+                         + (f" ({'; '.join(seen)})" if seen else ""))
         if summary.report_dir and any(s.step == "report" for s in summary.steps):
             parts.append(f"report {summary.report_dir}/history.html")
         print("; ".join(parts), file=sys.stdout if summary.exit in (0, 4) else sys.stderr,
@@ -316,6 +351,8 @@ class Night:
     # The reference build this night is paired with (None: unpaired).
     reference_commit: str | None = None
     reference_dir: Path | None = None
+    # The testbed's nodes, all reachable (testbed step); a night on several gets testbed.node.
+    nodes: list[str] = field(default_factory=list)
 
     # -- running things ---------------------------------------------------------------------
 
@@ -326,9 +363,10 @@ class Night:
         return env
 
     def child(self, argv: Sequence[str], *, cwd: Path | None = None,
-              build_dir: Path | None = None) -> int:
+              build_dir: Path | None = None, capture: list[str] | None = None) -> int:
         """Runs one command of a step to its end; its output goes where ours goes (to stderr
-        with --json, so that stdout stays JSON). SIGTERM/Ctrl-C stop it first, then the night."""
+        with --json, so that stdout stays JSON), or, with ``capture``, its stdout is appended
+        there. SIGTERM/Ctrl-C stop it first, then the night."""
         sys.stdout.flush()
         # SIGTERM/SIGINT wait while the child starts: a stop that came in between would leave
         # it running without this night, which could no longer stop it. The child unblocks
@@ -336,9 +374,11 @@ class Night:
         stops = {signal.SIGTERM, signal.SIGINT}
         signal.pthread_sigmask(signal.SIG_BLOCK, stops)
         try:
+            out: Any = (subprocess.PIPE if capture is not None
+                        else sys.stderr.fileno() if self.out.as_json else None)
             proc = subprocess.Popen(list(argv), cwd=cwd, env=self.child_env(build_dir),
-                                    stdin=subprocess.DEVNULL,
-                                    stdout=sys.stderr.fileno() if self.out.as_json else None,
+                                    stdin=subprocess.DEVNULL, stdout=out,
+                                    text=capture is not None,
                                     pass_fds=(self.lock_fd,),
                                     preexec_fn=lambda: signal.pthread_sigmask(
                                         signal.SIG_UNBLOCK, stops))
@@ -347,6 +387,8 @@ class Night:
             raise
         try:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+            if capture is not None:
+                capture.append(proc.communicate()[0] or "")
             return proc.wait()
         except KeyboardInterrupt:
             proc.send_signal(signal.SIGTERM)
@@ -462,11 +504,47 @@ class Night:
         return f"{self.plan.repo.describe(sha)}{same}; {made}"
 
     def testbed_up(self) -> str:
-        assert self.plan.testbed
-        code = self.lsmbench("testbed", "up", self.plan.testbed)
+        """`testbed status` first: every node must answer -- `up` goes on without an
+        unreachable node, but a night without one would leave a gap in that node's series
+        and fail the points pinned to it -- so an unreachable node fails the step (exit 3),
+        naming it, before anything is deployed, run or recorded. Then `testbed up` (deploys
+        the commit's engine where it changed). A testbed whose nodes are known only once it
+        is up (terraform, before its first apply) is asked again after `up`."""
+        name = self.plan.testbed
+        assert name
+        rows = self.testbed_nodes(name)
+        code = self.lsmbench("testbed", "up", name)
         if code != 0:
-            raise StepFailed(code, f"lsmbench testbed up {self.plan.testbed} exited {code}")
-        return ""
+            raise StepFailed(code, f"lsmbench testbed up {name} exited {code}")
+        if not rows:
+            rows = self.testbed_nodes(name)
+        self.nodes = [str(r["node"]) for r in rows]
+        if len(self.nodes) > 1 and not self.plan.spec_sets_node:
+            return (f"{len(self.nodes)} nodes ({', '.join(self.nodes)}): every point runs on "
+                    f"each ({NODE_DIMENSION}), a series per node")
+        return f"{len(self.nodes)} node(s)" if self.nodes else ""
+
+    def testbed_nodes(self, name: str) -> list[dict[str, Any]]:
+        """`lsmbench testbed status NAME --json`'s nodes; StepFailed (exit 3) naming every
+        node that does not answer."""
+        got: list[str] = []
+        code = self.child([sys.executable, "-m", "lsmbench", "testbed", "status", name,
+                           "--json"], capture=got)
+        try:
+            status = json.loads(got[0].strip().splitlines()[-1])
+            rows = (status.get("nodes") or []) if status.get("kind") != "local" else []
+        except (IndexError, ValueError, AttributeError):
+            raise StepFailed(code or EXIT_ENV, f"lsmbench testbed status {name} exited {code} "
+                                               "without its JSON") from None
+        down = [r for r in rows if not r.get("reachable")]
+        if down:
+            raise StepFailed(EXIT_ENV, "; ".join(
+                f"node {r.get('node')} ({r.get('address')}) of testbed {name} is unreachable: "
+                f"{r.get('error') or 'no answer'}" for r in down)
+                + " (a night needs every node: each is a series of its own)")
+        if code != 0:
+            raise StepFailed(code, f"lsmbench testbed status {name} exited {code}")
+        return rows
 
     def run(self) -> StepOutcome:
         p = self.plan
@@ -474,8 +552,12 @@ class Night:
         if self.reference_dir is not None and self.reference_commit is not None:
             pairing = ["--set", f"pair.reference={self.reference_dir}",
                        "--set", f"pair.commit={self.reference_commit}"]
+        nodes = []
+        if len(self.nodes) > 1 and not p.spec_sets_node:
+            # Every group's repetitions on every node: each node's series is complete.
+            nodes = ["--set", f"matrix.{NODE_DIMENSION}={json.dumps(self.nodes)}"]
         code = self.lsmbench("run", str(p.spec), "--force", "--results", str(p.results),
-                             *pairing)
+                             *pairing, *nodes)
         if code == 0:
             return StepOutcome(step="run", code=EXIT_OK, detail=str(p.campaign_dir))
         why = {EXIT_FAILED: "a point failed", EXIT_ENV: "the environment cannot run it",
@@ -546,8 +628,8 @@ class Night:
                 "reference", f"the build to measure against ({p.reference})",
                 self.reference).code:
             return
-        if p.testbed and self.step("testbed", f"lsmbench testbed up {p.testbed}",
-                                   self.testbed_up).code:
+        if p.testbed and self.step("testbed", f"every node of {p.testbed} reachable; lsmbench "
+                                              f"testbed up {p.testbed}", self.testbed_up).code:
             return
         ran = self.step("run", f"lsmbench run {p.spec} --force (campaign {p.campaign})",
                         self.run)
@@ -589,12 +671,15 @@ def _stored_sink(plan: NightPlan) -> Any:
     return InfluxSinkSpec.model_validate(influx) if influx else None
 
 
-def _open_regressions(report_dir: Path) -> int | None:
+def _open_regressions(report_dir: Path) -> tuple[int | None, list[dict[str, Any]]]:
+    """The report's open regressions: how many, and each one's id, series and nodes."""
     try:
         data = json.loads((report_dir / "regressions.json").read_text())
-        return len(data["open"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+        return len(data["open"]), [
+            {k: c.get(k) for k in ("id", "campaign", "group", "metric", "change")}
+            | {"nodes": c.get("nodes") or []} for c in data["open"]]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None, []
 
 
 # ------------------------------------------------------------------------------------ command
@@ -625,7 +710,8 @@ def cmd_nightly(args: argparse.Namespace) -> int:
             summary.commit = night.commit
             summary.steps = night.outcomes
             if any(s.step == "report" for s in night.outcomes):
-                summary.open_regressions = _open_regressions(plan.report_dir)
+                summary.open_regressions, summary.regressions = _open_regressions(
+                    plan.report_dir)
     except LockHeld as e:
         why = f"{e}: another night is running; this one does not wait for it"
         out.error(why)

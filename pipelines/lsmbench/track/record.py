@@ -1,11 +1,18 @@
 """`lsmbench track record`: a finished campaign directory read as one run of the history (its
-groups' medians and intervals, verdicts, commit, spec hash and testbed key) and added to it."""
+groups' medians and intervals, verdicts, commit, spec hash and testbed key) and added to it.
+
+A campaign whose points ran on several nodes of a testbed is one run *per node*, each of that
+node's points, its node named in its testbed identity (history.node_identity): each node is a
+series of its own. The matrix dimension over the nodes (``testbed.node``, which a nightly on
+such a testbed adds) is not part of the group: the node is in the run, so the groups of the
+nodes' runs are the same groups."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -13,7 +20,7 @@ import numpy as np
 
 from ..exits import EXIT_OK, EXIT_USAGE
 from ..fingerprint import distinct_identities, testbed_identity, testbed_key
-from ..names import BUILD_CANDIDATE, BUILD_DIMENSION, BUILD_REFERENCE
+from ..names import BUILD_CANDIDATE, BUILD_DIMENSION, BUILD_REFERENCE, NODE_DIMENSION
 from ..points import group_id
 from ..report.load import (
     ReportError,
@@ -31,6 +38,7 @@ from .history import (
     HistoryError,
     history_path,
     iso_date,
+    node_identity,
     open_history,
     spec_hash,
 )
@@ -46,8 +54,34 @@ class CampaignRun(NamedTuple):
     paired: list[dict[str, Any]]  # spec pair: per group (without its build) and metric
 
 
+def point_node(p: StoredPoint) -> str | None:
+    """The node a point ran on: its record's ``host``, which only a testbed that spreads
+    points over nodes writes (None on the local testbed)."""
+    host = p.record.get("host")
+    return host if isinstance(host, str) and host else None
+
+
+def _without_node(p: StoredPoint) -> StoredPoint:
+    """The point with the node dimension dropped from its matrix values (so from its group)."""
+    params = p.record.get("params")
+    if not isinstance(params, dict) or NODE_DIMENSION not in params:
+        return p
+    return replace(p, record={**p.record, "params": {k: v for k, v in params.items()
+                                                     if k != NODE_DIMENSION}})
+
+
 def campaign_run(campaign_dir: Path, commit: str | None = None) -> CampaignRun:
-    """A finished campaign directory as a run of the history, or HistoryError."""
+    """A finished campaign directory that ran on one node as a run of the history, or
+    HistoryError (also for a campaign of several nodes: :func:`campaign_runs`)."""
+    runs = campaign_runs(campaign_dir, commit)
+    if len(runs) > 1:
+        raise HistoryError(f"{campaign_dir}: the points ran on {len(runs)} nodes, one run each")
+    return runs[0]
+
+
+def campaign_runs(campaign_dir: Path, commit: str | None = None) -> list[CampaignRun]:
+    """A finished campaign directory as runs of the history: one, or one per node when its
+    points ran on several nodes (in the nodes' order); HistoryError when it cannot be one."""
     try:
         camp = read_campaign(campaign_dir)
     except (ReportError, OSError) as e:
@@ -79,20 +113,48 @@ def campaign_run(campaign_dir: Path, commit: str | None = None) -> CampaignRun:
     if runs and runs[-1].get("finished"):
         finished = float(runs[-1]["finished"])
     throttle = camp.spec.get("throttle")
-    identities = [testbed_identity(p.fingerprint or {}, throttle) for p in complete]
-    run = {
+    base = {
         "campaign": camp.name,
         "date": iso_date(finished),
         "finished": finished,
         "commit": commit,
         "dirty": dirty if commits or commit else None,
         "spec_hash": spec_hash(camp.spec),
-        "testbed_key": testbed_key(identities),
-        "testbed": distinct_identities(identities),
         "results_dir": str(campaign_dir.resolve()),
     }
+    pair = camp.spec.get("pair")
+    # Several nodes: by where the points ran, or were pinned to run (a node whose every
+    # point failed still makes this a campaign of several nodes: the others keep their keys).
+    planned_nodes = {n for n in map(point_node, camp.points) if n is not None} | {
+        str(p.params[NODE_DIMENSION]) for p in camp.points if NODE_DIMENSION in p.params}
+    nodes = sorted({n for n in map(point_node, complete) if n is not None})
+    if len(planned_nodes) <= 1:
+        # One node (or the local testbed): the run as it always was, its key without a name.
+        identities = [testbed_identity(p.fingerprint or {}, throttle) for p in complete]
+        run = {**base, "testbed_key": testbed_key(identities),
+               "testbed": distinct_identities(identities), "node": None}
+        paired = (paired_values(complete, pair.get("commit"), where)
+                  if isinstance(pair, dict) else [])
+        return [CampaignRun(run, *_groups([_without_node(p) for p in camp.points]), paired)]
+    if isinstance(pair, dict):
+        raise HistoryError(f"{where}: a paired campaign that ran on {len(nodes)} nodes: "
+                           "pairs are recorded on a single node only")
+    out = []
+    for node in nodes:
+        mine = [_without_node(p) for p in camp.points if point_node(p) == node]
+        # Every identity of the node's points (one, unless the node changed mid-campaign).
+        identities = [node_identity(testbed_identity(p.fingerprint or {}, throttle), node)
+                      for p in mine if p.ok]
+        run = {**base, "testbed_key": testbed_key(identities),
+               "testbed": distinct_identities(identities), "node": node}
+        out.append(CampaignRun(run, *_groups(mine), []))
+    return out
+
+
+def _groups(points: list[StoredPoint]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Per group and metric the median and its interval; per group the verdict."""
     values, verdicts = [], []
-    for gr in group_rows(camp.points):
+    for gr in group_rows(points):
         g = gr.group
         verdicts.append({"group": g.group, "verdict": g.verdict, "repetitions": g.repetitions,
                          "agree": g.agree})
@@ -102,10 +164,7 @@ def campaign_run(campaign_dir: Path, commit: str | None = None) -> CampaignRun:
                 continue
             values.append({"group": g.group, "metric": m.name, "median": e.median,
                            "ci_low": e.ci_low, "ci_high": e.ci_high, "n": e.n})
-    pair = camp.spec.get("pair")
-    paired = (paired_values(complete, pair.get("commit"), where)
-              if isinstance(pair, dict) else [])
-    return CampaignRun(run, values, verdicts, paired)
+    return values, verdicts
 
 
 def paired_values(points: list[StoredPoint], reference_commit: str | None,
@@ -150,13 +209,21 @@ def paired_values(points: list[StoredPoint], reference_commit: str | None,
     return out
 
 
+def record_runs(history: History, campaign_dir: Path,
+                commit: str | None = None) -> list[tuple[int, bool]]:
+    """(run id, newly added) per run (one per node for a campaign of several nodes), all
+    added in one transaction. Recording the same campaign run again adds nothing."""
+    got = campaign_runs(campaign_dir, commit)
+    known = [history.find_run(g.run["campaign"], g.run["finished"], g.run["node"])
+             for g in got]
+    fresh = [g for g, k in zip(got, known, strict=True) if k is None]
+    ids = iter(history.add_runs([(g.run, g.values, g.verdicts, g.paired) for g in fresh]))
+    return [(k, False) if k is not None else (next(ids), True) for k in known]
+
+
 def record(history: History, campaign_dir: Path, commit: str | None = None) -> tuple[int, bool]:
-    """(run id, newly added). Recording the same campaign run again adds nothing."""
-    got = campaign_run(campaign_dir, commit)
-    known = history.find_run(got.run["campaign"], got.run["finished"])
-    if known is not None:
-        return known, False
-    return history.add_run(got.run, got.values, got.verdicts, got.paired), True
+    """(run id, newly added) of a campaign that ran on one node (:func:`record_runs`)."""
+    return record_runs(history, campaign_dir, commit)[0]
 
 
 def _campaign_dir(target: str, results: str) -> Path:
@@ -170,16 +237,22 @@ def cmd_record(args: argparse.Namespace) -> int:
     try:
         d = _campaign_dir(args.campaign, args.results)
         with open_history(history_path(args)) as h:
-            run_id, added = record(h, d, args.commit)
-            run = next(r for r in h.runs() if r.run_id == run_id)
+            got = record_runs(h, d, args.commit)
+            by_id = {r.run_id: r for r in h.runs()}
+            runs = [(by_id[run_id], added) for run_id, added in got]
     except HistoryError as e:
         print(f"lsmbench track record: {e}", file=sys.stderr)
         return EXIT_USAGE
     if args.json:
-        print(json.dumps({"run_id": run_id, "added": added, **run.model_dump()}, indent=2))
+        # The first run at the top level (the only one of a single-node campaign), every run
+        # (one per node) in `runs`.
+        each = [{"run_id": r.run_id, "added": added, **r.model_dump()} for r, added in runs]
+        print(json.dumps({**each[0], "runs": each}, indent=2))
     elif not args.quiet:
-        what = "recorded" if added else "already recorded"
-        commit = (run.commit or "unknown commit")[:12]
-        print(f"{run.campaign}: {what} as run {run_id} ({run.date}, {commit}, spec "
-              f"{run.spec_hash}, testbed {run.testbed_key}) in {history_path(args)}")
+        for run, added in runs:
+            what = "recorded" if added else "already recorded"
+            commit = (run.commit or "unknown commit")[:12]
+            node = f"node {run.node}: " if run.node else ""
+            print(f"{run.campaign}: {node}{what} as run {run.run_id} ({run.date}, {commit}, "
+                  f"spec {run.spec_hash}, testbed {run.testbed_key}) in {history_path(args)}")
     return EXIT_OK

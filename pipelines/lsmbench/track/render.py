@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import __version__
 from ..report.render import html_environment
-from .changes import Analysis, paired_state
+from .changes import Analysis, HistorySeries, paired_state
 from .history import METRIC_BY_NAME, History
 
 HTML_TEMPLATE = "history.html.j2"
@@ -24,13 +24,23 @@ def _testbed_changes(before: list[dict[str, Any]], after: list[dict[str, Any]]) 
     return f"{len(before)} node(s) -> {len(after)} node(s)"
 
 
+def panel_series(analysis: Analysis) -> dict[tuple[str, str, str], list[HistorySeries]]:
+    """The report's panels: per campaign, group and metric, its series -- one, or one per node
+    of a campaign that ran on several -- in the analysis' order."""
+    out: dict[tuple[str, str, str], list[HistorySeries]] = {}
+    for s in analysis.series:
+        out.setdefault((s.campaign, s.group, s.metric), []).append(s)
+    return out
+
+
 def boundaries(history: History, campaign: str | None) -> list[dict[str, Any]]:
-    """Every run whose spec hash or testbed key differs from the campaign's run before it."""
+    """Every run whose spec hash or testbed key differs from the run before it of the same
+    campaign and node (a campaign on several nodes: each node's runs are its own series)."""
     out = []
-    by_campaign: dict[str, list[Any]] = {}
+    by_campaign: dict[tuple[str, str], list[Any]] = {}
     for r in history.runs(campaign):
-        by_campaign.setdefault(r.campaign, []).append(r)
-    for camp, runs in sorted(by_campaign.items()):
+        by_campaign.setdefault((r.campaign, r.node or ""), []).append(r)
+    for (camp, _), runs in sorted(by_campaign.items()):
         for prev, run in pairwise(runs):
             what = []
             if prev.spec_hash != run.spec_hash:
@@ -40,6 +50,7 @@ def boundaries(history: History, campaign: str | None) -> list[dict[str, Any]]:
                             + _testbed_changes(prev.testbed, run.testbed))
             if what:
                 out.append({"campaign": camp, "run": run, "what": "; ".join(what)})
+    out.sort(key=lambda b: (b["campaign"], b["run"].finished, b["run"].node or ""))
     return out
 
 
@@ -48,23 +59,30 @@ def render_history(analysis: Analysis, history: History, figures: dict[tuple[str
     runs = history.runs(campaign)
     order = {r.run_id: i for i, r in enumerate(runs)}
     campaign_of = {r.run_id: r.campaign for r in runs}
-    latest: dict[tuple[str, str], str] = {}  # the group verdict of each group's last run
+    node_of = {r.run_id: r.node for r in runs}
+    # the group verdict of each group's last run (per node, for a campaign on several)
+    latest: dict[tuple[str, str, str | None], str] = {}
     for v in sorted(history.verdicts(campaign), key=lambda v: order[v.run_id]):
-        latest[(campaign_of[v.run_id], v.group)] = v.verdict
+        latest[(campaign_of[v.run_id], v.group, node_of[v.run_id])] = v.verdict
     panels = []
-    for s in analysis.series:
-        m = METRIC_BY_NAME[s.metric]
-        notes = [seg.note for seg in s.segments if seg.note]
-        noise = [seg.noise for seg in s.segments if seg.noise is not None]
+    for (camp, group, metric), series in panel_series(analysis).items():
+        m = METRIC_BY_NAME[metric]
+        nodes = [s.node for s in series if s.node]
+        segments = [seg for s in series for seg in s.segments]
+        notes = [f"{seg.node}: {seg.note}" if seg.node else seg.note for seg in segments
+                 if seg.note]
+        noise = [seg.noise for seg in segments if seg.noise is not None]
+        verdicts = [(s.node, latest.get((camp, group, s.node))) for s in series]
         panels.append({
-            "campaign": s.campaign, "group": s.group, "metric": m, "figure":
-            figures[(s.campaign, s.group, s.metric)], "runs": sum(len(g.points)
-                                                                   for g in s.segments),
-            "segments": len(s.segments), "notes": notes,
-            "noise": noise[-1] if noise else None,
-            "verdict": latest.get((s.campaign, s.group)),
+            "campaign": camp, "group": group, "metric": m, "figure": figures[(camp, group,
+                                                                              metric)],
+            "runs": sum(len(g.points) for g in segments), "nodes": nodes,
+            "segments": len(segments), "notes": notes,
+            "noise": noise[-1] if noise and not nodes else None,
+            "verdict": ", ".join(f"{n} {v}" if n else str(v) for n, v in verdicts if v)
+                       or None,
             "changes": [c for c in analysis.changes
-                        if (c.campaign, c.group, c.metric) == (s.campaign, s.group, s.metric)],
+                        if (c.campaign, c.group, c.metric) == (camp, group, metric)],
         })
     by_run = {r.run_id: r for r in runs}
     paired = [{"run": by_run[v.run_id], "value": v, "state": paired_state(v)}
@@ -77,6 +95,8 @@ def render_history(analysis: Analysis, history: History, figures: dict[tuple[str
         "history": str(history.path),
         "campaign": campaign,
         "runs": runs,
+        # a campaign ran on several nodes: the tables get a nodes column
+        "per_node": any(r.node for r in runs),
         "open": analysis.open,
         "changes": analysis.changes,
         "panels": panels,

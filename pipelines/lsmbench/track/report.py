@@ -24,8 +24,9 @@ REGRESSIONS_SCHEMA = "lsmbench.regressions/1"
 HTML_FILE = "history.html"
 JSON_FILE = "regressions.json"
 CSV_FILE = "history.csv"
+# node: the run's node when its campaign ran on several (one run per node), else empty.
 CSV_COLUMNS = ("run_id", "campaign", "group", "metric", "commit", "date", "testbed_key",
-               "spec_hash", "median", "ci_low", "ci_high", "n")
+               "spec_hash", "median", "ci_low", "ci_high", "n", "node")
 
 
 # ---------------------------------------------------------------- outputs
@@ -53,7 +54,7 @@ def history_csv(history: History, campaign: str | None = None) -> str:
         r = runs[v.run_id]
         w.writerow([v.run_id, r.campaign, v.group, v.metric, r.commit or "", r.date,
                     r.testbed_key, r.spec_hash, _num(v.median), _num(v.ci_low),
-                    _num(v.ci_high), v.n])
+                    _num(v.ci_high), v.n, r.node or ""])
     return buf.getvalue()
 
 
@@ -78,19 +79,20 @@ def write_track_report(history: History, out_dir: Path, campaign: str | None = N
     for it finds the HTML and CSV of the same analysis."""
     # matplotlib and Jinja2 only when a report is written: influx_history reads this module's
     # file formats on nights that publish.
-    from .figures import series_figure
-    from .render import render_history
+    from .figures import nodes_figure, series_figure
+    from .render import panel_series, render_history
 
     analysis = find_changes(history, campaign)
     keep_reported(history, analysis)
     generated = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     figures = {}
-    for s in analysis.series:
-        png = series_figure(s, [c for c in analysis.changes
-                                if (c.campaign, c.group, c.metric) ==
-                                (s.campaign, s.group, s.metric)])
-        figures[(s.campaign, s.group, s.metric)] = (
-            "data:image/png;base64," + base64.b64encode(png).decode("ascii"))
+    for key, series in panel_series(analysis).items():
+        # Each series' own change points (a node's, labelled with it), not the merged ones.
+        changes = [c for c in analysis.series_changes
+                   if (c.campaign, c.group, c.metric) == key]
+        png = (series_figure(series[0], changes) if len(series) == 1
+               else nodes_figure(series, changes))
+        figures[key] = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
     html = render_history(analysis, history, figures, generated, campaign)
     out_dir.mkdir(parents=True, exist_ok=True)
     files = TrackReportFiles(out_dir / HTML_FILE, out_dir / JSON_FILE, out_dir / CSV_FILE)
@@ -123,8 +125,9 @@ def cmd_report(args: argparse.Namespace) -> int:
                          indent=2))
     elif not args.quiet:
         for c in opened:
+            nodes = f" on {len(c.nodes)} node(s): {', '.join(c.nodes)}" if c.nodes else ""
             print(f"REGRESSION {c.id}: {c.campaign} {c.group} {c.metric} {c.change:+.1%} "
-                  f"({_short(c.commit_before)}..{_short(c.commit_after)}, {c.date})")
+                  f"({_short(c.commit_before)}..{_short(c.commit_after)}, {c.date}){nodes}")
         print(f"{len(opened)} open regression(s), {len(analysis.changes)} change point(s); "
               f"{files.html}")
     return EXIT_REGRESSION if opened else EXIT_OK
