@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -61,6 +62,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--out", default=str(ROOT / "results" / "bench" / "tune_nodes.json"))
     args = ap.parse_args()
+    # A SIGTERM ends it through its cleanup (the namespaces, their sshd, the scratch directory).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     from lsmbench.paths import find_driver
 
     driver = find_driver()
