@@ -297,3 +297,18 @@ def test_two_objectives_give_a_pareto_front(tmp_path):
     figs = {f.id: f for f in tune_figures(result)}
     assert set(figs) == {"tune-history", "tune-pareto"} and "front (3)" in figs[
         "tune-pareto"].caption
+
+
+def test_a_study_on_a_testbed_that_does_not_exist_leaves_nothing(tmp_path, monkeypatch, capsys):
+    from lsmbench.cli import main
+
+    monkeypatch.setenv("LSMBENCH_TESTBEDS", str(tmp_path / "testbeds"))
+    doc = spec_doc()
+    doc["testbed"] = "nosuchbed"
+    spec = tmp_path / "s.yaml"
+    spec.write_text(yaml.safe_dump(doc))
+    results = tmp_path / "results"
+    assert main(["tune", str(spec), "--results", str(results), "--no-publish"]) == 3
+    assert "no testbed 'nosuchbed'" in capsys.readouterr().err
+    assert not (results / "tiny-tune" / STUDY_FILE).exists()
+    assert Store(results).points("tiny-tune") == []

@@ -21,6 +21,7 @@ import yaml
 from fixtures_netns import (
     NetnsNodes,
     netns_nodes,
+    restart_sshd,
     run_losing_node,
     small_data_disk,
     write_ssh_testbed,
@@ -178,3 +179,20 @@ def test_a_study_refuses_nodes_that_are_not_alike(bed3, tmp_path):
     from lsmbench.store import Store
 
     assert Store(results).points("mixed-tune") == []
+    assert not (results / "mixed-tune" / "tune.sqlite3").exists()
+
+
+def test_a_study_does_not_start_without_every_node(bed3, tmp_path):
+    spec, results = tune_spec(bed3, "gone-tune"), tmp_path / "results"
+    bed3.kill_sshd(bed3.nodes[2])
+    try:
+        r = lsmbench(bed3, "tune", str(spec), "--results", str(results), "--no-publish")
+    finally:
+        restart_sshd(bed3, bed3.nodes[2])
+    assert r.returncode == 3, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "node node2 did not answer at the start" in r.stderr, r.stderr
+    from lsmbench.store import Store
+
+    assert Store(results).points("gone-tune") == []
+    # No study is left behind: the next run starts it without --resume.
+    assert not (results / "gone-tune" / "tune.sqlite3").exists()

@@ -315,6 +315,16 @@ class Tuner:
         """The trials of a study compare their results, so they run on alike nodes only: one
         testbed key (lsmbench.fingerprint.testbed_key: hardware, kernel, disk, file system,
         throttle) for the nodes, and the key the study's earlier trials ran with."""
+        if session.remote:
+            # A node that did not answer at the start (the testbed runs without it): a study
+            # would run on a testbed other than the one named, so it does not start.
+            every = [h.name for h in session.testbed.chosen(session.testbed.hosts())]
+            missing = [n for n in every if n not in {x.name for x in session.nodes}]
+            if missing:
+                raise TuneError(
+                    f"{session.testbed.describe()}: node {', '.join(missing)} did not answer "
+                    "at the start; bring it back, or name the nodes to use "
+                    "(testbed.nodes of a named testbed)")
         throttle = self.loaded.raw.get("throttle")
         identities: dict[str, dict[str, Any]] = {}
         for node in nodes:
@@ -570,6 +580,7 @@ class Tuner:
         run_options = self.options
         with campaign_errors(self.store, spec.name), self.store.lock(spec.name):
             existing = existing_points(self.plan, self.store, self.reporter, run_options)
+            fresh = self.options.force or not study_path(self.store, spec.name).exists()
             study = self._open_study()
             for rec in sorted(existing.values(), key=lambda r: r.data.get("index") or 0):
                 params, rep = rec.data.get("params"), rec.data.get("rep")
@@ -581,10 +592,17 @@ class Tuner:
             self._enqueue_defaults(study)
             done = self._finished(study)
             session = CampaignSession(self.plan, self.store, self.reporter, run_options, t0)
-            session.open(max(0, self.tune.trials - done), done)
-            self.parallel = session.remote and len(session.nodes) > 1
-            self._check_nodes(study, session, session.nodes if self.parallel
-                              else [session.node])
+            try:
+                session.open(max(0, self.tune.trials - done), done)
+                self.parallel = session.remote and len(session.nodes) > 1
+                self._check_nodes(study, session, session.nodes if self.parallel
+                                  else [session.node])
+            except BaseException:
+                # A study that never ran a trial is not kept: the next run (the testbed
+                # fixed) starts it without --resume.
+                if fresh:
+                    study_path(self.store, spec.name).unlink(missing_ok=True)
+                raise
             if self.parallel:
                 session.reporter = LockedReporter(self.reporter)
                 study.sampler = self._sampler(len(study.get_trials(deepcopy=False)), True)
