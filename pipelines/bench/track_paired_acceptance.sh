@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Issue 33's acceptance, end to end (docs/results/tracking.md, "Paired nights on this
+# machine"): paired nights of pipelines/campaigns/nightly.yaml run by `lsmbench track nightly`
+# on a scratch clone of this project.
+#
+#   1. A/A: AA_NIGHTS commits that change a text file only; each night is paired against the
+#      last accepted commit (the default reference), so the two builds are the same engine.
+#      Expected: no alarm. Afterwards the CoV of the paired ratio beside the CoV of the raw
+#      metric over the same nights (track report's history.csv and the history database).
+#   2. A ~5 % regression: REGRESS_NIGHTS more commits, the first of which makes every flush
+#      write a fifth of its table once more (injected-regression/slow-flush-5.patch); the
+#      nights after it are paired against the last accepted commit. Expected: a regression
+#      alarm (not an improvement) on the first or second night after it; each night's
+#      regressions.json is kept as WORK/nights/N.json.
+#   3. `track bisect` on that alarm over a range of BISECT_RANGE commits (the regression among
+#      them, at a place no night measured): the commit it names, in how many paired steps.
+#
+#   pipelines/bench/track_paired_acceptance.sh [WORK]      # default /var/tmp/lsmbench-paired
+#   AA_NIGHTS=20 REGRESS_NIGHTS=3 BISECT_RANGE=9 REPETITIONS=3 ...   # the defaults
+#
+# REPETITIONS: nightly.yaml's repetitions for these nights (the spec is copied with it):
+# 3 pairs a night, as the synthetic suite models; nightly.yaml itself has 2 (one build).
+# About 7 minutes a paired night on 2 cores (6 points of ~65 s), plus a build per commit
+# (~4 min, reused by later nights as the reference): AA_NIGHTS=20 is some 3 hours. Run it on
+# a quiet machine: a benchmark, not a test. Needs root (cgroup blkio throttling).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+project=$(git -C "$here" rev-parse --show-toplevel)
+work=$(realpath -m "${1:-/var/tmp/lsmbench-paired}")
+aa_nights=${AA_NIGHTS:-20}
+regress_nights=${REGRESS_NIGHTS:-3}
+bisect_range=${BISECT_RANGE:-9}
+reps=${REPETITIONS:-3}
+lsmbench="$project/.venv/bin/lsmbench"
+[ -x "$lsmbench" ] || { echo "$lsmbench: not installed (make quickstart or make test first)" >&2; exit 2; }
+[ "$bisect_range" -ge 3 ] || { echo "BISECT_RANGE must be at least 3" >&2; exit 2; }
+
+rm -rf "$work"
+mkdir -p "$work/nights"
+git clone -q "$project" "$work/repo"
+cd "$work/repo"
+git config user.email paired@lsmbench.invalid
+git config user.name "lsmbench paired acceptance"
+sed "s/^  repetitions: .*/  repetitions: $reps/" "$project/pipelines/campaigns/nightly.yaml" \
+  > "$work/nightly.yaml"
+grep -q "^  repetitions: $reps\$" "$work/nightly.yaml"
+
+commit() {  # commit MESSAGE: a night's commit (a text file changes with it)
+  echo "$1" >> docs/paired-nights.txt
+  git add -A
+  git commit -qm "$1"
+  git rev-parse HEAD
+}
+
+night() {  # night N SHA: one paired night, its regressions.json kept
+  local n=$1 sha=$2 code
+  set +e
+  "$lsmbench" track nightly "$work/nightly.yaml" --repo "$work/repo" --ref "$sha" \
+    --no-fetch --results "$work/results" --quiet
+  code=$?
+  set -e
+  echo "night $n ${sha:0:12} exit $code" | tee -a "$work/nights.log"
+  [ -f "$work/results/regressions.json" ] && cp "$work/results/regressions.json" "$work/nights/$n.json"
+  return 0
+}
+
+# 1. A/A (night 0 runs unpaired: there is no accepted night before it).
+n=0
+for i in $(seq 0 "$aa_nights"); do
+  night "$n" "$(commit "docs: A/A night $i (no engine change)")"
+  n=$((n + 1))
+done
+
+"$project/.venv/bin/python" "$here/track_paired_cov.py" "$work/results/history.sqlite" \
+  --last "$aa_nights" | tee "$work/aa-cov.md"
+
+# 3's range: commits no night measures, the regression at a place inside it; 2's nights then
+# measure the range's end and the commits after it.
+half=$(( (bisect_range - 1) / 2 ))
+for i in $(seq 1 "$half"); do commit "docs: before the regression, $i" >/dev/null; done
+git apply "$here/injected-regression/slow-flush-5.patch"
+regressed=$(commit "db: FlushMemTable writes a fifth of each flushed table again (the injected 5 % regression)")
+for i in $(seq 1 $((bisect_range - half - 2))); do commit "docs: after the regression, $i" >/dev/null; done
+echo "$regressed" > "$work/regressed.txt"
+
+# 2. The nights after it.
+for i in $(seq 1 "$regress_nights"); do
+  night "$n" "$(commit "docs: regression night $i")"
+  n=$((n + 1))
+done
+
+# 3. Bisect the open paired regression of max_write_throughput, if there is one.
+change=$("$project/.venv/bin/python" - "$work/results/regressions.json" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+print(next((c["id"] for c in doc.get("open", [])
+            if c["kind"] == "paired" and c["direction"] == "regression"), ""))
+EOF
+)
+if [ -n "$change" ]; then
+  set +e
+  "$lsmbench" track bisect "$change" --history "$work/results/history.sqlite" \
+    --repo "$work/repo" --json > "$work/bisect.json"
+  echo "bisect $change exit $? (the regression: ${regressed:0:12})" | tee -a "$work/nights.log"
+  set -e
+else
+  echo "no open paired regression to bisect" | tee -a "$work/nights.log"
+fi
+echo "history report: $work/results/history.html"
