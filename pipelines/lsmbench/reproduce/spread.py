@@ -12,8 +12,9 @@ nodes, several at once, each experiment on one node.
 * Before anything runs every node must answer (else exit 3 naming it: nothing is written);
   the testbed is deployed once here (the experiments' runs then find it current), and each
   node's fingerprint gives its testbed key (fingerprint.testbed_key, as the nightly
-  history's). Nodes whose keys differ are allowed -- each experiment runs on one node -- and
-  the differing fields are said and recorded (reproduce.json: the testbed's nodes with their
+  history's but without a throttle: each experiment's spec has its own, alike on every
+  node). Nodes whose keys differ are allowed -- each experiment runs on one node -- and the
+  differing fields are said and recorded (reproduce.json: the testbed's nodes with their
   keys, each experiment's node).
 * The estimate: each experiment's time as `lsmbench plan` estimates it (the expected time of
   adaptive phases, the store's earlier phases when there are some), packed onto the nodes
