@@ -196,3 +196,22 @@ def test_a_study_does_not_start_without_every_node(bed3, tmp_path):
     assert Store(results).points("gone-tune") == []
     # No study is left behind: the next run starts it without --resume.
     assert not (results / "gone-tune" / "tune.sqlite3").exists()
+
+
+def test_a_study_pinned_to_a_node_runs_there_without_the_others(bed3, tmp_path):
+    doc = yaml.safe_load(tune_spec(bed3, "pinned-tune").read_text())
+    doc["testbed"] = {"type": "named", "name": NAME, "node": "node0"}
+    doc["tune"].update({"trials": 2, "confirm": {"top": 0}})
+    spec = bed3.base / "pinned-tune.yaml"
+    spec.write_text(yaml.safe_dump(doc))
+    results = tmp_path / "results"
+    bed3.kill_sshd(bed3.nodes[2])  # not needed: the study does not wait for it
+    try:
+        r = lsmbench(bed3, "tune", str(spec), "--results", str(results), "--no-publish")
+    finally:
+        restart_sshd(bed3, bed3.nodes[2])
+    assert r.returncode == 0, r.stderr[-3000:]
+    from lsmbench.store import Store
+
+    points = Store(results).points("pinned-tune")
+    assert len(points) == 2 and {p.data.get("host") for p in points} == {"node0"}

@@ -304,9 +304,12 @@ class Tuner:
         params = {name: dom.suggest(trial) for name, dom in self.domains.items()}
         point = self._point(params)
         trial.set_user_attr("point", point.id)
+        node = session.node if session.remote else None
+        if node is not None:  # the report's trial table names it (one node: every trial)
+            trial.set_user_attr("node", node.name)
         session.add_point(point)
         session.run_point(point, n, total, after_testing=self._after_testing(study, trial),
-                          extra={"tune": {"trial": trial.number}})
+                          extra={"tune": {"trial": trial.number}}, node=node)
         self._tell(study, trial.number, trial._trial_id, point.id)
 
     # -- several nodes ------------------------------------------------------------------
@@ -315,7 +318,7 @@ class Tuner:
         """The trials of a study compare their results, so they run on alike nodes only: one
         testbed key (lsmbench.fingerprint.testbed_key: hardware, kernel, disk, file system,
         throttle) for the nodes, and the key the study's earlier trials ran with."""
-        if session.remote:
+        if session.remote and getattr(self.spec.testbed, "node", None) is None:
             # A node that did not answer at the start (the testbed runs without it): a study
             # would run on a testbed other than the one named, so it does not start.
             every = [h.name for h in session.testbed.chosen(session.testbed.hosts())]
@@ -350,6 +353,17 @@ class Tuner:
                 f"testbed of another key ({stored}) than this one's ({key}: "
                 f"{', '.join(sorted(identities))}), whose results they cannot be compared with: "
                 "resume it where it ran, or start over with --force or another campaign name")
+
+    def _pin(self, session: CampaignSession) -> None:
+        """testbed.node: every trial on that node (one at a time)."""
+        pinned = getattr(self.spec.testbed, "node", None)
+        if pinned is None or not session.remote:
+            return
+        node = next((n for n in session.nodes if n.name == pinned), None)
+        if node is None:
+            raise TuneError(f"testbed.node {pinned}: not a reachable node of "
+                            f"{session.testbed.describe()}")
+        session.nodes, session.node = [node], node
 
     def _run_parallel(self, study: Any, session: CampaignSession, todo: int) -> None:
         """`todo` trials over the testbed's nodes, one at a time on each (testbeds.distribute):
@@ -594,6 +608,7 @@ class Tuner:
             session = CampaignSession(self.plan, self.store, self.reporter, run_options, t0)
             try:
                 session.open(max(0, self.tune.trials - done), done)
+                self._pin(session)
                 self.parallel = session.remote and len(session.nodes) > 1
                 self._check_nodes(study, session, session.nodes if self.parallel
                                   else [session.node])
