@@ -55,7 +55,7 @@ class ExperimentRun(BaseModel):
     commit: str | None = None
     # With --testbed: when it started, the node it ran on (None: this machine, as every
     # experiment without --testbed and the simulator ones with it), that node's testbed key
-    # (the hash of digest.testbed_identity of its fingerprint), and the nodes that failed it
+    # (fingerprint.testbed_key of its fingerprint's identity), and the nodes that failed it
     # (testbeds.distribute's attempts).
     started: str | None = None
     node: str | None = None
