@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from lsmbench import campaign, cyclecheck, mergesim
+from lsmbench import cyclecheck, mergesim
+from lsmbench.campaign import point as point_run
 from lsmbench.cli import main
 from lsmbench.cycles import MergeCycle, merge_cycle
 from lsmbench.engine_options import description
@@ -350,10 +351,10 @@ def test_point_json_records_the_warnings(tmp_path, monkeypatch) -> None:
         self.result.warnings.append("running phase 18 s is shorter than ...")
         return self.result
 
-    monkeypatch.setattr(campaign.PointPipeline, "run", run)
+    monkeypatch.setattr(point_run.PointPipeline, "run", run)
     store = Store(tmp_path / "results")
     point = plan.points[0]
-    campaign._run_point(plan, store, None, None, None, point, plan.point(point).config_hash,
+    point_run.run_point(plan, store, None, None, None, point, plan.point(point).config_hash,
                         Reporter())
     rec = store.point(plan.spec.name, point.id)
     assert rec is not None and rec.state == "complete"
