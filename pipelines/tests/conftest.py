@@ -40,3 +40,7 @@ def data_root():
 # -- pyinfra: a real InfluxDB 1.x on a loopback port (session fixture `influxd`); see
 # fixtures_influx.py. Imported here so every test module can use it.
 from fixtures_influx import influxd  # noqa: E402, F401
+
+# -- a deployed three-node ssh testbed over sshd in network namespaces (session fixture
+# `three_node_testbed`), shared by the modules that need one; see fixtures_netns.py.
+from fixtures_netns import three_node_testbed  # noqa: E402, F401

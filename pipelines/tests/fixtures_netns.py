@@ -21,6 +21,8 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -273,6 +275,106 @@ def small_data_disk(node: SshNode, size: str) -> Iterator[None]:
     finally:
         subprocess.run([*enter, "umount", "-l", str(node.data_dir)], capture_output=True,
                        check=False)
+
+
+@dataclass
+class DeployedTestbed:
+    """Nodes with a kept ssh testbed brought up on them (`lsmbench testbed up NAME`): its
+    state under `testbeds` ($LSMBENCH_TESTBEDS), deployed from the frozen engines copy
+    ($LSMBENCH_ENGINES) that write_ssh_testbed made."""
+
+    nodes: NetnsNodes
+    name: str
+    testbeds: Path
+    engines: Path
+
+    @contextlib.contextmanager
+    def environment(self) -> Iterator[NetnsNodes]:
+        """$LSMBENCH_TESTBEDS and $LSMBENCH_ENGINES pointing at this testbed's, restored
+        afterwards (other modules use the defaults, or testbeds of their own)."""
+        values = {"LSMBENCH_TESTBEDS": str(self.testbeds), "LSMBENCH_ENGINES": str(self.engines)}
+        saved = {k: os.environ.get(k) for k in values}
+        os.environ.update(values)
+        try:
+            yield self.nodes
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+
+THREE_NODE_TESTBED = "bed3"
+
+
+def null_tune_spec(name: str, testbed: str, trials: int, seed: int, testing: str,
+                   running: str) -> dict[str, object]:
+    """A tune study on the null engine: each trial takes its phases' fixed lengths whatever
+    the machine's shared cores do (one node's study against three's is the orchestration's
+    difference)."""
+    return {
+        "name": name,
+        "engine": {"name": "null"},
+        "workload": {"file": "update-uniform-1kb", "set": {"record_count": 2000}},
+        "phases": {"testing": {"duration": testing, "warmup": "0.5s"},
+                   "running": {"duration": running}},
+        "testbed": testbed,
+        "tune": {"trials": trials, "seed": seed, "objective": "max_write_throughput",
+                 "prune": False,
+                 "parameters": {"service_time_us": {"low": 5, "high": 200, "log": True}},
+                 "confirm": {"top": 1, "repetitions": 2}},
+    }
+
+
+@pytest.fixture(scope="session")
+def three_node_testbed(driver_path: Path) -> Iterator[DeployedTestbed]:
+    """Three nodes and the testbed bed3 on them, brought up once for every module that
+    needs a deployed three-node testbed (lsmbench tune's and reproduce's): a deployment
+    takes ~20 s of Ansible. Tests that change a node (kill its sshd, mount a small disk on
+    its data directory) put it back before they end."""
+    base = Path(tempfile.mkdtemp(prefix="lsmbench-bed3-", dir="/var/tmp"))
+    saved = os.environ.get("LSMBENCH_ENGINES")
+    try:
+        with netns_nodes(base, count=3) as nodes:
+            definition = write_ssh_testbed(nodes, driver_path)
+            bed = DeployedTestbed(nodes=nodes, name=THREE_NODE_TESTBED,
+                                  testbeds=base / "testbeds", engines=base / "engines")
+            with bed.environment():
+                r = subprocess.run([sys.executable, "-m", "lsmbench", "testbed", "up", bed.name,
+                                    "--file", str(definition), "--json"], capture_output=True,
+                                   text=True, timeout=600, check=False)
+            assert r.returncode == 0, r.stderr[-3000:]
+            yield bed
+    finally:
+        if saved is None:
+            os.environ.pop("LSMBENCH_ENGINES", None)
+        else:
+            os.environ["LSMBENCH_ENGINES"] = saved
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def bench_nodes(prefix: str, count: int = 3) -> Iterator[tuple[NetnsNodes, Path, dict[str, str]]]:
+    """For the bench scripts: `count` nodes under a scratch directory, the ssh testbed
+    definition for them (write_ssh_testbed with this machine's lsm-driver) and the environment
+    whose $LSMBENCH_TESTBEDS is the scratch one; everything removed afterwards, also on
+    SIGTERM. SystemExit(2) when lsm-driver is not built."""
+    from lsmbench.paths import find_driver
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    driver = find_driver()
+    if driver is None:
+        print("lsm-driver is not built: run `make build`", file=sys.stderr)
+        raise SystemExit(2)
+    base = Path(tempfile.mkdtemp(prefix=prefix, dir="/var/tmp"))
+    try:
+        with netns_nodes(base, count=count) as nodes:
+            definition = write_ssh_testbed(nodes, driver)
+            yield nodes, definition, {**os.environ, "LSMBENCH_TESTBEDS": str(base / "testbeds")}
+    finally:
+        os.environ.pop("LSMBENCH_ENGINES", None)
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def run_losing_node(nodes: NetnsNodes, argv: list[str], env: dict[str, str], victim: SshNode,

@@ -10,14 +10,11 @@ when lsm-sim is built, one tiny simulator experiment that runs here beside them.
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
 import yaml
-from fixtures_netns import NetnsNodes, netns_nodes, restart_sshd, write_ssh_testbed
+from fixtures_netns import THREE_NODE_TESTBED, NetnsNodes, restart_sshd, small_data_disk
 from lsmbench.cli import main
 from lsmbench.fingerprint import differing_fields
 from lsmbench.reproduce import cli as reproduce_cli
@@ -26,7 +23,7 @@ from lsmbench.reproduce.pages import read_run
 from lsmbench.reproduce.spread import pack
 from lsmbench.reproduce.suite import Experiment
 
-NAME = "reprobed"
+NAME = THREE_NODE_TESTBED
 EXPERIMENTS = ("tb-one", "tb-two", "tb-three")
 
 
@@ -130,31 +127,10 @@ def test_an_experiment_whose_node_went_away_runs_again_on_another(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def bed(driver_path):
-    """Three nodes, the testbed brought up (deployed from a build cache seeded with this
-    machine's driver, as test_testbed_ssh.py). node2's data directory is on a tmpfs
-    (/dev/shm), the others' on this machine's disk: its testbed key differs from theirs in
-    the disk's fields, as a node with another disk would."""
-    base = Path(tempfile.mkdtemp(prefix="lsmbench-repro-", dir="/var/tmp"))
-    shm = Path(tempfile.mkdtemp(prefix="lsmbench-repro-", dir="/dev/shm"))
-    saved = {k: os.environ.get(k) for k in ("LSMBENCH_ENGINES", "LSMBENCH_TESTBEDS")}
-    try:
-        with netns_nodes(base, count=3) as nodes:
-            os.environ["LSMBENCH_TESTBEDS"] = str(base / "testbeds")
-            path = write_ssh_testbed(nodes, driver_path)
-            definition = yaml.safe_load(path.read_text())
-            definition["hosts"][2]["data_dir"] = str(shm)
-            path.write_text(yaml.safe_dump(definition))
-            assert main(["testbed", "up", NAME, "--file", str(path), "--quiet"]) == 0
-            yield nodes
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-        shutil.rmtree(base, ignore_errors=True)
-        shutil.rmtree(shm, ignore_errors=True)
+def bed(three_node_testbed):
+    """The session's deployed three-node testbed (fixtures_netns.three_node_testbed)."""
+    with three_node_testbed.environment() as nodes:
+        yield nodes
 
 
 def tiny_suite(base: Path) -> tuple[Experiment, ...]:
@@ -203,8 +179,11 @@ def reproduce(bed: NetnsNodes, monkeypatch, capsys):
 @pytest.mark.slow
 def test_experiments_run_at_once_each_on_one_node(bed, reproduce, tmp_path):
     results, out = tmp_path / "results", tmp_path / "pages"
-    code, stdout, stderr = reproduce("--testbed", NAME, "--results", str(results),
-                                     "--out", str(out))
+    # node2's data directory on a tmpfs, the others' on this machine's disk: its testbed key
+    # differs from theirs in the disk's fields, as a node with another disk would.
+    with small_data_disk(bed.nodes[2], "256m"):
+        code, stdout, stderr = reproduce("--testbed", NAME, "--results", str(results),
+                                         "--out", str(out))
     assert code == 0, stderr[-3000:] + stdout[-3000:]
     # The estimate came first: the experiments packed onto the three nodes, and their sum.
     first = stdout.splitlines()[0]
@@ -226,12 +205,12 @@ def test_experiments_run_at_once_each_on_one_node(bed, reproduce, tmp_path):
     assert keys["node0"] == keys["node1"] != keys["node2"]
     assert "filesystem" in run.testbed["differing"]
     assert "cpu_model" not in run.testbed["differing"]
-    assert "the nodes of testbed reprobed differ in" in stderr and "filesystem (" in stderr
+    assert f"the nodes of testbed {NAME} differ in" in stderr and "filesystem (" in stderr
     spans = {}
     for name in EXPERIMENTS:
         rec = run.experiments[name]
         assert rec.exit_code == 0, rec.error
-        assert "--set testbed=reprobed --set 'testbed.nodes=[" in rec.command
+        assert f"--set testbed={NAME} --set 'testbed.nodes=[" in rec.command
         points = store.points(name)
         assert len(points) == (2 if name == "tb-one" else 1)
         assert all(p.state == "complete" for p in points)

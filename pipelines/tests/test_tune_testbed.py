@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -19,32 +17,24 @@ import optuna
 import pytest
 import yaml
 from fixtures_netns import (
+    THREE_NODE_TESTBED,
     NetnsNodes,
-    netns_nodes,
+    null_tune_spec,
     restart_sshd,
     run_losing_node,
     small_data_disk,
-    write_ssh_testbed,
 )
 
 pytestmark = pytest.mark.slow
 
-NAME = "tunebed"
+NAME = THREE_NODE_TESTBED
 TRIALS = 6
 
 
 @pytest.fixture(scope="module")
-def bed3(driver_path):
-    base = Path(tempfile.mkdtemp(prefix="lsmbench-tune-netns-", dir="/var/tmp"))
-    try:
-        with netns_nodes(base, count=3) as nodes:
-            definition = write_ssh_testbed(nodes, driver_path)
-            r = lsmbench(nodes, "testbed", "up", NAME, "--file", str(definition), "--json")
-            assert r.returncode == 0, r.stderr[-3000:]
-            yield nodes
-    finally:
-        os.environ.pop("LSMBENCH_ENGINES", None)
-        shutil.rmtree(base, ignore_errors=True)
+def bed3(three_node_testbed):
+    with three_node_testbed.environment() as nodes:
+        yield nodes
 
 
 def lsmbench(nodes: NetnsNodes, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
@@ -54,20 +44,9 @@ def lsmbench(nodes: NetnsNodes, *args: str, timeout: float = 600) -> subprocess.
 
 
 def tune_spec(nodes: NetnsNodes, name: str) -> Path:
-    spec = {
-        "name": name,
-        "engine": {"name": "null"},
-        "workload": {"file": "update-uniform-1kb", "set": {"record_count": 2000}},
-        "phases": {"testing": {"duration": "3s", "warmup": "0.5s"},
-                   "running": {"duration": "1s"}},
-        "testbed": NAME,
-        "tune": {"trials": TRIALS, "seed": 3, "objective": "max_write_throughput",
-                 "prune": False,
-                 "parameters": {"service_time_us": {"low": 5, "high": 200, "log": True}},
-                 "confirm": {"top": 1, "repetitions": 2}},
-    }
     p = nodes.base / f"{name}.yaml"
-    p.write_text(yaml.safe_dump(spec))
+    p.write_text(yaml.safe_dump(null_tune_spec(name, NAME, TRIALS, seed=3, testing="3s",
+                                               running="1s")))
     return p
 
 
@@ -182,36 +161,28 @@ def test_a_study_refuses_nodes_that_are_not_alike(bed3, tmp_path):
     assert not (results / "mixed-tune" / "tune.sqlite3").exists()
 
 
-def test_a_study_does_not_start_without_every_node(bed3, tmp_path):
+def test_a_study_does_not_start_without_every_node_unless_pinned_to_one(bed3, tmp_path):
+    doc = yaml.safe_load(tune_spec(bed3, "pinned-tune").read_text())
+    doc["testbed"] = {"type": "named", "name": NAME, "node": "node0"}
+    doc["tune"].update({"trials": 2, "confirm": {"top": 0}})
+    pinned = bed3.base / "pinned-tune.yaml"
+    pinned.write_text(yaml.safe_dump(doc))
     spec, results = tune_spec(bed3, "gone-tune"), tmp_path / "results"
     bed3.kill_sshd(bed3.nodes[2])
     try:
-        r = lsmbench(bed3, "tune", str(spec), "--results", str(results), "--no-publish")
+        gone = lsmbench(bed3, "tune", str(spec), "--results", str(results), "--no-publish")
+        # Pinned to node0, the study does not wait for node2.
+        kept = lsmbench(bed3, "tune", str(pinned), "--results", str(results), "--no-publish")
     finally:
         restart_sshd(bed3, bed3.nodes[2])
-    assert r.returncode == 3, r.stdout[-2000:] + r.stderr[-2000:]
-    assert "node node2 did not answer at the start" in r.stderr, r.stderr
+    assert gone.returncode == 3, gone.stdout[-2000:] + gone.stderr[-2000:]
+    assert "node node2 did not answer at the start" in gone.stderr, gone.stderr
     from lsmbench.store import Store
 
     assert Store(results).points("gone-tune") == []
     # No study is left behind: the next run starts it without --resume.
     assert not (results / "gone-tune" / "tune.sqlite3").exists()
 
-
-def test_a_study_pinned_to_a_node_runs_there_without_the_others(bed3, tmp_path):
-    doc = yaml.safe_load(tune_spec(bed3, "pinned-tune").read_text())
-    doc["testbed"] = {"type": "named", "name": NAME, "node": "node0"}
-    doc["tune"].update({"trials": 2, "confirm": {"top": 0}})
-    spec = bed3.base / "pinned-tune.yaml"
-    spec.write_text(yaml.safe_dump(doc))
-    results = tmp_path / "results"
-    bed3.kill_sshd(bed3.nodes[2])  # not needed: the study does not wait for it
-    try:
-        r = lsmbench(bed3, "tune", str(spec), "--results", str(results), "--no-publish")
-    finally:
-        restart_sshd(bed3, bed3.nodes[2])
-    assert r.returncode == 0, r.stderr[-3000:]
-    from lsmbench.store import Store
-
+    assert kept.returncode == 0, kept.stderr[-3000:]
     points = Store(results).points("pinned-tune")
     assert len(points) == 2 and {p.data.get("host") for p in points} == {"node0"}
