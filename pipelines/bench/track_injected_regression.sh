@@ -14,20 +14,11 @@
 # a benchmark, not a test. Needs root (the campaign throttles writes with cgroup blkio).
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-project=$(git -C "$here" rev-parse --show-toplevel)
+. "$(dirname "$0")/scratch_clone.sh"
 work=$(realpath -m "${1:-/tmp/lsmbench-injected}")
 nights=${NIGHTS:-12}
 regress_at=${REGRESS_AT:-7}
-lsmbench="$project/.venv/bin/lsmbench"
-[ -x "$lsmbench" ] || { echo "$lsmbench: not installed (make quickstart or make test first)" >&2; exit 2; }
-
-rm -rf "$work"
-mkdir -p "$work/nights"
-git clone -q "$project" "$work/repo"
-cd "$work/repo"
-git config user.email injected@lsmbench.invalid
-git config user.name "lsmbench injected regression"
+scratch_clone "$work" injected
 for n in $(seq 1 "$nights"); do
   if [ "$n" = "$regress_at" ]; then
     git apply "$here/injected-regression/slow-flush.patch"

@@ -25,23 +25,14 @@
 # a quiet machine: a benchmark, not a test. Needs root (cgroup blkio throttling).
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-project=$(git -C "$here" rev-parse --show-toplevel)
+. "$(dirname "$0")/scratch_clone.sh"
 work=$(realpath -m "${1:-/var/tmp/lsmbench-paired}")
 aa_nights=${AA_NIGHTS:-20}
 regress_nights=${REGRESS_NIGHTS:-3}
 bisect_range=${BISECT_RANGE:-9}
 reps=${REPETITIONS:-3}
-lsmbench="$project/.venv/bin/lsmbench"
-[ -x "$lsmbench" ] || { echo "$lsmbench: not installed (make quickstart or make test first)" >&2; exit 2; }
 [ "$bisect_range" -ge 3 ] || { echo "BISECT_RANGE must be at least 3" >&2; exit 2; }
-
-rm -rf "$work"
-mkdir -p "$work/nights"
-git clone -q "$project" "$work/repo"
-cd "$work/repo"
-git config user.email paired@lsmbench.invalid
-git config user.name "lsmbench paired acceptance"
+scratch_clone "$work" paired
 sed "s/^  repetitions: .*/  repetitions: $reps/" "$project/pipelines/campaigns/nightly.yaml" \
   > "$work/nightly.yaml"
 grep -q "^  repetitions: $reps\$" "$work/nightly.yaml"

@@ -15,13 +15,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
-import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -30,7 +26,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "pipelines" / "tests"))
 
-from fixtures_netns import netns_nodes, write_ssh_testbed  # noqa: E402
+from fixtures_netns import bench_nodes, null_tune_spec  # noqa: E402
 
 
 def lsmbench(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
@@ -39,20 +35,9 @@ def lsmbench(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
 
 
 def study_spec(base: Path, testbed: str, trials: int) -> Path:
-    spec = {
-        "name": f"tune-on-{testbed}",
-        "engine": {"name": "null"},
-        "workload": {"file": "update-uniform-1kb", "set": {"record_count": 2000}},
-        "phases": {"testing": {"duration": "4s", "warmup": "0.5s"},
-                   "running": {"duration": "2s"}},
-        "testbed": testbed,
-        "tune": {"trials": trials, "seed": 11, "objective": "max_write_throughput",
-                 "prune": False,
-                 "parameters": {"service_time_us": {"low": 5, "high": 200, "log": True}},
-                 "confirm": {"top": 1, "repetitions": 2}},
-    }
     path = base / f"{testbed}.yaml"
-    path.write_text(yaml.safe_dump(spec))
+    path.write_text(yaml.safe_dump(null_tune_spec(f"tune-on-{testbed}", testbed, trials, seed=11,
+                                                  testing="4s", running="2s")))
     return path
 
 
@@ -62,46 +47,33 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--out", default=str(ROOT / "results" / "bench" / "tune_nodes.json"))
     args = ap.parse_args()
-    # A SIGTERM ends it through its cleanup (the namespaces, their sshd, the scratch directory).
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    from lsmbench.paths import find_driver
-
-    driver = find_driver()
-    if driver is None:
-        print("lsm-driver is not built: run `make build`", file=sys.stderr)
-        return 2
-    base = Path(tempfile.mkdtemp(prefix="lsmbench-tune-nodes-", dir="/var/tmp"))
     walls: dict[str, list[float]] = {"one": [], "three": []}
-    try:
-        with netns_nodes(base, count=3) as nodes:
-            definition = yaml.safe_load(write_ssh_testbed(nodes, driver).read_text())
-            env = {**os.environ, "LSMBENCH_TESTBEDS": str(base / "testbeds")}
-            for name, hosts in (("one", definition["hosts"][:1]),
-                                ("three", definition["hosts"])):
-                f = base / f"testbed-{name}.yml"
-                f.write_text(yaml.safe_dump({**definition, "hosts": hosts}))
-                r = lsmbench(env, "testbed", "up", name, "--file", str(f))
+    with bench_nodes("lsmbench-tune-nodes-") as (nodes, definition_path, env):
+        base = nodes.base
+        definition = yaml.safe_load(definition_path.read_text())
+        for name, hosts in (("one", definition["hosts"][:1]),
+                            ("three", definition["hosts"])):
+            f = base / f"testbed-{name}.yml"
+            f.write_text(yaml.safe_dump({**definition, "hosts": hosts}))
+            r = lsmbench(env, "testbed", "up", name, "--file", str(f))
+            if r.returncode != 0:
+                print(r.stderr[-3000:], file=sys.stderr)
+                return 3
+        for rnd in range(args.rounds):
+            for name in ("one", "three"):
+                spec = study_spec(base, name, args.trials)
+                t0 = time.monotonic()
+                r = lsmbench(env, "tune", str(spec), "--results", str(base / "results"),
+                             "--force", "--no-publish", "--json")
+                wall = time.monotonic() - t0
                 if r.returncode != 0:
                     print(r.stderr[-3000:], file=sys.stderr)
-                    return 3
-            for rnd in range(args.rounds):
-                for name in ("one", "three"):
-                    spec = study_spec(base, name, args.trials)
-                    t0 = time.monotonic()
-                    r = lsmbench(env, "tune", str(spec), "--results", str(base / "results"),
-                                 "--force", "--no-publish", "--json")
-                    wall = time.monotonic() - t0
-                    if r.returncode != 0:
-                        print(r.stderr[-3000:], file=sys.stderr)
-                        return 1
-                    answer = json.loads(r.stdout.strip().splitlines()[-1])
-                    walls[name].append(wall)
-                    print(f"round {rnd + 1}: {name} node(s): {wall:.1f} s, "
-                          f"{answer['trials']} trials, best {answer['best']['params']}",
-                          flush=True)
-    finally:
-        os.environ.pop("LSMBENCH_ENGINES", None)
-        shutil.rmtree(base, ignore_errors=True)
+                    return 1
+                answer = json.loads(r.stdout.strip().splitlines()[-1])
+                walls[name].append(wall)
+                print(f"round {rnd + 1}: {name} node(s): {wall:.1f} s, "
+                      f"{answer['trials']} trials, best {answer['best']['params']}",
+                      flush=True)
     one, three = statistics.median(walls["one"]), statistics.median(walls["three"])
     doc = {"trials": args.trials, "rounds": args.rounds, "wall_s": walls,
            "median_one_s": one, "median_three_s": three, "ratio": three / one}
