@@ -10,8 +10,10 @@ import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 from lsmbench.cli import main
 from lsmbench.paths import find_sim
 from lsmbench.reproduce import pages
@@ -579,3 +581,78 @@ def test_a_tune_experiment_shows_its_confirmed_configurations(store, tmp_path):
     by_id = {c.id: c for c in all_claims()}
     assert by_id["PV4"].judge(evidence).status == INCONCLUSIVE  # 290-310 overlaps 195-305
     assert by_id["PV5"].judge(evidence).status == REPRODUCED  # 16 MiB > twice 2 MiB
+
+
+def _null_experiments(base: Path) -> tuple[Any, ...]:
+    """Two experiments on the null engine with fixed phases of seconds: rs-one of two
+    repetitions, rs-two of one."""
+    from lsmbench.reproduce.suite import Experiment
+
+    exps = []
+    for name, reps in (("rs-one", 2), ("rs-two", 1)):
+        spec = {"name": name, "engine": {"name": "null"},
+                "matrix": {"repetitions": reps},
+                "workload": {"file": "update-uniform-1kb", "set": {"record_count": 2000}},
+                "phases": {"testing": {"duration": "2s", "warmup": "0.5s"},
+                           "running": {"duration": "1s"}},
+                "throttle": "none"}
+        path = base / f"{name}.yaml"
+        path.write_text(yaml.safe_dump(spec))
+        exps.append(Experiment(name=name, paper="luo-carey", title=f"Experiment {name}",
+                               spec=str(path), setup="a test's"))
+    return tuple(exps)
+
+
+@pytest.mark.slow
+def test_an_interrupted_suite_goes_on_from_its_complete_points(tmp_path, lsmbench,
+                                                               monkeypatch, driver_path):
+    """--resume: an experiment the stored run finished is not run again; one an interruption
+    cut short keeps its complete points and runs only the rest; the record says it resumed,
+    with its points' time."""
+    from lsmbench.reproduce import cli as reproduce_cli
+    from lsmbench.reproduce import suite
+    from lsmbench.store import Store
+
+    exps = _null_experiments(tmp_path)
+    monkeypatch.setattr(suite, "SUITE", exps)
+    monkeypatch.setattr(reproduce_cli, "SUITE", exps)
+    results, out = tmp_path / "results", tmp_path / "pages"
+    args = ("reproduce", "--paper", "luo-carey", "--results", str(results), "--out", str(out))
+    proc = lsmbench(*args)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    store = results / "reproduce"
+    first = pages.read_run(store)
+    assert first is not None and first.ended is not None
+    # As an interruption during rs-one's second point leaves the store: its first point
+    # complete, the second gone, rs-one not recorded, the suite run not ended.
+    kept, cut = sorted(Store(store).points("rs-one"), key=lambda p: p.data["rep"])
+    shutil.rmtree(cut.path)
+    record = json.loads((store / pages.RUN_FILE).read_text())
+    del record["experiments"]["rs-one"]
+    record["ended"] = None
+    (store / pages.RUN_FILE).write_text(json.dumps(record))
+
+    proc = lsmbench(*args, "--resume")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "finished before, not run again: rs-two" in proc.stdout
+    after = pages.read_run(store)
+    assert after is not None and after.ended is not None and after.started == first.started
+    assert after.experiments["rs-two"] == first.experiments["rs-two"]
+    resumed = after.experiments["rs-one"]
+    assert resumed.exit_code == 0 and resumed.resumed and "--resume" in resumed.command
+    points = {p.data["rep"]: p for p in Store(store).points("rs-one")}
+    assert sorted(points) == [0, 1] and all(p.state == "complete" for p in points.values())
+    assert points[0].data["started"] == kept.data["started"]  # not run again
+    assert points[1].data["started"] > kept.data["finished"]
+    assert resumed.points_s == pytest.approx(
+        sum(p.data["wall_s"] for p in points.values()), abs=0.2)
+    assert resumed.took_s >= resumed.seconds
+    section = (out / "luo-carey.md").read_text().split("## Experiment rs-one", 1)[1]
+    assert "(resumed after an interruption" in section.split("\n## ", 1)[0]
+
+    # Bad input: nothing runs, nothing changes.
+    proc = lsmbench(*args, "--resume", "--pages-only")
+    assert proc.returncode == 2 and "--resume runs experiments" in proc.stderr
+    proc = lsmbench(*args, "--resume", "--quick")
+    assert proc.returncode == 2 and "--resume: the suite run stored" in proc.stderr
+    assert pages.read_run(store) == after

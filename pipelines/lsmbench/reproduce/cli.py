@@ -10,6 +10,7 @@ from typing import Any
 
 from ..exits import EXIT_ENV, EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from ..paths import project_root
+from ..wording import plural
 from .suite import PAPERS, SUITE, experiments, runs_in
 
 
@@ -28,6 +29,11 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                         + ", ".join(e.name for e in SUITE))
     s.add_argument("--pages-only", action="store_true",
                    help="run nothing: the pages again from RESULTS/reproduce/")
+    s.add_argument("--resume", action="store_true",
+                   help="go on from an interrupted run: the experiments the stored suite run "
+                        "(of the same variant) finished are not run again (with --experiment: "
+                        "those named are), the others go on from their complete points "
+                        "(`lsmbench run --resume`) instead of starting over")
     s.add_argument("--testbed", default=None, metavar="NAME",
                    help="run on the kept testbed NAME (`lsmbench testbed up NAME`), several "
                         "experiments at once: each run/tune experiment on one node, the "
@@ -57,6 +63,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.testbed is not None and args.pages_only:
         print("lsmbench reproduce: --testbed runs experiments, --pages-only runs none: give "
+              "one of them", file=sys.stderr)
+        return EXIT_USAGE
+    if args.resume and args.pages_only:
+        print("lsmbench reproduce: --resume runs experiments, --pages-only runs none: give "
               "one of them", file=sys.stderr)
         return EXIT_USAGE
     if names and args.pages_only:
@@ -92,7 +102,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             print(f"lsmbench reproduce: --pages-only: no readable {RUN_FILE} in {store} (run "
                   "`lsmbench reproduce` first)", file=sys.stderr)
             return EXIT_USAGE
-    elif names:
+    elif names or args.resume:
         skipped = [n for n in names if not runs_in(known[n], args.quick)]
         if skipped:
             print(f"lsmbench reproduce: --experiment {', '.join(skipped)}: the full variant "
@@ -100,13 +110,21 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         variant = "quick" if args.quick else "full"
         if stored is not None and stored.variant != variant:
-            print(f"lsmbench reproduce: --experiment: the suite run stored in {store} is the "
-                  f"{stored.variant} variant; re-run its experiments as such ("
+            flag = "--experiment" if names else "--resume"
+            print(f"lsmbench reproduce: {flag}: the suite run stored in {store} is the "
+                  f"{stored.variant} variant; go on with it as such ("
                   f"{'with' if stored.variant == 'quick' else 'without'} --quick), or run the "
                   "whole suite", file=sys.stderr)
             return EXIT_USAGE
     todo = ([] if args.pages_only else [known[n] for n in names] if names
             else [e for e in exps if runs_in(e, args.quick)])
+    if args.resume and not names and stored is not None:
+        done = [e.name for e in todo if e.name in stored.experiments
+                and stored.experiments[e.name].exit_code == 0]
+        if done:
+            say(f"reproduce: --resume: {plural(len(done), 'experiment')} finished before, not "
+                f"run again: {', '.join(done)}")
+        todo = [e for e in todo if e.name not in done]
     nodes = None
     estimates: dict[str, float | None] = {}
     if args.testbed is not None:
@@ -127,8 +145,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         assert stored is not None
         run = stored
     else:
-        run = run_suite(todo, args.quick, store, say, into=stored if names else None,
-                        nodes=nodes, estimates=estimates)
+        run = run_suite(todo, args.quick, store, say,
+                        into=stored if names or args.resume else None,
+                        nodes=nodes, estimates=estimates, resume=args.resume,
+                        ends=args.resume and not names)
         failed = any(run.experiments[e.name].exit_code != 0 for e in todo)
     evidence = load_evidence(store, [e for e in exps if e.name in run.experiments])
     written = []

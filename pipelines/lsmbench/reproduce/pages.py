@@ -61,6 +61,15 @@ class ExperimentRun(BaseModel):
     node: str | None = None
     node_key: str | None = None
     attempts: list[dict[str, Any]] = []
+    # With --resume: the run went on from an interrupted one (its complete points kept);
+    # `seconds` is the last run's part, `points_s` the stored points' own wall time, all runs'.
+    resumed: bool = False
+    points_s: float | None = None
+
+    @property
+    def took_s(self) -> float:
+        """How long the experiment took: a resumed one's points' time (its runs summed)."""
+        return max(self.seconds, self.points_s or 0.0) if self.resumed else self.seconds
 
 
 class SuiteRun(BaseModel):
@@ -239,7 +248,7 @@ def render_page(paper: str, exps: list[Experiment], evidence: Evidence, run: Sui
     sections = [section(e, evidence, run, out_dir) for e in exps if e.paper == paper]
     text = markdown_environment().get_template(TEMPLATE).render(
         paper=paper, title=PAPERS[paper], run=run, rows=rows, tally=tally(rows),
-        sections=sections, total_seconds=sum(s.run.seconds for s in sections if s.run))
+        sections=sections, total_seconds=sum(s.run.took_s for s in sections if s.run))
     path = out_dir / f"{paper}.md"
     write_atomic(path, text.encode())
     return RenderedPage(path, [path] + [out_dir / f["path"] for sec in sections

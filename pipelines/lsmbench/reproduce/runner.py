@@ -28,16 +28,18 @@ def now() -> str:
 
 
 def command(exp: Experiment, quick: bool, store: Path, testbed: str | None = None,
-            node: str | None = None) -> list[str]:
+            node: str | None = None, resume: bool = False) -> list[str]:
     """The lsmbench command line of a run or tune experiment; with `testbed` and `node`, on
-    that one node of the kept testbed."""
+    that one node of the kept testbed; with `resume`, going on from its complete points
+    (else starting over: --force)."""
     assert exp.spec is not None
     pin = ([f"testbed={testbed}", f"testbed.nodes=[{node}]"] if testbed is not None
            and node is not None else [])
     sets = [a for s in [*exp.overrides(quick), *pin] for a in ("--set", s)]
     verb = "tune" if exp.kind == "tune" else "run"
     return [sys.executable, "-m", "lsmbench", verb, str(project_root() / exp.spec),
-            "--results", str(store), "--force", "--no-publish", "--quiet", *sets]
+            "--results", str(store), "--resume" if resume else "--force", "--no-publish",
+            "--quiet", *sets]
 
 
 def _simulated(exp: Experiment, shown: str, start: float, run: Callable[[], object],
@@ -53,16 +55,24 @@ def _simulated(exp: Experiment, shown: str, start: float, run: Callable[[], obje
 
 
 def run_one(exp: Experiment, quick: bool, store: Path, testbed: str | None = None,
-            node: str | None = None) -> ExperimentRun:
-    """One experiment; a run or tune one on `node` of the kept `testbed` when given."""
+            node: str | None = None, resume: bool = False) -> ExperimentRun:
+    """One experiment; a run or tune one on `node` of the kept `testbed` when given, going on
+    from its complete points with `resume`."""
     started = now()
-    result = _run_one(exp, quick, store, testbed, node)
+    result = _run_one(exp, quick, store, testbed, node, resume)
     result.started = started
     return result
 
 
+def points_wall_s(store: Path, name: str) -> float:
+    """The wall time of an experiment's stored points, summed (each point's wall_s)."""
+    from ..store import Store
+
+    return sum(float(r.data.get("wall_s") or 0.0) for r in Store(store).points(name))
+
+
 def _run_one(exp: Experiment, quick: bool, store: Path, testbed: str | None,
-             node: str | None) -> ExperimentRun:
+             node: str | None, resume: bool) -> ExperimentRun:
     start = time.monotonic()
     if exp.kind == "sim-validate":
         args = exp.args(quick)
@@ -73,7 +83,7 @@ def _run_one(exp: Experiment, quick: bool, store: Path, testbed: str | None,
         return _simulated(exp, shown, start,
                           lambda: run_long(store / exp.name, exp.name, exp.sim_runs),
                           SimLongError)
-    cmd = command(exp, quick, store, testbed, node)
+    cmd = command(exp, quick, store, testbed, node, resume)
     shown = "lsmbench " + shlex.join(cmd[3:])
     proc = subprocess.run(cmd, check=False)
     if proc.returncode == 130 or proc.returncode < 0:
@@ -82,7 +92,9 @@ def _run_one(exp: Experiment, quick: bool, store: Path, testbed: str | None,
                          seconds=time.monotonic() - start,
                          error=None if proc.returncode == 0 else
                          f"exit {proc.returncode} (1: a point failed; see `lsmbench ls "
-                         f"{exp.name} --results {store}`)")
+                         f"{exp.name} --results {store}`)",
+                         resumed=resume,
+                         points_s=round(points_wall_s(store, exp.name), 1) if resume else None)
 
 
 def new_run(quick: bool) -> SuiteRun:
@@ -98,11 +110,14 @@ def new_run(quick: bool) -> SuiteRun:
 def run_suite(exps: list[Experiment], quick: bool, store: Path,
               say: Callable[[str], None] = print, into: SuiteRun | None = None,
               nodes: Nodes | None = None,
-              estimates: dict[str, float | None] | None = None) -> SuiteRun:
+              estimates: dict[str, float | None] | None = None,
+              resume: bool = False, ends: bool = False) -> SuiteRun:
     """Runs `exps` into `store`, writing reproduce.json after each one: a new suite run, or,
     with `into` (the stored one, `--experiment`), that run with these experiments replaced.
     With `nodes` (a kept testbed, up: spread.open_nodes) the run and tune experiments run
-    there at once, each on one node, longest first by `estimates`."""
+    there at once, each on one node, longest first by `estimates`. With `resume` each run or
+    tune experiment goes on from its complete points; `ends`: `into` ends with these (a
+    whole suite resumed, not `--experiment`)."""
     commit = git_commit().get("commit")
     run = into if into is not None else new_run(quick)
     if nodes is not None:
@@ -122,16 +137,16 @@ def run_suite(exps: list[Experiment], quick: bool, store: Path,
         write_atomic(store / RUN_FILE, run.model_dump_json(indent=2).encode())
         run_spread(exps, nodes,
                    lambda e, node: run_one(e, quick, store, nodes.name if node else None,
-                                           node),
+                                           node, resume),
                    keep, say, estimates or {})
     else:
         for i, exp in enumerate(exps, 1):
             say(f"reproduce: [{i}/{len(exps)}] {exp.name} ({exp.paper}): {exp.title}")
-            result = run_one(exp, quick, store)
+            result = run_one(exp, quick, store, resume=resume)
             keep(result)
             say(f"reproduce: [{i}/{len(exps)}] {exp.name}: exit {result.exit_code} in "
                 f"{result.seconds:.0f} s")
-    if into is None:
+    if into is None or ends:
         run.ended = now()
     write_atomic(store / RUN_FILE, run.model_dump_json(indent=2).encode())
     return run
