@@ -92,10 +92,31 @@ def test_compare_needs_apart_intervals_in_the_claimed_direction():
     assert "(n=2)" in f.ours
 
 
-def test_similar_and_all_of():
-    a, b, far = median_ci([5, 6, 8]), median_ci([7, 9, 10]), median_ci([20, 21, 22])
-    assert similar(a, b, "a", "b", fmt=fmt_plain, what="x").status == REPRODUCED
-    assert similar(a, far, "a", "b", fmt=fmt_plain, what="x").status == NOT_REPRODUCED
+def test_similar_is_an_equivalence_within_a_margin():
+    def judge(a, b, within=1.2):
+        return similar(median_ci(a), median_ci(b), "a", "b", fmt=fmt_plain, what="x",
+                       within=within)
+
+    # The ratio's whole range, 99/104 .. 101/102, is within ±20 %: similar, although the
+    # intervals are apart (the old rule called this not reproduced).
+    f = judge([99, 100, 101], [102, 103, 104])
+    assert f.status == REPRODUCED and "between 0.95 and 0.99: within ±20 %" in f.why
+    # Overlapping intervals, but wide: a/b may be 0.5 or 1.6 (the old rule: reproduced).
+    f = judge([5, 6, 8], [5, 9, 10])
+    assert f.status == INCONCLUSIVE and "the intervals cannot tell" in f.why
+    # Apart by more than the margin either way.
+    assert judge([5, 6, 8], [20, 21, 22]).status == NOT_REPRODUCED
+    assert judge([30, 31, 32], [20, 21, 22]).status == NOT_REPRODUCED
+    # The margin decides: a factor of 2 holds where ±20 % does not.
+    assert judge([10, 11, 12], [15, 16, 17]).status == NOT_REPRODUCED
+    f = judge([10, 11, 12], [15, 16, 17], within=2.0)
+    assert f.status == REPRODUCED and "within a factor of 2" in f.why
+    # An interval down to 0 bounds no ratio; two runs give no interval.
+    assert judge([0, 1, 2], [1, 2, 3]).status == INCONCLUSIVE
+    assert judge([1, 2], [1, 2, 3]).status == INCONCLUSIVE
+
+
+def test_all_of():
     yes = Finding(status=REPRODUCED, ours="1", why="w1")
     no = Finding(status=NOT_REPRODUCED, ours="2", why="w2")
     maybe = Finding(status=INCONCLUSIVE, ours="3", why="w3")

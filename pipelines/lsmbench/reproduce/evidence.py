@@ -269,16 +269,37 @@ def all_of(findings: Sequence[Finding]) -> Finding:
                    why="; ".join(whys))
 
 
+def margin_text(within: float) -> str:
+    """'±20 %' for 1.2, 'a factor of 2' for 2."""
+    return f"±{(within - 1) * 100:.0f} %" if within < 1.5 else f"a factor of {within:g}"
+
+
 def similar(a: Estimate, b: Estimate, a_name: str, b_name: str, *,
-            fmt: Callable[[float], str], what: str) -> Finding:
-    """The claim "a's and b's `what` are about the same": reproduced when their intervals
-    overlap, not reproduced when they are apart."""
+            fmt: Callable[[float], str], what: str, within: float) -> Finding:
+    """The claim "a's and b's `what` are about the same", as an equivalence: the ratio a/b
+    within a factor `within` either way (1.2: ±20 %). The intervals bound the ratio of the
+    medians between a.low/b.high and a.high/b.low: reproduced when that whole range is inside
+    the margin, not reproduced when it is wholly outside, inconclusive when it straddles. (Not
+    "the intervals overlap": wide intervals would then make any two groups similar, and more
+    repetitions would part any two that differ at all.)"""
     ours = f"{a_name} {est(a, fmt)}; {b_name} {est(b, fmt)}"
     if not (a.has_interval and b.has_interval):
         return Finding(status=INCONCLUSIVE, ours=ours,
                        why=f"fewer than 3 repetitions, no interval of {what}")
     assert a.ci_low is not None and a.ci_high is not None
     assert b.ci_low is not None and b.ci_high is not None
-    if a.ci_low > b.ci_high or a.ci_high < b.ci_low:
-        return Finding(status=NOT_REPRODUCED, ours=ours, why=f"the intervals of {what} are apart")
-    return Finding(status=REPRODUCED, ours=ours, why=f"the intervals of {what} overlap")
+    margin = margin_text(within)
+    if min(a.ci_low, b.ci_low) <= 0:
+        return Finding(status=INCONCLUSIVE, ours=ours, why=(
+            f"an interval of {what} reaches 0: the ratio is unbounded, within {margin} or not"))
+    low, high = a.ci_low / b.ci_high, a.ci_high / b.ci_low
+    span = f"{a_name}/{b_name} between {low:.2f} and {high:.2f}"
+    if 1 / within <= low and high <= within:
+        return Finding(status=REPRODUCED, ours=ours,
+                       why=f"the {what} ratio {span}: within {margin}")
+    if high < 1 / within or low > within:
+        return Finding(status=NOT_REPRODUCED, ours=ours,
+                       why=f"the {what} ratio {span}: they differ by more than {margin}")
+    return Finding(status=INCONCLUSIVE, ours=ours, why=(
+        f"the {what} ratio {span}: within {margin} or not, the intervals cannot tell "
+        "(narrower ones, from more repetitions, would)"))
