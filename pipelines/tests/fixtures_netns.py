@@ -14,6 +14,7 @@ the reason. Everything is torn down afterwards, also when a test fails.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import pwd
 import re
@@ -171,7 +172,7 @@ def remove_stale_namespaces() -> None:
     which removes their veth pairs too."""
     r = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False)
     for line in r.stdout.splitlines():
-        m = re.match(r"^(lsmb(\d+)n\d+)\b", line)
+        m = re.match(r"^(lsmb(\d+)(?:k\d+)?n\d+)\b", line)
         if not m or os.path.exists(f"/proc/{m.group(2)}"):
             continue
         pids = subprocess.run(["ip", "netns", "pids", m.group(1)], capture_output=True,
@@ -180,6 +181,10 @@ def remove_stale_namespaces() -> None:
             with contextlib.suppress(ProcessLookupError, ValueError):
                 os.kill(int(pid), signal.SIGKILL)
         subprocess.run(["ip", "netns", "del", m.group(1)], capture_output=True, check=False)
+
+
+_node_sets = itertools.count()
+_node_subnets = itertools.count()
 
 
 @contextlib.contextmanager
@@ -194,16 +199,20 @@ def netns_nodes(base: Path, count: int = 2, private_etc: bool = False) -> Iterat
     _run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "lsmbench-test", "-f", str(key))
     (base / "authorized_keys").write_text((base / "id_ed25519.pub").read_text())
     pid = os.getpid()
-    tag = f"{pid % 100000}"  # veth names have at most 15 characters
+    # Several sets of nodes may be up at once in one process (a session's shared testbed
+    # beside a module's own): each set gets its number, each node its own /30.
+    k = next(_node_sets)
+    tag = f"{pid % 100000}k{k}"  # veth names have at most 15 characters
     subnet = 100 + pid % 150
     nodes = NetnsNodes(base=base, key_file=key)
     created_ns: list[str] = []
     created_links: list[str] = []
     try:
         for i in range(count):
-            ns = f"lsmb{pid}n{i}"
+            ns = f"lsmb{pid}k{k}n{i}"
             host_if, node_if = f"lb{tag}h{i}", f"lb{tag}n{i}"
-            host_ip, node_ip = f"10.231.{subnet}.{4 * i + 1}", f"10.231.{subnet}.{4 * i + 2}"
+            j = next(_node_subnets) % 64  # the /30s of one /24
+            host_ip, node_ip = f"10.231.{subnet}.{4 * j + 1}", f"10.231.{subnet}.{4 * j + 2}"
             _run("ip", "netns", "add", ns)
             created_ns.append(ns)
             _run("ip", "link", "add", host_if, "type", "veth", "peer", "name", node_if)
