@@ -86,16 +86,18 @@ def test_follow_streams_intervals_and_end_ends_the_phase(tmp_path, fake_driver):
                 requested = helper("end", "--out", str(out))
                 assert requested.returncode == 0, requested.stderr
                 assert json.loads(requested.stdout)["requested"] is True
-                # Twice is the same as once.
-                again = helper("end", "--out", str(out))
-                assert json.loads(again.stdout)["requested"] is True
+                # Twice is the same as once; or, if the phase has ended meanwhile (a
+                # loaded machine), nothing: no marker is left behind either way (below).
+                again = json.loads(helper("end", "--out", str(out)).stdout)
+                assert again["requested"] is True or \
+                    again["reason"] == "the phase has ended", again
         assert proc.wait(timeout=30) == 0, proc.stderr.read() if proc.stderr else ""
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
     wall = time.monotonic() - t0
-    assert wall < 10, lines
+    assert wall < 25, lines  # the phase's 30 s were cut short
     intervals = [json.loads(x[9:]) for x in lines if x.startswith("interval ")]
     assert len(intervals) >= 2
     assert [d["interval"] for d in intervals] == list(range(len(intervals)))
@@ -140,14 +142,17 @@ def test_end_is_harmless_where_there_is_no_running_phase(tmp_path, fake_driver):
     r = helper("end", "--out", str(other))
     assert r.returncode == 0 and json.loads(r.stdout)["requested"] is False
     assert list(other.iterdir()) == []
-    # After the driver has exited: the request changes nothing of the result.
+    # After the driver has exited: the request is refused and leaves nothing behind.
     out = tmp_path / "out"
     r = helper("run", "--out", str(out), "--driver", str(fake_driver), "--follow",
                input=json.dumps({"dir": "", "duration_s": 0.5}))
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout.splitlines()[-1][7:])["ended_early"] is False
     r = helper("end", "--out", str(out))
-    assert r.returncode == 0 and json.loads(r.stdout)["requested"] is True
+    assert r.returncode == 0
+    assert json.loads(r.stdout) == {"requested": False, "reason": "the phase has ended"}
+    assert sorted(p.name for p in out.iterdir()) == [
+        "driver.log", "run.json", "summary.json", "timeseries.jsonl"]
     assert json.loads((out / "summary.json").read_text())["ended_by_signal"] is False
 
 

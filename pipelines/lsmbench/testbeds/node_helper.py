@@ -20,8 +20,9 @@ testbed uses. It needs nothing but Python 3 on the node.
         asks the `run` of O to end its phase now, as if its duration had elapsed: it leaves
         the marker O/.lsmbench-end-phase, which that run looks for while its driver runs (a few
         times a second with --follow, else once a second) and answers with SIGUSR1 to the driver
-        (result ended_early: true). Idempotent; harmless once the driver has exited; never
-        creates O (a run already fetched and removed is left alone).
+        (result ended_early: true). Idempotent; once the driver has exited (its summary.json
+        written) it does nothing ("requested": false, "the phase has ended"), so no marker
+        outlives the run; never creates O (a run already fetched and removed is left alone).
     lsmbench_node.py fingerprint --data-dir D --hash H --driver P
     lsmbench_node.py calibrate --dir D --runtime S --size-mb N
 
@@ -258,9 +259,24 @@ def cmd_run(a: argparse.Namespace) -> None:
                 res = _wait(proc, a.timeout, out, a.follow)
         except _ControllerGone:
             return
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError), _run_lock(out):
         (out / END_MARKER).unlink()
     _emit("result " + json.dumps(res))
+
+
+@contextlib.contextmanager
+def _run_lock(out: Path) -> Any:
+    """An exclusive lock on the run's run.json: the run's removal of the end marker and an
+    `end` request's check-and-create never interleave, so no request leaves a marker behind
+    once the run is over."""
+    import fcntl
+
+    fd = os.open(out / "run.json", os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def cmd_end(a: argparse.Namespace) -> dict[str, Any]:
@@ -271,13 +287,23 @@ def cmd_end(a: argparse.Namespace) -> dict[str, Any]:
         dfd = os.open(a.out, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
         return {"requested": False, "reason": f"no run directory {a.out}"}
+    import fcntl
+
     try:
         try:
-            os.stat("run.json", dir_fd=dfd)
-            os.close(os.open(END_MARKER, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=dfd))
+            lock = os.open("run.json", os.O_RDONLY, dir_fd=dfd)
         except OSError as e:
             return {"requested": False, "reason": f"{a.out} is no run's directory (now): "
                     f"{e.strerror}"}
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # (see _run_lock)
+            # The driver writes summary.json as it exits: the phase is over, nothing to end.
+            with contextlib.suppress(FileNotFoundError):
+                os.stat("summary.json", dir_fd=dfd)
+                return {"requested": False, "reason": "the phase has ended"}
+            os.close(os.open(END_MARKER, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=dfd))
+        finally:
+            os.close(lock)
     finally:
         os.close(dfd)
     return {"requested": True, "out": a.out}
