@@ -166,10 +166,21 @@ def test_failing_point_is_recorded_and_campaign_goes_on(tmp_path, data_root, dri
     assert "matrix.workload.set.value_size: " in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "bad-results" / "bad").exists()
 
+    # So is a warm-up that leaves no whole interval to measure (the driver's rule, asked
+    # before anything runs: lsm-driver --check-config).
+    short = write_spec(tmp_path / "short.yaml", data_root, name="short",
+                       phases={"testing": {"duration": "1s", "warmup": "0.9s"},
+                               "running": {"duration": "1s"}})
+    r = lsmbench("validate", str(short), "--set", f"testbed.driver={driver_path}")
+    assert r.returncode == 2 and "phases.testing.warmup: rounded up to whole intervals" in \
+        r.stderr, r.stderr
+
+    # A point that fails while it runs (its testing phase outlives its timeout): recorded
+    # as failed, with the stage and the reason, and the campaign goes on.
     spec = write_spec(tmp_path / "fail.yaml", data_root,
                       name="fail",
-                      matrix={"phases.testing.duration": ["2s", "1s"]},
-                      phases={"testing": {"duration": "2s", "warmup": "0.9s"},
+                      matrix={"phases.testing.timeout": ["60s", "1s"]},
+                      phases={"testing": {"duration": "3s", "warmup": "0.9s"},
                               "running": {"duration": "1s"}},
                       workload={"file": "update-uniform-1kb", "set": {"record_count": 5000}})
     results = tmp_path / "results"
@@ -178,16 +189,13 @@ def test_failing_point_is_recorded_and_campaign_goes_on(tmp_path, data_root, dri
     assert r.returncode == 1, r.stdout + r.stderr  # a point failed
     assert "1 complete, 1 failed" in r.stdout
     store = Store(results)
-    # A testing phase with no whole interval after its warm-up has no measured
-    # window: the driver refuses it when the phase starts (exit 2, naming it).
-    rec = store.point("fail", "duration=1s,rep=0")
+    rec = store.point("fail", "timeout=1s,rep=0")
     assert rec is not None and rec.state == "failed"
     err = rec.data["error"]
-    assert err["stage"] == "testing" and err["exit_code"] == 2
-    assert "warmup_s" in err["message"] and "no measured window" in err["message"]
-    ok = store.point("fail", "duration=2s,rep=0")
+    assert err["stage"] == "testing" and "exceeded its 1s timeout" in err["message"]
+    ok = store.point("fail", "timeout=60s,rep=0")
     assert ok is not None and ok.state == "complete"
-    assert "FAILED duration=1s,rep=0: testing: lsm-driver:" in r.stderr
+    assert "FAILED timeout=1s,rep=0: testing: lsm-driver exceeded its 1s timeout" in r.stderr
 
 
 def _drivers_of(path: Path) -> list[int]:

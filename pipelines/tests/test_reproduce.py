@@ -677,3 +677,88 @@ def test_an_interrupted_suite_goes_on_from_its_complete_points(tmp_path, lsmbenc
     proc = lsmbench(*args, "--resume", "--quick")
     assert proc.returncode == 2 and "--resume: the suite run stored" in proc.stderr
     assert pages.read_run(store) == after
+
+
+@pytest.mark.slow
+def test_an_undecided_claim_gets_the_repetitions_it_needs(tmp_path, lsmbench, monkeypatch,
+                                                          driver_path):
+    """A claim inconclusive only for want of repetitions: reproduce runs its experiment again
+    with --resume and matrix.repetitions.groups, and only the groups the claim reads get
+    them; the record and the page say so. (The claim is made up: it wants 3 repetitions of
+    the two groups it reads, whatever they measure, so the test does not hang on noise.)"""
+    from lsmbench.reproduce import cli as reproduce_cli
+    from lsmbench.reproduce import more, suite
+    from lsmbench.reproduce.claims.claim import Claim
+    from lsmbench.reproduce.evidence import Finding, testing_max
+    from lsmbench.reproduce.suite import Experiment
+    from lsmbench.store import Store
+
+    spec = {"name": "rm-three", "engine": {"name": "null"},
+            "matrix": {"service_time_us": [50, 60, 70], "repetitions": 2},
+            "workload": {"file": "update-uniform-1kb", "set": {"record_count": 1000}},
+            "phases": {"testing": {"duration": "2s", "warmup": "1s"},
+                       "running": {"duration": "1s"}},
+            "throttle": "none"}
+    (tmp_path / "rm-three.yaml").write_text(yaml.safe_dump(spec))
+    exp = Experiment(name="rm-three", paper="luo-carey", title="Experiment rm-three",
+                     spec=str(tmp_path / "rm-three.yaml"), setup="a test's")
+
+    def wants_three(ev):
+        a, b = ev.of(testing_max, service_time_us=50), ev.of(testing_max, service_time_us=60)
+        if min(a.n, b.n) < 3:
+            return Finding(status=INCONCLUSIVE, ours="-", why="overlap", repetitions=3)
+        return Finding(status=REPRODUCED, ours="-", why="apart")
+
+    claim = Claim(id="XT1", paper="luo-carey", source="-", text="-", theirs="-",
+                  experiment="rm-three", check=wants_three)
+    monkeypatch.setattr(suite, "SUITE", (exp,))
+    monkeypatch.setattr(reproduce_cli, "SUITE", (exp,))
+    monkeypatch.setattr(more, "all_claims", lambda: [claim])
+    results, out = tmp_path / "results", tmp_path / "pages"
+    proc = lsmbench("reproduce", "--paper", "luo-carey", "--results", str(results),
+                    "--out", str(out))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "then up to 3 repetitions of 2 group(s) for XT1" in proc.stdout
+    store = results / "reproduce"
+    reps: dict[int, int] = {}
+    for p in Store(store).points("rm-three"):
+        assert p.state == "complete"
+        key = p.data["params"]["service_time_us"]
+        reps[key] = reps.get(key, 0) + 1
+    assert reps == {50: 3, 60: 3, 70: 2}
+    record = pages.read_run(store).experiments["rm-three"]
+    assert record.exit_code == 0 and record.more is not None
+    assert record.more["groups"] == ["service_time_us=50", "service_time_us=60"]
+    assert (record.more["claims"], record.more["repetitions"]) == (["XT1"], 3)
+    assert "--resume" in record.more["command"] and "groups: [" in record.more["command"]
+    section = (out / "luo-carey.md").read_text().split("## Experiment rm-three", 1)[1]
+    assert "Then, for XT1" in section and "service_time_us=50; service_time_us=60" in section
+
+    # With --claim-repetitions 0 nothing is added.
+    proc = lsmbench("reproduce", "--paper", "luo-carey", "--results", str(tmp_path / "r0"),
+                    "--out", str(tmp_path / "p0"), "--claim-repetitions", "0")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert pages.read_run(tmp_path / "r0" / "reproduce").experiments["rm-three"].more is None
+    assert len(Store(tmp_path / "r0" / "reproduce").points("rm-three")) == 6
+
+
+def test_repetitions_for_listed_groups_are_checked(tmp_path, lsmbench):
+    spec = {"name": "rg", "engine": {"name": "null"},
+            "matrix": {"service_time_us": [50, 60],
+                       "repetitions": {"min": 2, "max": 3, "groups": ["service_time_us=5"]}},
+            "workload": {"file": "update-uniform-1kb", "set": {"record_count": 1000}}}
+    path = tmp_path / "rg.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    proc = lsmbench("validate", str(path))
+    assert proc.returncode == 2
+    assert "matrix.repetitions.groups[0]: no group 'service_time_us=5' in the matrix (its " \
+           "groups: service_time_us=50, service_time_us=60)" in proc.stderr, proc.stderr
+    spec["matrix"]["repetitions"]["groups"] = "service_time_us=50"
+    path.write_text(yaml.safe_dump(spec))
+    proc = lsmbench("validate", str(path))
+    assert proc.returncode == 2 and "matrix.repetitions.groups: expected a list of group " \
+        "ids" in proc.stderr, proc.stderr
+    spec["matrix"]["repetitions"]["groups"] = ["service_time_us=60"]
+    path.write_text(yaml.safe_dump(spec))
+    proc = lsmbench("validate", str(path))
+    assert proc.returncode == 0, proc.stderr

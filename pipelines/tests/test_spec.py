@@ -243,7 +243,7 @@ BAD = [
     ({"matrix": {"repetitions": {"min": 4, "max": 3}}},
      "matrix.repetitions.min: min (4) must not exceed max (3)"),
     ({"matrix": {"repetitions": {"min": 1, "max": 2, "step": 1}}},
-     "matrix.repetitions.step: unknown field (allowed: min, max)"),
+     "matrix.repetitions.step: unknown field (allowed: min, max, groups)"),
     ({"matrix": {"repetitions": {"min": "three", "max": 5}}},
      "matrix.repetitions.min: expected an integer >= 1, got 'three'"),
     ({"matrix": {"repetitions": [3, 5]}},

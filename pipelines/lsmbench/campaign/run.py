@@ -13,7 +13,7 @@ from ..groups import group_repetitions, repetition_from_store
 from ..plan import Plan
 from ..points import group_id
 from ..progress import Reporter
-from ..spec.checks import repetition_range
+from ..spec.checks import repetition_groups, repetition_range
 from ..stages import shared_testing_mismatches
 from ..store import STATE_COMPLETE, Store
 from .base import CampaignError, RunOptions
@@ -113,9 +113,13 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
     total = len(first)
     run_wave(first, total)
     added: dict[str, int] = {}
+    listed = repetition_groups(spec.matrix)
     for r in range(rep_min, rep_max):
-        undecided = {g: why for g, (why, helps) in _undecided_groups(store, spec.name).items()
-                     if helps}
+        if listed is not None:  # matrix.repetitions.groups: these, decided or not
+            undecided = {g: "listed in matrix.repetitions.groups" for g in listed}
+        else:
+            undecided = {g: why for g, (why, helps) in
+                         _undecided_groups(store, spec.name).items() if helps}
         wave = [p for p in todo if p.rep == r and group_id(p.params) in undecided]
         if not wave:
             break

@@ -30,7 +30,7 @@ def load_checked(args: argparse.Namespace) -> tuple[Any, list[str]]:
     loaded = load(args)
     errors, warnings = _driver_check(loaded)
     if not errors and loaded.spec.tune is None:
-        errors = _sharing_errors(loaded)
+        errors = _sharing_errors(loaded) + _repetition_group_errors(loaded)
     if errors:
         raise SpecError(errors, args.spec)
     return loaded, warnings
@@ -45,6 +45,22 @@ def _sharing_errors(loaded: Any) -> list[tuple[str, str]]:
     path = "phases.testing.shared_across"
     mismatches = shared_testing_mismatches(build_plan(loaded))
     return [(path, m.removeprefix(f"{path}: ")) for m in mismatches]
+
+
+def _repetition_group_errors(loaded: Any) -> list[tuple[str, str]]:
+    """matrix.repetitions.groups naming a group the matrix does not have."""
+    from ..plan import expand_matrix
+    from ..points import group_id
+    from ..spec.checks import repetition_groups
+
+    listed = repetition_groups(loaded.spec.matrix) or []
+    if not listed:
+        return []
+    known = list(dict.fromkeys(group_id(p.params) for p in expand_matrix(loaded.spec.matrix)[0]))
+    return [(f"matrix.repetitions.groups[{i}]",
+             f"no group {g!r} in the matrix (its groups: {', '.join(known[:8])}"
+             f"{', ...' if len(known) > 8 else ''})")
+            for i, g in enumerate(listed) if g not in known]
 
 
 def _driver_check(loaded: Any) -> tuple[list[tuple[str, str]], list[str]]:

@@ -57,12 +57,16 @@ def check_config(driver: Path, doc: dict[str, Any],
 def _phase_doc(spec: CampaignSpec, point: Point, phase: str,
                workload: dict[str, Any]) -> dict[str, Any]:
     ph = getattr(spec.phases, phase)
+    # The warm-up the phase runs with (stages.py; its rounding to whole intervals is the
+    # driver's rule): a testing phase's own or its fraction, a running phase's as given.
+    warmup = (ph.warmup_seconds() if phase == "testing"
+              else float(ph.warmup) if phase == "running" else 0.0)
     return build_run_json(
         engine=spec.engine.name, engine_options={}, data_dir=_CHECK_DIR,
         # One seed for all: it decides no rule, and equal documents are asked once.
         phase="load" if phase == "load" else "testing", workload=workload, seed=1,
-        duration_s=0.0 if phase == "load" else ph.duration, threads=ph.threads,
-        interval_s=spec.phases.interval,
+        duration_s=0.0 if phase == "load" else ph.duration, warmup_s=warmup,
+        threads=ph.threads, interval_s=spec.phases.interval,
         queries=None if phase == "load" else ph.queries)
 
 
@@ -89,6 +93,10 @@ def _spec_path(spec: CampaignSpec, point: Point, phase: str, path: str,
             if spec_path == dim or spec_path.startswith(dim + "."):
                 return f"matrix.{dim}", message
         return spec_path, message
+    if head == "warmup_s" and phase != "load":
+        return (f"phases.{phase}.warmup", f"{message} (the warm-up, given or its default "
+                "share of the duration, ends on a whole interval, phases.interval: a longer "
+                "duration or a shorter warm-up)")
     return f"phases.{phase}", f"{path}: {message}" if path else message
 
 

@@ -13,6 +13,10 @@ from ..paths import project_root
 from ..wording import plural
 from .suite import PAPERS, SUITE, experiments, runs_in
 
+# The most repetitions per group reproduce adds for an undecided claim (--claim-repetitions):
+# a dozen parts two medians ~1.5x their 3-repetition intervals' half-widths apart.
+CLAIM_REPETITIONS = 12
+
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     s = sub.add_parser("reproduce", parents=[common],
@@ -34,6 +38,11 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                         "(of the same variant) finished are not run again (with --experiment: "
                         "those named are), the others go on from their complete points "
                         "(`lsmbench run --resume`) instead of starting over")
+    s.add_argument("--claim-repetitions", type=int, default=None, metavar="N",
+                   help="after an experiment, more repetitions (up to N per group) for the "
+                        "groups of each claim that is inconclusive only because their "
+                        "intervals overlap, when that many would likely part them (default: "
+                        f"{CLAIM_REPETITIONS} in the full variant, 0 in --quick; 0: never)")
     s.add_argument("--testbed", default=None, metavar="NAME",
                    help="run on the kept testbed NAME (`lsmbench testbed up NAME`), several "
                         "experiments at once: each run/tune experiment on one node, the "
@@ -68,6 +77,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if args.resume and args.pages_only:
         print("lsmbench reproduce: --resume runs experiments, --pages-only runs none: give "
               "one of them", file=sys.stderr)
+        return EXIT_USAGE
+    if args.claim_repetitions is not None and args.claim_repetitions < 0:
+        print("lsmbench reproduce: --claim-repetitions: expected 0 or more, got "
+              f"{args.claim_repetitions}", file=sys.stderr)
         return EXIT_USAGE
     if names and args.pages_only:
         print("lsmbench reproduce: --experiment runs an experiment, --pages-only runs none: "
@@ -145,10 +158,13 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         assert stored is not None
         run = stored
     else:
+        more = args.claim_repetitions
+        if more is None:
+            more = 0 if args.quick else CLAIM_REPETITIONS
         run = run_suite(todo, args.quick, store, say,
                         into=stored if names or args.resume else None,
                         nodes=nodes, estimates=estimates, resume=args.resume,
-                        ends=args.resume and not names)
+                        ends=args.resume and not names, claim_repetitions=more)
         failed = any(run.experiments[e.name].exit_code != 0 for e in todo)
     evidence = load_evidence(store, [e for e in exps if e.name in run.experiments])
     written = []

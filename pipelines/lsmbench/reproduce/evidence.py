@@ -41,6 +41,9 @@ class Finding(BaseModel):
     status: Status
     ours: str
     why: str
+    # An inconclusive comparison that more repetitions would likely decide: about how many
+    # each group would need (if the medians hold). None: none would, or it is decided.
+    repetitions: int | None = None
 
 
 PointMetric = Callable[[StoredPoint], float | None]
@@ -127,6 +130,9 @@ class CampaignEvidence:
     groups: list[Group]
     points: dict[str, StoredPoint] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)  # non-campaign evidence (sim tables)
+    # The groups whose figures were read (estimate), for the claim being judged: the
+    # groups more repetitions would go to (reproduce/more.py).
+    used: set[str] = field(default_factory=set)
 
     def select(self, **params: Any) -> list[Group]:
         """The groups whose matrix values include these: a name as in the spec's matrix, or
@@ -148,6 +154,7 @@ class CampaignEvidence:
         and interval over the group's complete repetitions."""
         if group is None:
             return Estimate()
+        self.used.add(group.group)
         if isinstance(metric, str):
             return getattr(group, metric)
         values = [metric(self.points[p]) for p in group.points
@@ -213,26 +220,27 @@ def compare(a: Estimate, b: Estimate, a_name: str, b_name: str, *, higher: bool,
         return Finding(status=NOT_REPRODUCED, ours=ours, why=(
             f"the intervals of {what} are apart the other way: {a_name}'s is "
             f"{'lower' if higher else 'higher'}"))
-    return Finding(status=INCONCLUSIVE, ours=ours, why=(
+    text, n = _what_would_separate(a, b)
+    return Finding(status=INCONCLUSIVE, ours=ours, repetitions=n, why=(
         f"the intervals of {what} overlap (the medians point "
-        f"{'the claimed way' if as_claimed else 'the other way'}){_what_would_separate(a, b)}"))
+        f"{'the claimed way' if as_claimed else 'the other way'}){text}"))
 
 
-def _what_would_separate(a: Estimate, b: Estimate) -> str:
+def _what_would_separate(a: Estimate, b: Estimate) -> tuple[str, int | None]:
     """What two overlapping intervals need: about how many repetitions each for them to part
     if the medians hold (each interval ~1/sqrt(n) as wide), or that the medians are too
-    close for any practical number."""
+    close for any practical number (None)."""
     assert a.median is not None and b.median is not None
     assert a.ci_low is not None and a.ci_high is not None
     assert b.ci_low is not None and b.ci_high is not None
     gap = abs(a.median - b.median)
     scale = max(abs(a.median), abs(b.median))
     if gap <= 0.01 * scale:
-        return "; the medians are within 1 %: no practical number of repetitions parts them"
+        return "; the medians are within 1 %: no practical number of repetitions parts them", None
     half = (max(a.median - a.ci_low, a.ci_high - a.median)
             + max(b.median - b.ci_low, b.ci_high - b.median))
     n = repetitions_needed(min(a.n, b.n), half, gap)
-    return f"; ~{n} repetitions each would part them if the medians hold"
+    return f"; ~{n} repetitions each would part them if the medians hold", n
 
 
 def verdict_is(group: Group | None, name: str, wanted: Sequence[str]) -> Finding:
@@ -265,8 +273,13 @@ def all_of(findings: Sequence[Finding]) -> Finding:
     else:
         status = INCONCLUSIVE
     whys = dict.fromkeys(f.why for f in findings)  # each reason once, in order
+    # Inconclusive: more repetitions decide it only if they decide every open part.
+    needs = [f.repetitions for f in findings if f.status == INCONCLUSIVE]
+    repetitions = None
+    if status == INCONCLUSIVE and needs and all(n is not None for n in needs):
+        repetitions = max(n for n in needs if n is not None)
     return Finding(status=status, ours="; ".join(f.ours for f in findings),
-                   why="; ".join(whys))
+                   why="; ".join(whys), repetitions=repetitions)
 
 
 def margin_text(within: float) -> str:

@@ -65,11 +65,16 @@ class ExperimentRun(BaseModel):
     # `seconds` is the last run's part, `points_s` the stored points' own wall time, all runs'.
     resumed: bool = False
     points_s: float | None = None
+    # More repetitions for undecided claims (runner._more_repetitions): claims, groups,
+    # repetitions (each group up to), exit_code, seconds, command.
+    more: dict[str, Any] | None = None
 
     @property
     def took_s(self) -> float:
-        """How long the experiment took: a resumed one's points' time (its runs summed)."""
-        return max(self.seconds, self.points_s or 0.0) if self.resumed else self.seconds
+        """How long the experiment took: a resumed one's points' time (its runs summed), and
+        the repetitions added for its claims."""
+        base = max(self.seconds, self.points_s or 0.0) if self.resumed else self.seconds
+        return base + float((self.more or {}).get("seconds") or 0.0)
 
 
 class SuiteRun(BaseModel):

@@ -55,13 +55,52 @@ def _simulated(exp: Experiment, shown: str, start: float, run: Callable[[], obje
 
 
 def run_one(exp: Experiment, quick: bool, store: Path, testbed: str | None = None,
-            node: str | None = None, resume: bool = False) -> ExperimentRun:
+            node: str | None = None, resume: bool = False,
+            claim_repetitions: int = 0) -> ExperimentRun:
     """One experiment; a run or tune one on `node` of the kept `testbed` when given, going on
-    from its complete points with `resume`."""
+    from its complete points with `resume`; then, for a run one that succeeded, more
+    repetitions of the groups its undecided claims compare, up to `claim_repetitions` each
+    (more.py; 0: none)."""
     started = now()
     result = _run_one(exp, quick, store, testbed, node, resume)
     result.started = started
+    if exp.kind == "run" and result.exit_code == 0 and claim_repetitions > 0:
+        _more_repetitions(exp, quick, store, testbed, node, claim_repetitions, result)
     return result
+
+
+def _more_repetitions(exp: Experiment, quick: bool, store: Path, testbed: str | None,
+                      node: str | None, cap: int, result: ExperimentRun) -> None:
+    """The experiment again with --resume and matrix.repetitions.groups, when some of its
+    claims want more repetitions (recorded in result.more)."""
+    import json
+
+    from ..spec.checks import repetition_range
+    from .evidence import read_evidence
+    from .more import repetitions_wanted
+
+    ev = read_evidence(store, exp.name)
+    wanted = repetitions_wanted(exp.name, ev, cap) if ev is not None else None
+    if wanted is None:
+        return
+    campaign = json.loads((store / exp.name / "campaign.json").read_text())
+    rep_min = repetition_range(campaign["spec"].get("matrix") or {})[0]
+    groups = ", ".join("'" + g.replace("'", "''") + "'" for g in wanted.groups)
+    more = (f"matrix.repetitions={{min: {rep_min}, max: {wanted.repetitions}, "
+            f"groups: [{groups}]}}")
+    cmd = [*command(exp, quick, store, testbed, node, resume=True), "--set", more]
+    start = time.monotonic()
+    proc = subprocess.run(cmd, check=False)
+    if proc.returncode == 130 or proc.returncode < 0:
+        raise KeyboardInterrupt
+    result.more = {"claims": wanted.claims, "groups": wanted.groups,
+                   "repetitions": wanted.repetitions, "exit_code": proc.returncode,
+                   "seconds": round(time.monotonic() - start, 1),
+                   "command": "lsmbench " + shlex.join(cmd[3:])}
+    if proc.returncode != 0:
+        result.exit_code = proc.returncode
+        result.error = (f"exit {proc.returncode} while adding repetitions for "
+                        f"{', '.join(wanted.claims)}")
 
 
 def points_wall_s(store: Path, name: str) -> float:
@@ -97,6 +136,15 @@ def _run_one(exp: Experiment, quick: bool, store: Path, testbed: str | None,
                          points_s=round(points_wall_s(store, exp.name), 1) if resume else None)
 
 
+def more_text(result: ExperimentRun) -> str:
+    """', then up to 9 repetitions of 2 groups for LC12 (310 s)', or ''."""
+    m = result.more
+    if not m:
+        return ""
+    return (f", then up to {m['repetitions']} repetitions of {len(m['groups'])} group(s) for "
+            f"{', '.join(m['claims'])} ({m['seconds']:.0f} s)")
+
+
 def new_run(quick: bool) -> SuiteRun:
     """A suite run starting now, on this machine's commit and host."""
     project = git_commit()
@@ -111,13 +159,14 @@ def run_suite(exps: list[Experiment], quick: bool, store: Path,
               say: Callable[[str], None] = print, into: SuiteRun | None = None,
               nodes: Nodes | None = None,
               estimates: dict[str, float | None] | None = None,
-              resume: bool = False, ends: bool = False) -> SuiteRun:
+              resume: bool = False, ends: bool = False,
+              claim_repetitions: int = 0) -> SuiteRun:
     """Runs `exps` into `store`, writing reproduce.json after each one: a new suite run, or,
     with `into` (the stored one, `--experiment`), that run with these experiments replaced.
     With `nodes` (a kept testbed, up: spread.open_nodes) the run and tune experiments run
     there at once, each on one node, longest first by `estimates`. With `resume` each run or
     tune experiment goes on from its complete points; `ends`: `into` ends with these (a
-    whole suite resumed, not `--experiment`)."""
+    whole suite resumed, not `--experiment`); `claim_repetitions`: run_one's."""
     commit = git_commit().get("commit")
     run = into if into is not None else new_run(quick)
     if nodes is not None:
@@ -137,15 +186,16 @@ def run_suite(exps: list[Experiment], quick: bool, store: Path,
         write_atomic(store / RUN_FILE, run.model_dump_json(indent=2).encode())
         run_spread(exps, nodes,
                    lambda e, node: run_one(e, quick, store, nodes.name if node else None,
-                                           node, resume),
+                                           node, resume, claim_repetitions),
                    keep, say, estimates or {})
     else:
         for i, exp in enumerate(exps, 1):
             say(f"reproduce: [{i}/{len(exps)}] {exp.name} ({exp.paper}): {exp.title}")
-            result = run_one(exp, quick, store, resume=resume)
+            result = run_one(exp, quick, store, resume=resume,
+                             claim_repetitions=claim_repetitions)
             keep(result)
             say(f"reproduce: [{i}/{len(exps)}] {exp.name}: exit {result.exit_code} in "
-                f"{result.seconds:.0f} s")
+                f"{result.took_s:.0f} s{more_text(result)}")
     if into is None or ends:
         run.ended = now()
     write_atomic(store / RUN_FILE, run.model_dump_json(indent=2).encode())

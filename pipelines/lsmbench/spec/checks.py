@@ -331,12 +331,20 @@ def _is_count(v: Any) -> bool:
 
 def repetitions_errors(r: Any) -> list[tuple[str, str]]:
     """matrix.repetitions: a count, or {min, max}: min repetitions always, more (up to max)
-    while a group is undecided (lsmbench.adaptive.group_decided)."""
+    while a group is undecided (lsmbench.adaptive.group_decided); with `groups` (group ids),
+    more for those groups instead, up to max, decided or not (lsmbench reproduce asks for
+    them when a claim compares groups whose intervals more repetitions would part)."""
     if not isinstance(r, dict):
         return [] if _is_count(r) else [
             ("matrix.repetitions", f"expected an integer >= 1 or {{min: N, max: M}}, got {r!r}")]
-    errors = [(f"matrix.repetitions.{k}", "unknown field (allowed: min, max)")
-              for k in r if k not in ("min", "max")]
+    errors = [(f"matrix.repetitions.{k}", "unknown field (allowed: min, max, groups)")
+              for k in r if k not in ("min", "max", "groups")]
+    groups = r.get("groups")
+    if groups is not None and (not isinstance(groups, list) or not groups or not all(
+            isinstance(g, str) and g for g in groups)):
+        errors.append(("matrix.repetitions.groups",
+                       f"expected a list of group ids ('policy=tiering,scheduler=fair'), got "
+                       f"{groups!r}"))
     for k in ("min", "max"):
         if k not in r:
             errors.append((f"matrix.repetitions.{k}", "required (an integer >= 1)"))
@@ -346,6 +354,13 @@ def repetitions_errors(r: Any) -> list[tuple[str, str]]:
         errors.append(("matrix.repetitions.min",
                        f"min ({r['min']}) must not exceed max ({r['max']})"))
     return errors
+
+
+def repetition_groups(matrix: dict[str, Any]) -> list[str] | None:
+    """The groups matrix.repetitions.groups names (they, not the undecided ones, get the
+    repetitions beyond min), or None."""
+    r = matrix.get("repetitions")
+    return list(r["groups"]) if isinstance(r, dict) and r.get("groups") else None
 
 
 def repetition_range(matrix: dict[str, Any]) -> tuple[int, int]:
