@@ -104,6 +104,12 @@ def test_similar_is_an_equivalence_within_a_margin():
     # Overlapping intervals, but wide: a/b may be 0.5 or 1.6 (the old rule: reproduced).
     f = judge([5, 6, 8], [5, 9, 10])
     assert f.status == INCONCLUSIVE and "the intervals cannot tell" in f.why
+    # medians 6 and 9: 0.667, 0.223 (in logs) from the nearer edge 0.833; the range reaches
+    # 1.6, 0.875 from 0.667: 3 x (0.875 / 0.223)^2 = 46.2 -> 47 repetitions each.
+    assert f.repetitions == 47 and "~47 repetitions each would settle it" in f.why
+    # A medians' ratio on the margin's edge (1.2): no number of repetitions settles it.
+    f = judge([110, 120, 130], [95, 100, 105])
+    assert f.status == INCONCLUSIVE and f.repetitions is None and "sits on the margin" in f.why
     # Apart by more than the margin either way.
     assert judge([5, 6, 8], [20, 21, 22]).status == NOT_REPRODUCED
     assert judge([30, 31, 32], [20, 21, 22]).status == NOT_REPRODUCED

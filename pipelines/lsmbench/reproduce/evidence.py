@@ -12,6 +12,7 @@ takes the group verdict, which already says inconclusive when the repetitions di
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -313,6 +314,24 @@ def similar(a: Estimate, b: Estimate, a_name: str, b_name: str, *,
     if high < 1 / within or low > within:
         return Finding(status=NOT_REPRODUCED, ours=ours,
                        why=f"the {what} ratio {span}: they differ by more than {margin}")
-    return Finding(status=INCONCLUSIVE, ours=ours, why=(
-        f"the {what} ratio {span}: within {margin} or not, the intervals cannot tell "
-        "(narrower ones, from more repetitions, would)"))
+    n = _repetitions_to_settle(a, b, within, low, high)
+    more = (f"; ~{n} repetitions each would settle it if the medians hold" if n is not None
+            else "; the medians' ratio sits on the margin: no practical number of "
+                 "repetitions settles it")
+    return Finding(status=INCONCLUSIVE, ours=ours, repetitions=n, why=(
+        f"the {what} ratio {span}: within {margin} or not, the intervals cannot tell{more}"))
+
+
+def _repetitions_to_settle(a: Estimate, b: Estimate, within: float, low: float,
+                           high: float) -> int | None:
+    """About how many repetitions each would bring the ratio's range wholly inside or wholly
+    outside the margin, if the medians hold: its spread around the medians' ratio (in logs)
+    shrinks as 1/sqrt(n) until it no longer reaches the nearer edge. None when the medians'
+    ratio is within 1 % of an edge."""
+    assert a.median is not None and b.median is not None and b.median > 0 and a.median > 0
+    ratio = a.median / b.median
+    edge = min(abs(math.log(ratio / within)), abs(math.log(ratio * within)))
+    if edge <= math.log(1.01):
+        return None
+    spread = max(math.log(high / ratio), math.log(ratio / low))
+    return repetitions_needed(min(a.n, b.n), spread, edge)
