@@ -122,6 +122,27 @@ def test_similar_is_an_equivalence_within_a_margin():
     assert judge([1, 2], [1, 2, 3]).status == INCONCLUSIVE
 
 
+def test_an_undecided_comparison_names_its_groups_and_all_of_keeps_the_open_ones():
+    from lsmbench.reproduce.evidence import GroupEstimate
+
+    def est(values, group):
+        return GroupEstimate(**median_ci(values).model_dump(), group=group)
+
+    apart = compare(est([10, 11, 12], "g1"), est([5, 6, 7], "g2"), "a", "b", higher=True,
+                    fmt=fmt_plain, what="x")
+    assert apart.status == REPRODUCED and apart.groups == []
+    open_ = compare(est([10, 11, 12], "g3"), est([6, 9, 13], "g4"), "a", "b", higher=True,
+                    fmt=fmt_plain, what="x")
+    assert open_.status == INCONCLUSIVE and open_.groups == ["g3", "g4"]
+    both = all_of([apart, open_])
+    assert (both.status, both.repetitions, both.groups) == (INCONCLUSIVE, 19, ["g3", "g4"])
+    # A part no number of repetitions decides: neither does the whole.
+    stuck = compare(est([10, 11, 12], "g5"), est([9, 11.05, 13], "g6"), "a", "b", higher=True,
+                    fmt=fmt_plain, what="x")
+    assert stuck.repetitions is None
+    assert all_of([open_, stuck]).repetitions is None
+
+
 def test_all_of():
     yes = Finding(status=REPRODUCED, ours="1", why="w1")
     no = Finding(status=NOT_REPRODUCED, ours="2", why="w2")
@@ -712,7 +733,8 @@ def test_an_undecided_claim_gets_the_repetitions_it_needs(tmp_path, lsmbench, mo
     def wants_three(ev):
         a, b = ev.of(testing_max, service_time_us=50), ev.of(testing_max, service_time_us=60)
         if min(a.n, b.n) < 3:
-            return Finding(status=INCONCLUSIVE, ours="-", why="overlap", repetitions=3)
+            return Finding(status=INCONCLUSIVE, ours="-", why="overlap", repetitions=3,
+                           groups=[a.group, b.group])
         return Finding(status=REPRODUCED, ours="-", why="apart")
 
     claim = Claim(id="XT1", paper="luo-carey", source="-", text="-", theirs="-",

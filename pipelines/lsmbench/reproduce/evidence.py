@@ -43,8 +43,21 @@ class Finding(BaseModel):
     ours: str
     why: str
     # An inconclusive comparison that more repetitions would likely decide: about how many
-    # each group would need (if the medians hold). None: none would, or it is decided.
+    # each of `groups` (the groups compared) would need if the medians hold. None: none
+    # would, or it is decided.
     repetitions: int | None = None
+    groups: list[str] = []
+
+
+class GroupEstimate(Estimate):
+    """An estimate over one stored group's repetitions, which knows the group."""
+
+    group: str | None = None
+
+
+def _compared(*estimates: Estimate) -> list[str]:
+    """The groups of the estimates a comparison read (those that know theirs)."""
+    return [g for e in estimates if (g := getattr(e, "group", None))]
 
 
 PointMetric = Callable[[StoredPoint], float | None]
@@ -131,9 +144,6 @@ class CampaignEvidence:
     groups: list[Group]
     points: dict[str, StoredPoint] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)  # non-campaign evidence (sim tables)
-    # The groups whose figures were read (estimate), for the claim being judged: the
-    # groups more repetitions would go to (reproduce/more.py).
-    used: set[str] = field(default_factory=set)
 
     def select(self, **params: Any) -> list[Group]:
         """The groups whose matrix values include these: a name as in the spec's matrix, or
@@ -155,12 +165,12 @@ class CampaignEvidence:
         and interval over the group's complete repetitions."""
         if group is None:
             return Estimate()
-        self.used.add(group.group)
         if isinstance(metric, str):
-            return getattr(group, metric)
-        values = [metric(self.points[p]) for p in group.points
-                  if p in self.points and self.points[p].ok]
-        return median_ci(values)
+            found = getattr(group, metric)
+        else:
+            found = median_ci([metric(self.points[p]) for p in group.points
+                               if p in self.points and self.points[p].ok])
+        return GroupEstimate(**found.model_dump(), group=group.group)
 
 
 def read_evidence(results: Path, name: str) -> CampaignEvidence | None:
@@ -222,7 +232,7 @@ def compare(a: Estimate, b: Estimate, a_name: str, b_name: str, *, higher: bool,
             f"the intervals of {what} are apart the other way: {a_name}'s is "
             f"{'lower' if higher else 'higher'}"))
     text, n = _what_would_separate(a, b)
-    return Finding(status=INCONCLUSIVE, ours=ours, repetitions=n, why=(
+    return Finding(status=INCONCLUSIVE, ours=ours, repetitions=n, groups=_compared(a, b), why=(
         f"the intervals of {what} overlap (the medians point "
         f"{'the claimed way' if as_claimed else 'the other way'}){text}"))
 
@@ -275,12 +285,14 @@ def all_of(findings: Sequence[Finding]) -> Finding:
         status = INCONCLUSIVE
     whys = dict.fromkeys(f.why for f in findings)  # each reason once, in order
     # Inconclusive: more repetitions decide it only if they decide every open part.
-    needs = [f.repetitions for f in findings if f.status == INCONCLUSIVE]
+    open_parts = [f for f in findings if f.status == INCONCLUSIVE]
     repetitions = None
-    if status == INCONCLUSIVE and needs and all(n is not None for n in needs):
-        repetitions = max(n for n in needs if n is not None)
+    groups: list[str] = []
+    if status == INCONCLUSIVE and all(f.repetitions is not None for f in open_parts):
+        repetitions = max(f.repetitions or 0 for f in open_parts)
+        groups = list(dict.fromkeys(g for f in open_parts for g in f.groups))
     return Finding(status=status, ours="; ".join(f.ours for f in findings),
-                   why="; ".join(whys), repetitions=repetitions)
+                   why="; ".join(whys), repetitions=repetitions, groups=groups)
 
 
 def margin_text(within: float) -> str:
@@ -318,8 +330,9 @@ def similar(a: Estimate, b: Estimate, a_name: str, b_name: str, *,
     more = (f"; ~{n} repetitions each would settle it if the medians hold" if n is not None
             else "; the medians' ratio sits on the margin: no practical number of "
                  "repetitions settles it")
-    return Finding(status=INCONCLUSIVE, ours=ours, repetitions=n, why=(
-        f"the {what} ratio {span}: within {margin} or not, the intervals cannot tell{more}"))
+    return Finding(status=INCONCLUSIVE, ours=ours, repetitions=n, groups=_compared(a, b),
+                   why=f"the {what} ratio {span}: within {margin} or not, the intervals "
+                       f"cannot tell{more}")
 
 
 def _repetitions_to_settle(a: Estimate, b: Estimate, within: float, low: float,

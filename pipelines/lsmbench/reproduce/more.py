@@ -29,23 +29,21 @@ class Wanted:
 
 def repetitions_wanted(experiment: str, ev: CampaignEvidence, cap: int) -> Wanted | None:
     """What the experiment's inconclusive claims would need, from its stored evidence: the
-    groups each one read and the repetitions its comparison says would part them (always
-    more than those groups have), when that is at most `cap`."""
+    groups of each one's undecided comparisons and the repetitions they say would decide them
+    (always more than those groups have), when that is at most `cap`."""
     groups: set[str] = set()
     claims: list[str] = []
     most = 0
     for claim in all_claims():
         if claim.experiment != experiment:
             continue
-        ev.used = set()
         finding = claim.check(ev)
         n = finding.repetitions
-        if finding.status != INCONCLUSIVE or n is None or n > cap:
+        if finding.status != INCONCLUSIVE or n is None or n > cap or not finding.groups:
             continue
-        groups |= ev.used
+        groups |= set(finding.groups)
         claims.append(claim.id)
         most = max(most, n)
-    ev.used = set()
     if not claims:
         return None
     return Wanted(repetitions=most, groups=sorted(groups), claims=claims)
