@@ -84,17 +84,19 @@ def _more_repetitions(exp: Experiment, quick: bool, store: Path, testbed: str | 
     if wanted is None:
         return
     campaign = json.loads((store / exp.name / "campaign.json").read_text())
-    rep_min = repetition_range(campaign["spec"].get("matrix") or {})[0]
+    rep_min, rep_max = repetition_range(campaign["spec"].get("matrix") or {})
+    # Never below the spec's own max: an adaptive group may already have more than the
+    # comparison's smaller side, and its repetitions stay planned.
+    most = max(wanted.repetitions, rep_max)
     groups = ", ".join("'" + g.replace("'", "''") + "'" for g in wanted.groups)
-    more = (f"matrix.repetitions={{min: {rep_min}, max: {wanted.repetitions}, "
-            f"groups: [{groups}]}}")
+    more = f"matrix.repetitions={{min: {rep_min}, max: {most}, groups: [{groups}]}}"
     cmd = [*command(exp, quick, store, testbed, node, resume=True), "--set", more]
     start = time.monotonic()
     proc = subprocess.run(cmd, check=False)
     if proc.returncode == 130 or proc.returncode < 0:
         raise KeyboardInterrupt
     result.more = {"claims": wanted.claims, "groups": wanted.groups,
-                   "repetitions": wanted.repetitions, "exit_code": proc.returncode,
+                   "repetitions": most, "exit_code": proc.returncode,
                    "seconds": round(time.monotonic() - start, 1),
                    "command": "lsmbench " + shlex.join(cmd[3:])}
     if proc.returncode != 0:
