@@ -14,7 +14,8 @@ from ..wording import plural
 from .suite import PAPERS, SUITE, experiments, runs_in
 
 # The most repetitions per group reproduce adds for an undecided claim (--claim-repetitions):
-# a dozen parts two medians ~1.5x their 3-repetition intervals' half-widths apart.
+# a dozen part two medians whose gap is at least half their 3-repetition intervals' summed
+# half-widths (groups.repetitions_needed), at a few minutes a point in the full variant.
 CLAIM_REPETITIONS = 12
 
 
