@@ -280,9 +280,10 @@ def test_node_data_disk_full_retries_elsewhere_and_marks_the_node(bed, tmp_path)
         "name": "nodefull",
         "engine": {"name": "builtin", "options": {"memtable_bytes": "1M"}},
         # The bad point last: node0 takes the big one first (its worker starts first). Its
-        # warm-up, rounded up to whole intervals, leaves no measured window: the driver
-        # refuses it when the testing phase starts (exit 2, bad input; a bad workload value
-        # would be refused by validate before anything runs).
+        # warm-up, rounded up to whole intervals, leaves no measured window. The controller
+        # here has no lsm-driver of its own (LSMBENCH_DRIVER below: only the nodes have one),
+        # so validate cannot ask a driver about it; the node's driver refuses it when the
+        # testing phase starts (exit 2, bad input).
         "matrix": {"workload.set.record_count": [40000, 40001],
                    "phases.testing.warmup": ["0.5s", "1.4s"],
                    "zip": ["workload.set.record_count", "phases.testing.warmup"]},
@@ -296,7 +297,8 @@ def test_node_data_disk_full_retries_elsewhere_and_marks_the_node(bed, tmp_path)
     results = tmp_path / "results"
     victim = bed.nodes[0]
     with small_data_disk(victim, "16m"):
-        r = lsmbench(bed, "run", str(path), "--json", "--results", str(results))
+        r = lsmbench(bed, "run", str(path), "--json", "--results", str(results),
+                     LSMBENCH_DRIVER=str(bed.base / "no-driver-on-the-controller"))
         status = lsmbench(bed, "testbed", "status", NAME, "--json")
         status_text = lsmbench(bed, "testbed", "status", NAME)
         # Cleaned after the fault (seen from inside the node: the tmpfs is the node's only).
