@@ -696,7 +696,7 @@ def test_an_interrupted_suite_goes_on_from_its_complete_points(tmp_path, lsmbenc
         sum(p.data["wall_s"] for p in points.values()), abs=0.2)
     assert resumed.took_s >= resumed.seconds
     section = (out / "luo-carey.md").read_text().split("## Experiment rs-one", 1)[1]
-    assert "(resumed after an interruption" in section.split("\n## ", 1)[0]
+    assert "(resumed with `--resume`: its points" in section.split("\n## ", 1)[0]
 
     # Bad input: nothing runs, nothing changes.
     proc = lsmbench(*args, "--resume", "--pages-only")
