@@ -304,10 +304,21 @@ def _what_would_decide(e: Estimate, bound: float, is_time: bool) -> str:
         return (f": the median {shown} is within 1 % of it, so no practical number of "
                 "repetitions decides it; the group sits at the bound")
     half_width = max(e.median - e.ci_low, e.ci_high - e.median)
+    n = repetitions_needed(e.n, half_width, distance)
+    if n > PRACTICAL_REPETITIONS:
+        return (f": the median {shown} is {distance / bound:.0%} from it, too close for its "
+                f"spread: more than {PRACTICAL_REPETITIONS} repetitions would be needed, so no "
+                "practical number decides it; the group sits at the bound")
     return (f": the median {shown} is {distance / bound:.0%} from it; "
-            f"~{repetitions_needed(e.n, half_width, distance)} repetitions would decide it "
+            f"~{n} repetitions would decide it "
             "(an interval ~1/sqrt(n) as wide), or longer windows as far as they narrow the "
             "repetitions' spread")
+
+
+# Beyond this many repetitions of a group, an estimate of "~N repetitions would decide it" is
+# not advice anyone would follow (a full-variant point takes minutes): the text says no
+# practical number decides it instead.
+PRACTICAL_REPETITIONS = 100
 
 
 def repetitions_needed(n: int, half_width: float, distance: float) -> int:

@@ -163,6 +163,13 @@ def test_a_group_at_the_bound_says_no_length_decides_it():
     straddle = [r for r in g.reasons if "straddles" in r]
     assert straddle and "the median 994 ms is within 1 % of it" in straddle[0]
     assert "the group sits at the bound" in straddle[0]
+    # 3 % from the bound with a spread of a factor of four: 3 x (0.97 / 0.03)^2 ~ 3,136
+    # repetitions is no advice; the text says no practical number decides it.
+    g = make_group([rep(0, 0.5, True), rep(1, 1.03, False), rep(2, 2.0, False)])
+    straddle = [r for r in g.reasons if "straddles" in r]
+    assert straddle and "the median 1.03 s is 3% from it, too close for its spread: more " \
+        "than 100 repetitions would be needed" in straddle[0]
+    assert "~" not in straddle[0]
 
 
 def test_unanimous_repetitions_decide():

@@ -85,6 +85,11 @@ def test_compare_needs_apart_intervals_in_the_claimed_direction():
     f = compare(high, median_ci([9, 11.05, 13]), "a", "b", higher=True, fmt=fmt_plain, what="x")
     assert f.why.endswith("the medians are within 1 %: no practical number of repetitions "
                           "parts them")
+    # A 2 % gap against half-widths of 2 and 4: 3 x (6 / 0.22)^2 is thousands, not advice.
+    f = compare(high, median_ci([7, 10.78, 15]), "a", "b", higher=True, fmt=fmt_plain, what="x")
+    assert f.status == INCONCLUSIVE and f.repetitions is not None and f.repetitions > 100
+    assert f.why.endswith("the medians are too close for their spread: more than 100 "
+                          "repetitions each would be needed to part them")
     # Two runs: no interval, so no status however far apart the medians are.
     f = compare(median_ci([100, 101]), median_ci([1, 2]), "a", "b", higher=True,
                 fmt=fmt_plain, what="x")

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ..groups import Group, group_repetitions, repetitions_needed
+from ..groups import PRACTICAL_REPETITIONS, Group, group_repetitions, repetitions_needed
 from ..listing import estimate_text
 from ..names import DIMENSION_ALIASES
 from ..report.load import component_counts, stored_repetition
@@ -251,6 +251,9 @@ def _what_would_separate(a: Estimate, b: Estimate) -> tuple[str, int | None]:
     half = (max(a.median - a.ci_low, a.ci_high - a.median)
             + max(b.median - b.ci_low, b.ci_high - b.median))
     n = repetitions_needed(min(a.n, b.n), half, gap)
+    if n > PRACTICAL_REPETITIONS:
+        return (f"; the medians are too close for their spread: more than "
+                f"{PRACTICAL_REPETITIONS} repetitions each would be needed to part them"), n
     return f"; ~{n} repetitions each would part them if the medians hold", n
 
 
@@ -327,9 +330,12 @@ def similar(a: Estimate, b: Estimate, a_name: str, b_name: str, *,
         return Finding(status=NOT_REPRODUCED, ours=ours,
                        why=f"the {what} ratio {span}: they differ by more than {margin}")
     n = _repetitions_to_settle(a, b, within, low, high)
-    more = (f"; ~{n} repetitions each would settle it if the medians hold" if n is not None
-            else "; the medians' ratio sits on the margin: no practical number of "
-                 "repetitions settles it")
+    more = ("; the medians' ratio sits on the margin: no practical number of repetitions "
+            "settles it" if n is None
+            else f"; the ratio is too close to the margin for its spread: more than "
+                 f"{PRACTICAL_REPETITIONS} repetitions each would be needed to settle it"
+            if n > PRACTICAL_REPETITIONS
+            else f"; ~{n} repetitions each would settle it if the medians hold")
     return Finding(status=INCONCLUSIVE, ours=ours, repetitions=n, groups=_compared(a, b),
                    why=f"the {what} ratio {span}: within {margin} or not, the intervals "
                        f"cannot tell{more}")
