@@ -19,6 +19,7 @@ import argparse
 import json
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -33,8 +34,19 @@ TESTBED = "rack3"
 
 
 def lsmbench(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lsmbench", *args], capture_output=True,
-                          text=True, check=False, env=env)
+    """The command's exit code and its output; stopped with SIGTERM and waited for when this
+    script is (bench_nodes turns SIGTERM into SystemExit), so that `reproduce` stops its own
+    children before the nodes go away."""
+    argv = [sys.executable, "-m", "lsmbench", *args]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          env=env) as proc:
+        try:
+            out, err = proc.communicate()
+        except BaseException:
+            proc.send_signal(signal.SIGTERM)
+            proc.communicate()
+            raise
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 def claims_table(page: Path) -> list[tuple[str, str]]:
@@ -60,7 +72,8 @@ def run(env: dict[str, str], base: Path, name: str, extra: list[str]) -> dict[st
 
     suite_run = read_run(results / "reproduce")
     assert suite_run is not None, f"{results}: no reproduce.json"
-    experiments = {n: {"seconds": e.seconds, "exit_code": e.exit_code, "node": e.node}
+    experiments = {n: {"seconds": e.seconds, "exit_code": e.exit_code, "node": e.node,
+                       "error": e.error}
                    for n, e in suite_run.experiments.items()}
     return {"exit_code": r.returncode, "wall_s": wall, "experiments": experiments,
             "estimate": r.stdout.splitlines()[0] if r.stdout else None,
@@ -87,6 +100,11 @@ def main() -> int:
         for name in order:
             extra = ["--testbed", TESTBED] if name == "testbed" else []
             out[name] = run(env, base, name, extra)
+            failed = {n: e for n, e in out[name]["experiments"].items() if e["exit_code"]}
+            for n, e in failed.items():
+                print(f"  {n} failed: {e['error']}", file=sys.stderr)
+            if failed:  # a comparison of failures measures nothing
+                return 1
         if args.keep:
             keep = Path(args.keep)
             keep.mkdir(parents=True, exist_ok=True)

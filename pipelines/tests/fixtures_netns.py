@@ -152,14 +152,37 @@ def _start_sshd(node: SshNode, authorized_keys: Path) -> None:
     binds = [str(node.home_dir), home]
     if node.etc_dir is not None:
         binds += [str(node.etc_dir), "/etc"]
-    # sh mounts each (source, target) pair of its arguments, then execs sshd.
-    script = ('while [ "$1" != -- ]; do mount --bind "$1" "$2" || exit 1; shift 2; done; '
+    # sh mounts this machine's cgroup hierarchies again (`ip netns exec` gives the namespace a
+    # /sys of its own, without them: a node could not throttle its phases), then each
+    # (source, target) pair of its arguments, then execs sshd.
+    script = (_cgroup_mounts_script() +
+              'while [ "$1" != -- ]; do mount --bind "$1" "$2" || exit 1; shift 2; done; '
               'shift; exec "$@"')
     node.proc = subprocess.Popen(
         ["ip", "netns", "exec", node.netns, "unshare", "--mount", "--propagation", "private",
          "--", "sh", "-c", script, "sh", *binds, "--", SSHD, "-D", "-e", "-f", str(cfg)],
         stdout=log, stderr=log, stdin=subprocess.DEVNULL)
     _wait_port(node.address)
+
+
+def _cgroup_mounts_script() -> str:
+    """Shell commands that mount, under /sys/fs/cgroup, the cgroup file systems this machine
+    has there, with their options: a v1 hierarchy mounted again with the same controllers is
+    the same hierarchy, so a node's cgroups are this machine's, as a separate machine's own
+    would be to it."""
+    cmds = []
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            source, target, fstype, options = line.split()[:4]
+            if not target.startswith("/sys/fs/cgroup"):
+                continue
+            if fstype == "tmpfs" and target == "/sys/fs/cgroup":
+                cmds.append("mount -t tmpfs -o mode=755 tmpfs /sys/fs/cgroup")
+            elif fstype in ("cgroup", "cgroup2"):
+                wanted = [o for o in options.split(",") if o not in ("rw", "relatime")]
+                opts = f"-o {','.join(wanted)} " if wanted else ""
+                cmds.append(f"mkdir -p {target} && mount -t {fstype} {opts}{source} {target}")
+    return "".join(f"{c} || exit 1; " for c in cmds)
 
 
 def restart_sshd(nodes: NetnsNodes, node: SshNode) -> None:

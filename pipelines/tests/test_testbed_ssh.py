@@ -190,7 +190,10 @@ def test_monitor_ends_a_running_phase_early_over_ssh(bed, tmp_path, monkeypatch)
 def test_campaign_spreads_over_both_nodes(bed, tmp_path, influxd):
     sink = {"influx": {"url": influxd.url, "database": "tbtest", "username": "admin",
                        "token_env": "LSMBENCH_TEST_INFLUX_PASSWORD", "retries": 1}}
-    spec = campaign_spec(bed, "spread", points=4, sinks=sink)
+    # Throttled on the nodes as on this machine: a node has cgroups of its own (here: this
+    # machine's hierarchies, mounted in the node's namespace as a separate machine has them).
+    spec = campaign_spec(bed, "spread", points=4, sinks=sink,
+                         throttle={"write_bps": "64MB/s", "phases": ["testing"]})
     results = tmp_path / "results"
     r = lsmbench(bed, "run", str(spec), "--json", "--results", str(results),
                  LSMBENCH_TEST_INFLUX_PASSWORD=influxd.password)
@@ -214,6 +217,9 @@ def test_campaign_spreads_over_both_nodes(bed, tmp_path, influxd):
         fp = json.loads((p.path / "fingerprint.json").read_text())
         assert fp["node"]["name"] == p.data["host"]
         assert p.data["max_throughput"]["writes_per_s"] > 0
+        testing = p.data["phases"]["testing"]
+        assert testing["throttled"] is True and testing["cgroup_backend"] in ("v1", "v2")
+        assert p.data["phases"]["running"]["throttled"] is False
     # Published like any point, the node as the host tag.
     assert all(p.data["published"] is True for p in points)
     tags = influxd.query('SHOW TAG VALUES FROM lsm_summary WITH KEY = "host"', db="tbtest")

@@ -7,13 +7,17 @@ on this machine, or with a kept testbed several at once, each on one of its node
 from __future__ import annotations
 
 import shlex
+import signal
 import subprocess
 import sys
+import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..exits import EXIT_ENV, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
 from ..fingerprint import cpu_model, git_commit, host_fingerprint
 from ..paths import project_root
 from .pages import RUN_FILE, ExperimentRun, SuiteRun, write_atomic
@@ -21,6 +25,70 @@ from .simlong import SimLongError, run_long
 from .simtable import SimTableError, run_validate
 from .spread import Nodes, run_spread
 from .suite import Experiment
+
+# The children running now (several at once with --testbed), so that an interruption that
+# reached only this process (a SIGTERM) reaches them too.
+_live: set[subprocess.Popen[str]] = set()
+_live_lock = threading.Lock()
+# What each child's exit code means, for reproduce.json (exits.py).
+_EXIT_MEANING = {EXIT_FAILED: "a point failed", EXIT_USAGE: "its input was refused",
+                 EXIT_ENV: "the environment refused it"}
+TAIL_LINES = 3
+
+
+class ChildInterrupted(KeyboardInterrupt):
+    """A child `lsmbench run|tune` was interrupted (it exited 130 or by a signal)."""
+
+
+def run_child(cmd: list[str]) -> tuple[int, list[str]]:
+    """Runs an experiment's `lsmbench run|tune`: its stderr passes through to ours, its last
+    lines kept for reproduce.json. (exit code, those lines.) Interrupted here (Ctrl-C, or
+    SIGTERM to this process alone), the child gets SIGTERM and is waited for: it stops its
+    point and writes what it has, which `--resume` goes on from."""
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, errors="replace")
+    tail: deque[str] = deque(maxlen=TAIL_LINES)
+
+    def pump() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            sys.stderr.write(line)
+            sys.stderr.flush()
+            if line.strip():
+                tail.append(line.rstrip())
+
+    reader = threading.Thread(target=pump, name="reproduce-child-stderr", daemon=True)
+    reader.start()
+    with _live_lock:
+        _live.add(proc)
+    try:
+        proc.wait()
+    except KeyboardInterrupt:
+        stop_children()
+        proc.wait()
+        raise
+    finally:
+        with _live_lock:
+            _live.discard(proc)
+        reader.join(timeout=5)
+    if proc.returncode in (EXIT_INTERRUPTED, 128 + signal.SIGTERM) or proc.returncode < 0:
+        raise ChildInterrupted
+    return proc.returncode, list(tail)
+
+
+def stop_children() -> None:
+    """SIGTERM to every child still running (each then ends its point and exits)."""
+    with _live_lock:
+        live = list(_live)
+    for proc in live:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+
+
+def failure_text(code: int, tail: list[str]) -> str:
+    """reproduce.json's error of a child that exited `code`: what the code means and the
+    child's last words."""
+    said = f": {tail[-1]}" if tail else ""
+    return f"exit {code} ({_EXIT_MEANING.get(code, 'failed')}){said}"
 
 
 def now() -> str:
@@ -92,16 +160,14 @@ def _more_repetitions(exp: Experiment, quick: bool, store: Path, testbed: str | 
     more = f"matrix.repetitions={{min: {rep_min}, max: {most}, groups: [{groups}]}}"
     cmd = [*command(exp, quick, store, testbed, node, resume=True), "--set", more]
     start = time.monotonic()
-    proc = subprocess.run(cmd, check=False)
-    if proc.returncode == 130 or proc.returncode < 0:
-        raise KeyboardInterrupt
+    code, tail = run_child(cmd)
     result.more = {"claims": wanted.claims, "groups": wanted.groups,
-                   "repetitions": most, "exit_code": proc.returncode,
+                   "repetitions": most, "exit_code": code,
                    "seconds": round(time.monotonic() - start, 1),
                    "command": "lsmbench " + shlex.join(cmd[3:])}
-    if proc.returncode != 0:
-        result.exit_code = proc.returncode
-        result.error = (f"exit {proc.returncode} while adding repetitions for "
+    if code != 0:
+        result.exit_code = code
+        result.error = (f"{failure_text(code, tail)}, while adding repetitions for "
                         f"{', '.join(wanted.claims)}")
 
 
@@ -126,14 +192,12 @@ def _run_one(exp: Experiment, quick: bool, store: Path, testbed: str | None,
                           SimLongError)
     cmd = command(exp, quick, store, testbed, node, resume)
     shown = "lsmbench " + shlex.join(cmd[3:])
-    proc = subprocess.run(cmd, check=False)
-    if proc.returncode == 130 or proc.returncode < 0:
-        raise KeyboardInterrupt
-    return ExperimentRun(name=exp.name, command=shown, exit_code=proc.returncode,
+    code, tail = run_child(cmd)
+    return ExperimentRun(name=exp.name, command=shown, exit_code=code,
                          seconds=time.monotonic() - start,
-                         error=None if proc.returncode == 0 else
-                         f"exit {proc.returncode} (1: a point failed; see `lsmbench ls "
-                         f"{exp.name} --results {store}`)",
+                         error=None if code == 0 else
+                         f"{failure_text(code, tail)}; see `lsmbench ls {exp.name} --results "
+                         f"{store}`",
                          resumed=resume,
                          points_s=round(points_wall_s(store, exp.name), 1) if resume else None)
 
@@ -186,10 +250,15 @@ def run_suite(exps: list[Experiment], quick: bool, store: Path,
 
     if nodes is not None:
         write_atomic(store / RUN_FILE, run.model_dump_json(indent=2).encode())
-        run_spread(exps, nodes,
-                   lambda e, node: run_one(e, quick, store, nodes.name if node else None,
-                                           node, resume, claim_repetitions),
-                   keep, say, estimates or {})
+        try:
+            run_spread(exps, nodes,
+                       lambda e, node: run_one(e, quick, store, nodes.name if node else None,
+                                               node, resume, claim_repetitions),
+                       keep, say, estimates or {})
+        except KeyboardInterrupt:
+            # Here, not in the threads that wait for the nodes' children: they end with them.
+            stop_children()
+            raise
     else:
         for i, exp in enumerate(exps, 1):
             say(f"reproduce: [{i}/{len(exps)}] {exp.name} ({exp.paper}): {exp.title}")
