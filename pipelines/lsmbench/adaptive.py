@@ -366,7 +366,7 @@ def judge_until_decided(fig: vd.RunningFigures, intervals: list[dict[str, Any]],
         needed = needed_length(coverage, rule, window, cycle_s)
         return v.model_copy(update={"reasons": [
             *v.reasons, f"{rule.deepest_merges} merges into level {level} needed; "
-            f"a running phase would need {needed}"]})
+            f"{vd.NEEDED_MARK}{needed}"]})
     if v.verdict != vd.SUSTAINABLE:
         return v
     if flat_backlog(fig, bounds) is not True:

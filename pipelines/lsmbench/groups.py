@@ -46,11 +46,13 @@ from .values import dig as _get
 from .values import number as _num
 from .verdict import (
     INCONCLUSIVE,
+    NEEDED_MARK,
     NOT_SUSTAINABLE,
     SUSTAINABLE,
     inconclusive_cause,
     not_computed,
     verdict_word,
+    window_needed,
 )
 from .wording import plural
 
@@ -374,8 +376,13 @@ def judge_group(reps: Sequence[Repetition]) -> tuple[GroupVerdict, dict[str, int
 
 
 def _inconclusive_causes(reps: Sequence[Repetition]) -> str:
-    """The causes of the inconclusive repetitions, each once, in the order they come."""
-    return " / ".join(dict.fromkeys(inconclusive_cause(r.reasons) for r in reps))
+    """The causes of the inconclusive repetitions, each once, in the order they come, and
+    the longest running phase any of them said it would need."""
+    causes = " / ".join(dict.fromkeys(inconclusive_cause(r.reasons) for r in reps))
+    needs = [n for n in (window_needed(r.reasons) for r in reps) if n is not None]
+    if not needs:
+        return causes
+    return f"{causes} ({NEEDED_MARK}{max(needs)[1]})"
 
 
 def agreement_text(agree: dict[str, int], none: str = "-") -> str:

@@ -20,6 +20,7 @@ Nothing here reads files or clocks: the inputs are the parsed
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
@@ -343,6 +344,23 @@ def not_computed(criteria: Iterable[Criterion | Mapping[str, Any]]) -> list[str]
 # Why a run was inconclusive when its record does not say: records from before the reasons
 # said had the window's coverage as the only cause.
 LEGACY_INCONCLUSIVE_CAUSE = "the window saw no merge into the deepest level"
+
+
+# How an undecided running phase's reasons say the length it needed (adaptive.py writes it).
+NEEDED_MARK = "a running phase would need "
+_NEEDED = re.compile(r"(?:about|more than) ([0-9.]+) s")
+
+
+def window_needed(reasons: Iterable[str]) -> tuple[float, str] | None:
+    """The running phase's length a stored undecided run said it would need: (seconds, its
+    words, e.g. 'about 187 s'), or None when its reasons do not say."""
+    for r in reasons:
+        if NEEDED_MARK in r:
+            said = r.split(NEEDED_MARK, 1)[1].split(" (", 1)[0]
+            m = _NEEDED.match(said)
+            if m:
+                return float(m.group(1)), said
+    return None
 
 
 def inconclusive_cause(reasons: Iterable[str]) -> str:

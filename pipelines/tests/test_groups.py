@@ -125,6 +125,16 @@ def test_the_group_says_why_its_repetitions_were_inconclusive_and_counts_them():
     assert ("2 of 3 repetitions inconclusive: backlog_growth not computed / the window saw no "
             "merge into the deepest level") in g.reasons
     assert agreement_text(g.agree) == "1 sustainable, 2 inconclusive of 3"
+    # A window too short says how long the running phase would need; the group, the longest.
+    short = [rep(i, 0.01, True).model_copy(update={
+        "verdict": "inconclusive", "sustainable": False, "reasons": [
+            "inconclusive: too few merges into the deepest level in the window",
+            f"2 merges into level 7 needed; a running phase would need about {s} s (2 "
+            "merges into level 7 at one per ~62 s, and the phase's start)"]})
+        for i, s in ((1, 187), (2, 245))]
+    g = make_group([rep(0, 0.01, True), *short])
+    assert ("2 of 3 repetitions inconclusive: too few merges into the deepest level in the "
+            "window (a running phase would need about 245 s)") in g.reasons
     assert agreement_text({SUSTAINABLE: 0, NOT_SUSTAINABLE: 2}) == "2 not-sustainable of 2"
     assert agreement_text({SUSTAINABLE: 0, NOT_SUSTAINABLE: 0}) == "-"
     one = make_group([rep(0, 0.4, True)])
