@@ -23,6 +23,13 @@
 # About 7 minutes a paired night on 2 cores (6 points of ~65 s), plus a build per commit
 # (~4 min, reused by later nights as the reference): AA_NIGHTS=20 is some 3 hours. Run it on
 # a quiet machine: a benchmark, not a test. Needs root (cgroup blkio throttling).
+#
+# In parts, when no single sitting has 3 quiet hours: DEADLINE=EPOCH_SECONDS starts a night
+# only when it can end before then (NIGHT_S, default 480, is a night's length), and stops
+# with exit 0 and a line saying where; RESUME=1 with the same WORK goes on from the nights
+# WORK/nights.log records (a night cut short runs again on a commit of its own).
+#   DEADLINE=$(date -d '+100 min' +%s) pipelines/bench/track_paired_acceptance.sh
+#   RESUME=1 pipelines/bench/track_paired_acceptance.sh      # later, the rest
 set -euo pipefail
 
 . "$(dirname "$0")/scratch_clone.sh"
@@ -31,11 +38,30 @@ aa_nights=${AA_NIGHTS:-20}
 regress_nights=${REGRESS_NIGHTS:-3}
 bisect_range=${BISECT_RANGE:-9}
 reps=${REPETITIONS:-3}
+deadline=${DEADLINE:-}
+night_s=${NIGHT_S:-480}
 [ "$bisect_range" -ge 3 ] || { echo "BISECT_RANGE must be at least 3" >&2; exit 2; }
-scratch_clone "$work" paired
-sed "s/^  repetitions: .*/  repetitions: $reps/" "$project/pipelines/campaigns/nightly.yaml" \
-  > "$work/nightly.yaml"
-grep -q "^  repetitions: $reps\$" "$work/nightly.yaml"
+if [ "${RESUME:-0}" = 1 ]; then
+  [ -d "$work/repo" ] && [ -f "$work/nightly.yaml" ] || {
+    echo "RESUME=1: $work holds no earlier run (no repo/ or nightly.yaml)" >&2; exit 2; }
+  cd "$work/repo"
+else
+  scratch_clone "$work" paired
+  sed "s/^  repetitions: .*/  repetitions: $reps/" "$project/pipelines/campaigns/nightly.yaml" \
+    > "$work/nightly.yaml"
+  grep -q "^  repetitions: $reps\$" "$work/nightly.yaml"
+fi
+nights_done=$(grep -c '^night ' "$work/nights.log" 2>/dev/null || true)
+nights_done=${nights_done:-0}
+
+due() {  # due N: whether night N still has to run (exit 0), or stop here at the deadline
+  [ "$1" -ge "$nights_done" ] || return 1
+  if [ -n "$deadline" ] && [ $(( $(date +%s) + night_s )) -gt "$deadline" ]; then
+    echo "stopped before night $1 (the deadline): RESUME=1 $0 $work goes on" \
+      | tee -a "$work/nights.log"
+    exit 0
+  fi
+}
 
 commit() {  # commit MESSAGE: a night's commit (a text file changes with it)
   echo "$1" >> docs/paired-nights.txt
@@ -59,7 +85,7 @@ night() {  # night N SHA: one paired night, its regressions.json kept
 # 1. A/A (night 0 runs unpaired: there is no accepted night before it).
 n=0
 for i in $(seq 0 "$aa_nights"); do
-  night "$n" "$(commit "docs: A/A night $i (no engine change)")"
+  if due "$n"; then night "$n" "$(commit "docs: A/A night $i (no engine change)")"; fi
   n=$((n + 1))
 done
 
@@ -69,15 +95,18 @@ done
 # 3's range: commits no night measures, the regression at a place inside it; 2's nights then
 # measure the range's end and the commits after it.
 half=$(( (bisect_range - 1) / 2 ))
-for i in $(seq 1 "$half"); do commit "docs: before the regression, $i" >/dev/null; done
-git apply "$here/injected-regression/slow-flush-5.patch"
-regressed=$(commit "db: FlushMemTable writes a fifth of each flushed table again (the injected 5 % regression)")
-for i in $(seq 1 $((bisect_range - half - 2))); do commit "docs: after the regression, $i" >/dev/null; done
-echo "$regressed" > "$work/regressed.txt"
+if [ ! -f "$work/regressed.txt" ]; then
+  for i in $(seq 1 "$half"); do commit "docs: before the regression, $i" >/dev/null; done
+  git apply "$here/injected-regression/slow-flush-5.patch"
+  regressed=$(commit "db: FlushMemTable writes a fifth of each flushed table again (the injected 5 % regression)")
+  for i in $(seq 1 $((bisect_range - half - 2))); do commit "docs: after the regression, $i" >/dev/null; done
+  echo "$regressed" > "$work/regressed.txt"
+fi
+regressed=$(cat "$work/regressed.txt")
 
 # 2. The nights after it.
 for i in $(seq 1 "$regress_nights"); do
-  night "$n" "$(commit "docs: regression night $i")"
+  if due "$n"; then night "$n" "$(commit "docs: regression night $i")"; fi
   n=$((n + 1))
 done
 
@@ -89,7 +118,15 @@ print(next((c["id"] for c in doc.get("open", [])
             if c["kind"] == "paired" and c["direction"] == "regression"), ""))
 EOF
 )
-if [ -n "$change" ]; then
+if grep -q '^bisect ' "$work/nights.log" 2>/dev/null; then
+  echo "bisected before: $(grep '^bisect ' "$work/nights.log" | tail -1)"
+elif [ -n "$change" ]; then
+  # ~4 paired steps, each a night's length and a build or two
+  if [ -n "$deadline" ] && [ $(( $(date +%s) + 5 * night_s )) -gt "$deadline" ]; then
+    echo "stopped before the bisection (the deadline): RESUME=1 $0 $work goes on" \
+      | tee -a "$work/nights.log"
+    exit 0
+  fi
   set +e
   "$lsmbench" track bisect "$change" --history "$work/results/history.sqlite" \
     --repo "$work/repo" --json > "$work/bisect.json"
