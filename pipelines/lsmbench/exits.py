@@ -16,6 +16,12 @@ EXIT_INTERRUPTED = 130
 EXIT_INTERNAL = 70  # a bug in lsmbench (EX_SOFTWARE); never a traceback
 EXIT_REGRESSION = 4  # track report and track nightly: a regression is open
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, which the command line turns into an interruption (cli.main). Unlike Ctrl-C,
+    which the terminal sends to the whole process group, it reached this process alone: what
+    this process started must be told (reproduce's children)."""
+
+
 # A path the system refused for the machine's reasons (exit 3); other refusals are the user's
 # input (exit 2).
 _ENVIRONMENT_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT,

@@ -36,6 +36,7 @@ from ..exits import (  # noqa: F401  (re-exported, as are all the codes)
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
+    Terminated,
     uncaught,
 )
 from ..paths import default_results_dir
@@ -90,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _sigterm(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
+    raise Terminated
 
 
 def main(argv: list[str] | None = None) -> int:

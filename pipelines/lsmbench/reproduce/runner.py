@@ -17,7 +17,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..exits import EXIT_ENV, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
+from ..exits import EXIT_ENV, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, Terminated
 from ..fingerprint import cpu_model, git_commit, host_fingerprint
 from ..paths import project_root
 from .pages import RUN_FILE, ExperimentRun, SuiteRun, write_atomic
@@ -42,9 +42,10 @@ class ChildInterrupted(KeyboardInterrupt):
 
 def run_child(cmd: list[str]) -> tuple[int, list[str]]:
     """Runs an experiment's `lsmbench run|tune`: its stderr passes through to ours, its last
-    lines kept for reproduce.json. (exit code, those lines.) Interrupted here (Ctrl-C, or
-    SIGTERM to this process alone), the child gets SIGTERM and is waited for: it stops its
-    point and writes what it has, which `--resume` goes on from."""
+    lines kept for reproduce.json. (exit code, those lines.) Interrupted here, the child is
+    waited for -- told with SIGTERM when the interruption was a SIGTERM to this process alone
+    (Ctrl-C reaches it from the terminal already) --: it stops its point and writes what it
+    has, which `--resume` goes on from."""
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, errors="replace")
     tail: deque[str] = deque(maxlen=TAIL_LINES)
 
@@ -62,8 +63,9 @@ def run_child(cmd: list[str]) -> tuple[int, list[str]]:
         _live.add(proc)
     try:
         proc.wait()
-    except KeyboardInterrupt:
-        stop_children()
+    except KeyboardInterrupt as e:
+        if isinstance(e, Terminated):
+            stop_children()  # else Ctrl-C: the terminal told the child too; once is enough
         proc.wait()
         raise
     finally:
@@ -255,9 +257,10 @@ def run_suite(exps: list[Experiment], quick: bool, store: Path,
                        lambda e, node: run_one(e, quick, store, nodes.name if node else None,
                                                node, resume, claim_repetitions),
                        keep, say, estimates or {})
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as e:
             # Here, not in the threads that wait for the nodes' children: they end with them.
-            stop_children()
+            if isinstance(e, Terminated):
+                stop_children()
             raise
     else:
         for i, exp in enumerate(exps, 1):
