@@ -20,9 +20,15 @@
 #
 # REPETITIONS: nightly.yaml's repetitions for these nights (the spec is copied with it):
 # 3 pairs a night, as the synthetic suite models; nightly.yaml itself has 2 (one build).
-# About 7 minutes a paired night on 2 cores (6 points of ~65 s), plus a build per commit
-# (~4 min, reused by later nights as the reference): AA_NIGHTS=20 is some 3 hours. Run it on
-# a quiet machine: a benchmark, not a test. Needs root (cgroup blkio throttling).
+# About 7 minutes a paired night on 2 cores (6 points of ~65 s), plus a build (~4 min) for
+# each engines/ tree the nights meet: AA_NIGHTS=20 is some 2 h 40 min. Run it on a quiet
+# machine: a benchmark, not a test. Needs root (cgroup blkio throttling).
+#
+# The two parts in separate sittings (each from nothing, about 2 h 20 min and 1 h 40 min):
+#   AA_NIGHTS=20 REGRESS_NIGHTS=0 pipelines/bench/track_paired_acceptance.sh   # the A/A part
+#   AA_NIGHTS=4 pipelines/bench/track_paired_acceptance.sh    # 4 A/A nights, the regression
+# Commits that leave engines/ as it was share one build (lsmbench.track.builds.build_key), so
+# an A/A night builds nothing: a night is its ~7 minutes of points.
 #
 # In parts, when no single sitting has 3 quiet hours: DEADLINE=EPOCH_SECONDS starts a night
 # only when it can end before then (NIGHT_S, default 480, is a night's length), and stops
@@ -91,6 +97,10 @@ done
 
 "$project/.venv/bin/python" "$here/track_paired_cov.py" "$work/results/history.sqlite" \
   --last "$aa_nights" | tee "$work/aa-cov.md"
+if [ "$regress_nights" = 0 ]; then
+  echo "REGRESS_NIGHTS=0: the A/A part alone, done" | tee -a "$work/nights.log"
+  exit 0
+fi
 
 # 3's range: commits no night measures, the regression at a place inside it; 2's nights then
 # measure the range's end and the commits after it.

@@ -238,7 +238,7 @@ def cmd_bisect(args: argparse.Namespace) -> int:
                               stdout=2, check=False).returncode
 
     def build(sha: str) -> Path:
-        build_dir, _ = build_commit(run, repo, sha, builds / sha[:12], args.build_command)
+        build_dir, _ = build_commit(run, repo, sha, builds, args.build_command)
         return build_dir
 
     try:

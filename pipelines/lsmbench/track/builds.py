@@ -1,6 +1,8 @@
 """Engine builds of commits, for the nightly job and bisection: the build command (cmake, or the
 user's), and a commit built from a temporary worktree into a directory of its own, kept so that
-the next night or step reuses it."""
+the next night or step reuses it. The cmake build reads nothing outside engines/, so commits
+whose engines/ trees are the same share one build (build_key): an A/A night's reference, or a
+bisection step over a commit that changed only docs or pipelines, builds nothing."""
 
 from __future__ import annotations
 
@@ -65,11 +67,21 @@ def build_into(run: Runner, source: Path, build_dir: Path, build_command: str | 
     return driver
 
 
-def build_commit(run: Runner, repo: GitRepo, sha: str, home: Path,
+def build_key(repo: GitRepo, sha: str, build_command: str | None) -> str:
+    """The name of the directory a commit's build is kept in: with the cmake build, the hash
+    of its engines/ tree (``engines-<12 hex>``), the same for every commit that left engines/
+    as it was; with a user's build command, which may read any file, the commit's own
+    (``<12 hex>``)."""
+    tree = None if build_command else repo.tree(sha, "engines")
+    return f"engines-{tree[:12]}" if tree else sha[:12]
+
+
+def build_commit(run: Runner, repo: GitRepo, sha: str, builds: Path,
                  build_command: str | None) -> tuple[Path, bool]:
-    """The build of commit sha in home/build, made from a worktree of repo at home/src (removed
-    after) unless home/build already holds one: (its build directory, whether it was built
-    now). The repository's own checkout is left where it is."""
+    """The build of commit sha in builds/<build_key>/build, made from a worktree of repo at
+    .../src (removed after) unless that directory already holds one: (its build directory,
+    whether it was built now). The repository's own checkout is left where it is."""
+    home = builds / build_key(repo, sha, build_command)
     build_dir = home / "build"
     if driver_of(build_dir) is not None:
         return build_dir, False

@@ -115,6 +115,14 @@ class GitRepo:
     def head(self) -> str:
         return self._git("rev-parse", "HEAD").strip()
 
+    def tree(self, sha: str, path: str) -> str | None:
+        """The hash of the tree at `path` in commit `sha` (None when the commit has no such
+        directory): equal hashes, equal contents."""
+        try:
+            return self._git("rev-parse", "--verify", "--quiet", f"{sha}:{path}").strip() or None
+        except GitError:
+            return None
+
     def describe(self, sha: str) -> str:
         """`abc1234 subject` for the log."""
         return self._git("log", "-1", "--format=%h %s", sha).strip()

@@ -155,7 +155,7 @@ class NightPlan:
 
     @property
     def reference_builds(self) -> Path:
-        """Where reference builds are kept, one directory per commit."""
+        """Where reference builds are kept, one directory per engines/ tree (builds.build_key)."""
         return self.build_dir.with_name(self.build_dir.name + "-reference")
 
 
@@ -494,7 +494,7 @@ class Night:
             return f"unpaired ({why})"
         try:
             build_dir, built = build_commit(self.run_build_step, self.plan.repo, sha,
-                                            self.plan.reference_builds / sha[:12],
+                                            self.plan.reference_builds,
                                             self.plan.build_command)
         except BuildFailed as e:
             raise StepFailed(e.code, e.detail) from None
