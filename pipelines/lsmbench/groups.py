@@ -309,8 +309,8 @@ def _what_would_decide(e: Estimate, bound: float, is_time: bool) -> str:
     n = repetitions_needed(e.n, half_width, distance)
     if n > PRACTICAL_REPETITIONS:
         return (f": the median {shown} is {distance / bound:.0%} from it, too close for its "
-                f"spread: more than {PRACTICAL_REPETITIONS} repetitions would be needed, so no "
-                "practical number decides it; the group sits at the bound")
+                f"spread: {beyond_practical()}, so no practical number decides it; the "
+                "group sits at the bound")
     return (f": the median {shown} is {distance / bound:.0%} from it; "
             f"~{n} repetitions would decide it "
             "(an interval ~1/sqrt(n) as wide), or longer windows as far as they narrow the "
@@ -321,6 +321,12 @@ def _what_would_decide(e: Estimate, bound: float, is_time: bool) -> str:
 # not advice anyone would follow (a full-variant point takes minutes): the text says no
 # practical number decides it instead.
 PRACTICAL_REPETITIONS = 100
+
+
+def beyond_practical(*, each: bool = False) -> str:
+    """The words for an estimate past PRACTICAL_REPETITIONS (the callers add what for)."""
+    return (f"more than {PRACTICAL_REPETITIONS} repetitions{' each' if each else ''} "
+            "would be needed")
 
 
 def repetitions_needed(n: int, half_width: float, distance: float) -> int:

@@ -20,7 +20,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ..groups import PRACTICAL_REPETITIONS, Group, group_repetitions, repetitions_needed
+from ..groups import (
+    PRACTICAL_REPETITIONS,
+    Group,
+    beyond_practical,
+    group_repetitions,
+    repetitions_needed,
+)
 from ..listing import estimate_text
 from ..names import DIMENSION_ALIASES
 from ..report.load import component_counts, stored_repetition
@@ -252,8 +258,8 @@ def _what_would_separate(a: Estimate, b: Estimate) -> tuple[str, int | None]:
             + max(b.median - b.ci_low, b.ci_high - b.median))
     n = repetitions_needed(min(a.n, b.n), half, gap)
     if n > PRACTICAL_REPETITIONS:
-        return (f"; the medians are too close for their spread: more than "
-                f"{PRACTICAL_REPETITIONS} repetitions each would be needed to part them"), n
+        return (f"; the medians are too close for their spread: "
+                f"{beyond_practical(each=True)} to part them"), n
     return f"; ~{n} repetitions each would part them if the medians hold", n
 
 
@@ -332,8 +338,8 @@ def similar(a: Estimate, b: Estimate, a_name: str, b_name: str, *,
     n = _repetitions_to_settle(a, b, within, low, high)
     more = ("; the medians' ratio sits on the margin: no practical number of repetitions "
             "settles it" if n is None
-            else f"; the ratio is too close to the margin for its spread: more than "
-                 f"{PRACTICAL_REPETITIONS} repetitions each would be needed to settle it"
+            else f"; the ratio is too close to the margin for its spread: "
+                 f"{beyond_practical(each=True)} to settle it"
             if n > PRACTICAL_REPETITIONS
             else f"; ~{n} repetitions each would settle it if the medians hold")
     return Finding(status=INCONCLUSIVE, ours=ours, repetitions=n, groups=_compared(a, b),
