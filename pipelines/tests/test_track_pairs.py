@@ -4,6 +4,8 @@ job's default reference, the last accepted night (lsmbench.track.changes)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 import pytest
@@ -99,6 +101,10 @@ def test_track_report_exits_4_on_an_open_paired_regression(tmp_path, capsys):
     assert table.count('<tr class="paired-') == 1  # the first night ran unpaired
     assert '<tr class="paired-worse">' in table and "[0.860, 0.940]" in table
     assert "REGRESSION p-" in capsys.readouterr().out
+    rows = list(csv.DictReader(io.StringIO((out / "history-paired.csv").read_text())))
+    assert [(r["commit"], r["reference_commit"], r["metric"]) for r in rows] == [
+        ("bbb", "aaa", "max_write_throughput")]  # the unpaired first night has no ratio
+    assert [float(rows[0][k]) for k in ("ratio", "ci_low", "ci_high")] == [0.9, 0.86, 0.94]
     assert main(["track", "ack", doc["open"][0]["id"], "--why", "expected",
                  "--history", str(path)]) == EXIT_OK
     assert main(["track", "report", "--history", str(path), "--out", str(out)]) == EXIT_OK

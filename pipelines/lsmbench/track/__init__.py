@@ -11,6 +11,7 @@ Modules by role:
 * ``changes``  -- the history's series, their segments and change points with their statuses;
 * ``ack``      -- ``track ack``: a change point marked as expected;
 * ``report``   -- ``history.html`` (``figures``, ``render``) + ``regressions.json`` +
-  ``history.csv``: ``track report`` (exit 4 with an open regression);
+  ``history.csv`` + ``history-paired.csv``: ``track report`` (exit 4 with an open
+  regression);
 * ``nightly``  -- fetch, build, testbed up, run, record, report, publish: ``track nightly``.
 """

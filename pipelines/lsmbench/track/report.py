@@ -27,6 +27,12 @@ CSV_FILE = "history.csv"
 # node: the run's node when its campaign ran on several (one run per node), else empty.
 CSV_COLUMNS = ("run_id", "campaign", "group", "metric", "commit", "date", "testbed_key",
                "spec_hash", "median", "ci_low", "ci_high", "n", "node")
+# The paired nights' ratios (candidate / reference, header only without a paired run): the
+# series the paired detector judges, with the reference each night was measured against.
+PAIRED_CSV_FILE = "history-paired.csv"
+PAIRED_CSV_COLUMNS = ("run_id", "campaign", "group", "metric", "commit", "reference_commit",
+                      "date", "ratio", "ci_low", "ci_high", "pairs", "reference_median",
+                      "candidate_median", "node")
 
 
 # ---------------------------------------------------------------- outputs
@@ -58,6 +64,22 @@ def history_csv(history: History, campaign: str | None = None) -> str:
     return buf.getvalue()
 
 
+def paired_csv(history: History, campaign: str | None = None) -> str:
+    runs = {r.run_id: r for r in history.runs(campaign)}
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(PAIRED_CSV_COLUMNS)
+    rows = sorted(history.paired_values(campaign),
+                  key=lambda v: (runs[v.run_id].finished, v.run_id, v.group, v.metric))
+    for v in rows:
+        r = runs[v.run_id]
+        w.writerow([v.run_id, r.campaign, v.group, v.metric, r.commit or "",
+                    v.reference_commit or "", r.date, _num(v.ratio), _num(v.ci_low),
+                    _num(v.ci_high), v.n, _num(v.reference_median), _num(v.candidate_median),
+                    r.node or ""])
+    return buf.getvalue()
+
+
 def _num(v: float | None) -> str:
     return "" if v is None else repr(float(v))
 
@@ -71,6 +93,11 @@ class TrackReportFiles:
     html: Path
     json: Path
     csv: Path
+    paired_csv: Path
+
+    @property
+    def all(self) -> list[Path]:
+        return [self.html, self.json, self.csv, self.paired_csv]
 
 
 def write_track_report(history: History, out_dir: Path, campaign: str | None = None,
@@ -95,8 +122,10 @@ def write_track_report(history: History, out_dir: Path, campaign: str | None = N
         figures[key] = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
     html = render_history(analysis, history, figures, generated, campaign)
     out_dir.mkdir(parents=True, exist_ok=True)
-    files = TrackReportFiles(out_dir / HTML_FILE, out_dir / JSON_FILE, out_dir / CSV_FILE)
+    files = TrackReportFiles(out_dir / HTML_FILE, out_dir / JSON_FILE, out_dir / CSV_FILE,
+                             out_dir / PAIRED_CSV_FILE)
     _write_atomic(files.csv, history_csv(history, campaign))
+    _write_atomic(files.paired_csv, paired_csv(history, campaign))
     _write_atomic(files.html, html)
     _write_atomic(files.json, json.dumps(regressions_json(analysis, history.path, generated),
                                          indent=2) + "\n")
@@ -112,16 +141,18 @@ def cmd_report(args: argparse.Namespace) -> int:
                 raise HistoryError(f"{path}: no run of campaign {args.campaign!r} "
                                    f"(campaigns: {known})")
             out, owned = resolve_out(args.out, path.parent)
-            check_writable(out, "track report", [HTML_FILE, JSON_FILE, CSV_FILE], owned=owned)
+            check_writable(out, "track report",
+                           [HTML_FILE, JSON_FILE, CSV_FILE, PAIRED_CSV_FILE], owned=owned)
             analysis, files = write_track_report(h, out, args.campaign)
-            record_written(out, "track report", [files.html, files.json, files.csv])
+            record_written(out, "track report", files.all)
     except (HistoryError, OutputError) as e:
         print(f"lsmbench track report: {e}", file=sys.stderr)
         return EXIT_USAGE
     opened = analysis.open
     if args.json:
         print(json.dumps({"html": str(files.html), "regressions": str(files.json),
-                          "csv": str(files.csv), "open": [c.model_dump() for c in opened]},
+                          "csv": str(files.csv), "paired_csv": str(files.paired_csv),
+                          "open": [c.model_dump() for c in opened]},
                          indent=2))
     elif not args.quiet:
         for c in opened:
