@@ -192,3 +192,13 @@ def test_bisect_finds_the_commit_that_made_a_real_regression(tmp_path, data_root
                  "--quiet"]) in (0, 4)
     page = (results / "history.html").read_text()
     assert 'id="bisections"' in page and shas[6][:12] in page
+
+    # One campaign per commit tried: a step that could not decide at 3 pairs added 3 more to
+    # them (`run --resume`: 6 points run, then 6 more with the first 6 kept), not 6 anew.
+    for commit in {s["commit"] for s in result["steps"] if s["decision"] != "skipped"}:
+        tried = [s["repetitions"] for s in result["steps"] if s["commit"] == commit]
+        campaign = json.loads((results / f"bisect-{change['id']}" / "results"
+                               / f"bisect-tiny-bisect-{commit[:12]}" / "campaign.json"
+                               ).read_text())
+        expected = [(False, 6, 0)] + [(True, 6, 6)] * (len(tried) - 1)
+        assert [(r["resume"], r["todo"], r["skipped"]) for r in campaign["runs"]] == expected

@@ -7,8 +7,9 @@ range and runs the change's campaign, restricted to the change's group, as a pai
 comparison against the range's first commit (spec ``pair:``, both builds interleaved on this
 machine), and bisects on the paired ratio of the change's metric
 (lsmbench.track.paired.classify): "worse" moves the bad end down, "not-worse" the good end up.
-A step whose interval straddles the boundary runs again with twice the repetitions, up to
-``--max-repetitions``, then stops and says so instead of guessing. A commit that does not build
+A step whose interval straddles the boundary adds as many pairs again (the ones it has are
+kept: the step's campaign goes on with ``lsmbench run --resume``), up to ``--max-repetitions``,
+then stops and says so instead of guessing. A commit that does not build
 is skipped, as ``git bisect skip`` does: the next untested commit nearest the middle is tried,
 and when only skipped commits are left between the ends the answer is that range.
 
@@ -260,14 +261,18 @@ def cmd_bisect(args: argparse.Namespace) -> int:
             if e.code == EXIT_ENV:  # git or the tools, not the commit: nothing would build
                 raise
             return Comparison(skipped=e.detail)
-        name = f"{change.campaign}-bisect-{sha[:12]}-x{repetitions}"
+        # One campaign per commit: a step that adds pairs resumes it (a point's configuration
+        # does not hold the repetitions' count, so the pairs it has stay complete).
+        name = f"{change.campaign}-bisect-{sha[:12]}"
+        more = repetitions > args.repetitions
         step_spec = {**spec, "name": name[:80],
                      "matrix": {**spec["matrix"], "repetitions": repetitions},
                      "pair": {"reference": str(reference), "commit": good}}
         spec_path = work / f"{name}.yaml"
         spec_path.write_text(yaml.safe_dump(step_spec))
-        code = run([sys.executable, "-m", "lsmbench", "run", str(spec_path), "--force",
-                    "--results", str(work / "results"), "--quiet"], project_root(), candidate)
+        code = run([sys.executable, "-m", "lsmbench", "run", str(spec_path),
+                    "--resume" if more else "--force", "--results", str(work / "results"),
+                    "--quiet"], project_root(), candidate)
         if code not in (EXIT_OK, EXIT_FAILED):
             return Comparison(skipped=f"lsmbench run exited {code}")
         try:
