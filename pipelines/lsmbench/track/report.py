@@ -10,6 +10,7 @@ import io
 import json
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,35 +50,31 @@ def regressions_json(analysis: Analysis, history: Path, generated: str) -> dict[
     }
 
 
-def history_csv(history: History, campaign: str | None = None) -> str:
+def _tidy_csv(history: History, campaign: str | None, columns: Sequence[str],
+              values: Sequence[Any], row: Callable[[Any, Any], list[Any]]) -> str:
+    """One row per value (`row(its run, it)`), in the order the runs finished."""
     runs = {r.run_id: r for r in history.runs(campaign)}
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(CSV_COLUMNS)
-    rows = sorted(history.values(campaign),
-                  key=lambda v: (runs[v.run_id].finished, v.run_id, v.group, v.metric))
-    for v in rows:
-        r = runs[v.run_id]
-        w.writerow([v.run_id, r.campaign, v.group, v.metric, r.commit or "", r.date,
-                    r.testbed_key, r.spec_hash, _num(v.median), _num(v.ci_low),
-                    _num(v.ci_high), v.n, r.node or ""])
+    w.writerow(columns)
+    for v in sorted(values, key=lambda v: (runs[v.run_id].finished, v.run_id, v.group,
+                                           v.metric)):
+        w.writerow(row(runs[v.run_id], v))
     return buf.getvalue()
+
+
+def history_csv(history: History, campaign: str | None = None) -> str:
+    return _tidy_csv(history, campaign, CSV_COLUMNS, history.values(campaign), lambda r, v: [
+        v.run_id, r.campaign, v.group, v.metric, r.commit or "", r.date, r.testbed_key,
+        r.spec_hash, _num(v.median), _num(v.ci_low), _num(v.ci_high), v.n, r.node or ""])
 
 
 def paired_csv(history: History, campaign: str | None = None) -> str:
-    runs = {r.run_id: r for r in history.runs(campaign)}
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(PAIRED_CSV_COLUMNS)
-    rows = sorted(history.paired_values(campaign),
-                  key=lambda v: (runs[v.run_id].finished, v.run_id, v.group, v.metric))
-    for v in rows:
-        r = runs[v.run_id]
-        w.writerow([v.run_id, r.campaign, v.group, v.metric, r.commit or "",
-                    v.reference_commit or "", r.date, _num(v.ratio), _num(v.ci_low),
-                    _num(v.ci_high), v.n, _num(v.reference_median), _num(v.candidate_median),
-                    r.node or ""])
-    return buf.getvalue()
+    return _tidy_csv(history, campaign, PAIRED_CSV_COLUMNS, history.paired_values(campaign),
+                     lambda r, v: [
+        v.run_id, r.campaign, v.group, v.metric, r.commit or "", v.reference_commit or "",
+        r.date, _num(v.ratio), _num(v.ci_low), _num(v.ci_high), v.n,
+        _num(v.reference_median), _num(v.candidate_median), r.node or ""])
 
 
 def _num(v: float | None) -> str:
