@@ -24,7 +24,9 @@
 # each engines/ tree the nights meet: AA_NIGHTS=20 is some 2 h 40 min. Run it on a quiet
 # machine: a benchmark, not a test. Needs root (cgroup blkio throttling).
 #
-# The two parts in separate sittings (each from nothing, about 2 h 20 min and 1 h 40 min):
+# The two parts in separate sittings (each from nothing; measured 2026-11-28: a night is 7.4
+# minutes, so the A/A part is ~2 h 35 min, the other ~1 h of nights and a bisection of up to 4
+# steps of 3-12 pairs, 7-26 minutes each; docs/results/tracking.md):
 #   AA_NIGHTS=20 REGRESS_NIGHTS=0 pipelines/bench/track_paired_acceptance.sh   # the A/A part
 #   AA_NIGHTS=4 pipelines/bench/track_paired_acceptance.sh    # 4 A/A nights, the regression
 # Commits that leave engines/ as it was share one build (lsmbench.track.builds.build_key), so
