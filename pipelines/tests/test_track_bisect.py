@@ -202,3 +202,46 @@ def test_bisect_finds_the_commit_that_made_a_real_regression(tmp_path, data_root
                                ).read_text())
         expected = [(False, 6, 0)] + [(True, 6, 6)] * (len(tried) - 1)
         assert [(r["resume"], r["todo"], r["skipped"]) for r in campaign["runs"]] == expected
+
+
+def test_a_step_is_judged_with_the_spread_pooled_over_the_paired_nights(tmp_path):
+    """nights_spread pools the change's group and metric over the history's paired nights
+    (each about its own mean; other metrics and groups left out), and a step's 3 pairs judged
+    with it get a narrower interval than with their own 2 degrees of freedom."""
+    import math
+
+    import numpy as np
+    from lsmbench.track.bisect import nights_spread
+    from lsmbench.track.changes import Change
+    from lsmbench.track.history import History
+    from lsmbench.track.paired import paired_ratio
+
+    h = History(tmp_path / "h.sqlite")
+    nights = [[(100.0, 97.0), (100.0, 101.0), (100.0, 99.5)],
+              [(200.0, 204.0), (200.0, 198.0), (200.0, 201.0)]]
+    for n, pairs in enumerate(nights, start=1):
+        run = {"campaign": "nightly", "date": f"2026-10-{n:02d}T02:00:00+00:00",
+               "finished": 1.7e9 + n * 86400.0, "commit": f"c{n}", "dirty": False,
+               "spec_hash": "s", "testbed_key": "t", "testbed": [{}], "results_dir": f"/r/{n}"}
+        paired = [{"group": g, "metric": m, "ratio": 1.0, "ci_low": 0.9, "ci_high": 1.1,
+                   "n": 3, "reference_median": 1.0, "candidate_median": 1.0,
+                   "reference_commit": "c0", "pairs": ps}
+                  for g, m, ps in (("g", "max_write_throughput", pairs),
+                                   ("g", "write_p99_ms", [(1.0, 3.0), (1.0, 0.2), (1.0, 1.0)]),
+                                   ("other", "max_write_throughput", [(1.0, 2.0), (1.0, 1.0)]))]
+        h.add_run(run, [], [], paired)
+    h.close()
+    change = Change.model_construct(campaign="nightly", group="g",
+                                    metric="max_write_throughput")
+    pool = nights_spread(tmp_path / "h.sqlite", change)
+    logs = [np.log([c / r for r, c in ps]) for ps in nights]
+    squares = sum(float(np.sum((x - x.mean()) ** 2)) for x in logs)
+    assert pool.dof == 4 and math.isclose(pool.squares, squares)
+    step = [(50.0, 48.5), (50.0, 50.5), (50.0, 49.75)]  # spread as the nights'
+    own = paired_ratio(step)
+    given = pool.plus(step).given()
+    assert pool.dof == 4  # plus leaves the nights' pool as it was
+    assert given["log_sd_dof"] == 6.0 and math.isclose(given["log_sd"], math.sqrt(
+        (squares + float(np.sum((logs[0] - logs[0].mean()) ** 2))) / 6))
+    judged = paired_ratio(step, **given)
+    assert judged.ratio == own.ratio and judged.high - judged.low < own.high - own.low

@@ -6,7 +6,9 @@ or a paired regression's reference) and the first bad one. Each step builds a co
 range and runs the change's campaign, restricted to the change's group, as a paired A/B
 comparison against the range's first commit (spec ``pair:``, both builds interleaved on this
 machine), and bisects on the paired ratio of the change's metric
-(lsmbench.track.paired.classify): "worse" moves the bad end down, "not-worse" the good end up.
+(lsmbench.track.paired.classify, the interval with the spread pooled over the history's paired
+nights and the step's pairs, as the nightly detector judges a night): "worse" moves the bad end
+down, "not-worse" the good end up.
 A step whose interval straddles the boundary adds as many pairs again (the ones it has are
 kept: the step's campaign goes on with ``lsmbench run --resume``), up to ``--max-repetitions``,
 then stops and says so instead of guessing. A commit that does not build
@@ -36,7 +38,7 @@ from .builds import BuildFailed, build_commit
 from .changes import Change, find_changes
 from .gitrepo import GitError, GitRepo, UnknownRef
 from .history import METRIC_BY_NAME, HistoryError, history_path, open_history
-from .paired import PairedRatio, classify
+from .paired import PairedRatio, PooledSpread, classify, paired_ratio
 
 Decision = Literal["worse", "not-worse", "undecided", "skipped"]
 DEFAULT_REPETITIONS = 3
@@ -169,6 +171,20 @@ def _change(history: Path, change_id: str) -> Change:
     return change
 
 
+def nights_spread(history: Path, change: Change) -> PooledSpread:
+    """The spread of a pair's log ratio of the change's group and metric, pooled over the
+    history's paired nights of its campaign (empty without any: a change of an unpaired
+    series). The nightly detector judges a night with it; a step's 3 pairs alone give a t
+    with 2 degrees of freedom, an interval no 5 % boundary fits in."""
+    pool = PooledSpread()
+    with open_history(history, create=False) as h:
+        for v in h.paired_values(change.campaign):
+            if (v.group, v.metric) == (change.group, change.metric) and v.pairs \
+                    and len(v.pairs) >= 2:
+                pool.add(v.pairs)
+    return pool
+
+
 def _campaign_spec(history: Path, change: Change) -> dict[str, Any]:
     """The change's campaign spec as it was run (campaign.json of the change's run), its matrix
     restricted to the change's group, without its own pairing."""
@@ -221,6 +237,7 @@ def cmd_bisect(args: argparse.Namespace) -> int:
         print(f"lsmbench track bisect: {e}", file=sys.stderr)
         return EXIT_USAGE
     metric = METRIC_BY_NAME[change.metric]
+    nights = nights_spread(path, change)
     work = Path(args.work).absolute() if args.work else path.parent / f"bisect-{change.id}"
     builds = work / "builds"
     quiet = args.quiet or args.json
@@ -282,7 +299,8 @@ def cmd_bisect(args: argparse.Namespace) -> int:
         got = next((v for v in paired if v["metric"] == change.metric), None)
         if got is None:
             return Comparison(skipped=f"no paired {change.metric} (fewer than 2 pairs)")
-        return Comparison(ratio=got["estimate"])
+        # Judged with the testbed's spread: the nights' pooled with this step's own.
+        return Comparison(ratio=paired_ratio(got["pairs"], **nights.plus(got["pairs"]).given()))
 
     def show(step: BisectStep) -> None:
         if step.ratio is None:

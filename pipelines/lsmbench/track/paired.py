@@ -102,6 +102,33 @@ def _log_ratios(pairs: Sequence[tuple[float, float]]) -> np.ndarray:
     return np.log(x[:, 1]) - np.log(x[:, 0])
 
 
+class PooledSpread:
+    """The testbed's spread of one pair's log ratio, pooled over groups of pairs (nights, or a
+    bisection's steps) about each group's own mean: a group's 3 pairs say little about their
+    spread, the testbed's hundreds a lot. ``paired_ratio(..., **pool.given())``."""
+
+    def __init__(self) -> None:
+        self.squares, self.dof = 0.0, 0
+
+    def add(self, pairs: Sequence[tuple[float, float]]) -> None:
+        logs = _log_ratios(pairs)
+        self.squares += float(np.sum((logs - logs.mean()) ** 2))
+        self.dof += len(logs) - 1
+
+    def plus(self, pairs: Sequence[tuple[float, float]]) -> PooledSpread:
+        """This pool with one more group of pairs, this one left as it is."""
+        more = PooledSpread()
+        more.squares, more.dof = self.squares, self.dof
+        more.add(pairs)
+        return more
+
+    def given(self) -> dict[str, float]:
+        """paired_ratio's log_sd and log_sd_dof (none before any spread was seen)."""
+        if self.dof <= 0:
+            return {}
+        return {"log_sd": float(np.sqrt(self.squares / self.dof)), "log_sd_dof": float(self.dof)}
+
+
 def lag1_autocorrelation(log_ratios: np.ndarray) -> float:
     """The lag-1 autocorrelation of the log ratios about their mean, corrected for the bias of
     that mean being estimated from the same values (E[r] = rho - (1 + 4 rho)/n, Marriott &
@@ -362,7 +389,7 @@ class PairedReplay:
         self.reference: object = None
         self.since: list[list[tuple[float, float]]] = []  # each night's pairs since it
         self.opened: tuple[int, int] | None = None  # (first night, night reported)
-        self.squares, self.dof = 0.0, 0  # within-night squares of the log ratios, their dof
+        self.spread = PooledSpread()  # within-night squares of the log ratios, their dof
 
     def night(self, pairs: Sequence[tuple[float, float]], reference: object) -> NightJudgement:
         config, better = self.config, self.better
@@ -371,12 +398,8 @@ class PairedReplay:
         if night == 0 or reference != self.reference:
             self.reference, self.since, self.opened = reference, [], None
         self.since.append(list(pairs))
-        logs = _log_ratios(pairs)
-        self.squares += float(np.sum((logs - logs.mean()) ** 2))
-        self.dof += len(logs) - 1
-        spread = ({"log_sd": float(np.sqrt(self.squares / self.dof)),
-                   "log_sd_dof": float(self.dof)}
-                  if config.pooled_spread and self.dof > 0 else {})
+        self.spread.add(pairs)
+        spread = self.spread.given() if config.pooled_spread else {}
         windows = [paired_ratio([p for ps in self.since[-w:] for p in ps],
                                 config.accept_confidence, rho=config.rho, **spread)
                    for w in range(1, min(config.window, len(self.since)) + 1)]
