@@ -178,9 +178,13 @@ def nights_spread(history: Path, change: Change) -> PooledSpread:
     with 2 degrees of freedom, an interval no 5 % boundary fits in."""
     pool = PooledSpread()
     with open_history(history, create=False) as h:
+        runs = {r.run_id: r for r in h.runs(change.campaign)}
         for v in h.paired_values(change.campaign):
-            if (v.group, v.metric) == (change.group, change.metric) and v.pairs \
-                    and len(v.pairs) >= 2:
+            run = runs[v.run_id]
+            # The change's series only: the same testbed (its noise) and spec (its segment).
+            if (v.group, v.metric, run.testbed_key, run.spec_hash) == (
+                    change.group, change.metric, change.testbed_key, change.spec_hash) \
+                    and v.pairs and len(v.pairs) >= 2:
                 pool.add(v.pairs)
     return pool
 
