@@ -20,13 +20,15 @@ import sys
 import tarfile
 from pathlib import Path
 
-RUN_FILE = "reproduce.json"
+from lsmbench.reproduce.pages import RUN_FILE
+from lsmbench.store import CAMPAIGN_FILE
+
 SUFFIX = ".tar.xz"
 
 
 def save(results: Path, archive: Path, names: list[str]) -> int:
     store = results / "reproduce"
-    missing = [n for n in names if not (store / n / "campaign.json").is_file()]
+    missing = [n for n in names if not (store / n / CAMPAIGN_FILE).is_file()]
     if missing or not (store / RUN_FILE).is_file():
         what = ", ".join(missing) if missing else RUN_FILE
         print(f"reproduce_archive: {store} holds no {what}", file=sys.stderr)
@@ -82,9 +84,13 @@ def main() -> int:
     r.add_argument("archive", type=Path)
     r.add_argument("results", type=Path)
     args = ap.parse_args()
-    if args.verb == "save":
-        return save(args.results, args.archive, args.names)
-    return restore(args.archive, args.results)
+    try:
+        if args.verb == "save":
+            return save(args.results, args.archive, args.names)
+        return restore(args.archive, args.results)
+    except (OSError, tarfile.TarError) as e:  # unwritable, full, or a damaged tarball
+        print(f"reproduce_archive: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -389,7 +389,7 @@ class PairedReplay:
         self.reference: object = None
         self.since: list[list[tuple[float, float]]] = []  # each night's pairs since it
         self.opened: tuple[int, int] | None = None  # (first night, night reported)
-        self.spread = PooledSpread()  # within-night squares of the log ratios, their dof
+        self.spread = PooledSpread()  # over every night so far, each about its own mean
 
     def night(self, pairs: Sequence[tuple[float, float]], reference: object) -> NightJudgement:
         config, better = self.config, self.better
