@@ -6,6 +6,9 @@ the suite run's record (reproduce.json), in a directory of the repository.
     .venv/bin/python pipelines/bench/reproduce_archive.py save RESULTS ARCHIVE NAME [NAME ...]
     # on the next machine, before the next --experiment or --pages-only:
     .venv/bin/python pipelines/bench/reproduce_archive.py restore ARCHIVE RESULTS
+    # or all three, experiment after experiment, as many as end before a deadline:
+    .venv/bin/python pipelines/bench/reproduce_archive.py run ARCHIVE RESULTS --out DIR \
+        [--paper luo-carey] [--experiment NAME ...] [--until 10:30]
 
 ARCHIVE is docs/results/adaptive/store for the adaptive Luo & Carey page (its README says
 what it holds). `restore` never replaces a campaign RESULTS already holds (it says which it
@@ -16,11 +19,16 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import subprocess
 import sys
 import tarfile
+import time
+from datetime import datetime, timedelta
 from pathlib import Path
 
-from lsmbench.reproduce.pages import RUN_FILE
+from lsmbench.reproduce.pages import RUN_FILE, read_run
+from lsmbench.reproduce.spread import estimate_s
+from lsmbench.reproduce.suite import SUITE
 from lsmbench.store import CAMPAIGN_FILE
 
 SUFFIX = ".tar.xz"
@@ -73,6 +81,69 @@ def restore(archive: Path, results: Path) -> int:
     return 0
 
 
+# What an experiment's claim repetitions (the full variant's --claim-repetitions) may add to
+# plan's estimate of its campaign: measured 2026-11-27, constraints' LC12 would add ~50 min to
+# its ~22, the schedulers' added ~8 to ~50; an experiment starts only when this much fits.
+CLAIMS_MARGIN = 2.0
+
+
+def deadline_at(until: str) -> float:
+    """--until HH:MM: today's (tomorrow's, when it has passed) epoch seconds."""
+    now = datetime.now()
+    at = datetime.combine(now.date(), datetime.strptime(until, "%H:%M").time())
+    if at <= now:
+        at += timedelta(days=1)
+    return at.timestamp()
+
+
+def run(archive: Path, results: Path, out: Path, papers: list[str], names: list[str],
+        deadline: float | None) -> int:
+    """Each experiment not yet kept in ARCHIVE (exit 0), one after another, each kept as soon
+    as it ends: a sitting cut short loses at most the experiment under way."""
+    known = {e.name: e for e in SUITE}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        print(f"reproduce_archive: --experiment {', '.join(unknown)}: not an experiment "
+              f"(known: {', '.join(known)})", file=sys.stderr)
+        return 2
+    if (archive / RUN_FILE).is_file():
+        code = restore(archive, results)
+        if code:
+            return code
+    kept = read_run(archive)
+    todo = [known[n] for n in names] if names else [
+        e for e in SUITE if e.paper in papers and not (
+            kept is not None and kept.variant == "full" and e.name in kept.experiments
+            and kept.experiments[e.name].exit_code == 0
+            and (archive / f"{e.name}{SUFFIX}").is_file())]
+    lsmbench = Path(sys.executable).with_name("lsmbench")
+    for exp in todo:
+        est = estimate_s(exp, False, results, read_run(results / "reproduce"))
+        need = (est or 0.0) * CLAIMS_MARGIN
+        if deadline is not None and time.time() + need > deadline:
+            print(f"{exp.name}: ~{need / 60:.0f} min with its claims' repetitions does not "
+                  "fit before the deadline: stopped here")
+            return 0
+        # A campaign of it the store holds already is an earlier sitting's, cut short: its
+        # complete points are kept (a kept experiment asked for by name runs anew).
+        resume = not names and (results / "reproduce" / exp.name / CAMPAIGN_FILE).is_file()
+        print(f"{exp.name}: plan's estimate ~{(est or 0.0) / 60:.0f} min"
+              + (", going on from the stored points" if resume else ""), flush=True)
+        done = subprocess.run([str(lsmbench), "reproduce", "--quiet", "--experiment", exp.name,
+                               "--results", str(results), "--out", str(out),
+                               *(["--resume"] if resume else [])], check=False)
+        if done.returncode != 0:  # its record (RESULTS/reproduce) says why; kept: no part
+            print(f"{exp.name}: lsmbench reproduce exit {done.returncode}; not kept (`lsmbench "
+                  "reproduce --resume --experiment` goes on from its complete points)",
+                  file=sys.stderr)
+            return done.returncode
+        code = save(results, archive, [exp.name])
+        if code:
+            return code
+    print("nothing left to run" if not todo else "every experiment asked for is kept")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="verb", required=True)
@@ -83,10 +154,28 @@ def main() -> int:
     r = sub.add_parser("restore")
     r.add_argument("archive", type=Path)
     r.add_argument("results", type=Path)
+    u = sub.add_parser("run")
+    u.add_argument("archive", type=Path)
+    u.add_argument("results", type=Path)
+    u.add_argument("--out", type=Path, required=True, help="where the pages go")
+    u.add_argument("--paper", action="append", default=None,
+                   help="the experiments of this paper not yet kept (default: luo-carey)")
+    u.add_argument("--experiment", action="append", default=[],
+                   help="this experiment, kept or not (repeatable)")
+    u.add_argument("--until", help="HH:MM: start an experiment only when it likely ends before")
     args = ap.parse_args()
     try:
         if args.verb == "save":
             return save(args.results, args.archive, args.names)
+        if args.verb == "run":
+            try:
+                deadline = deadline_at(args.until) if args.until else None
+            except ValueError:
+                print(f"reproduce_archive: --until {args.until}: expected HH:MM",
+                      file=sys.stderr)
+                return 2
+            return run(args.archive, args.results, args.out, args.paper or ["luo-carey"],
+                       args.experiment, deadline)
         return restore(args.archive, args.results)
     except (OSError, tarfile.TarError) as e:  # unwritable, full, or a damaged tarball
         print(f"reproduce_archive: {e}", file=sys.stderr)

@@ -1,0 +1,115 @@
+"""pipelines/bench/reproduce_archive.py: a suite run kept between sittings, and the runner that
+keeps each experiment as soon as it ends (no experiment runs in these tests)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tarfile
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from lsmbench.paths import project_root
+from lsmbench.reproduce.pages import RUN_FILE, ExperimentRun, SuiteRun
+from lsmbench.reproduce.suite import SUITE
+from lsmbench.store import CAMPAIGN_FILE
+
+SCRIPT = project_root() / "pipelines" / "bench" / "reproduce_archive.py"
+LC = [e.name for e in SUITE if e.paper == "luo-carey"]
+
+
+def archive_cmd(*args: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+def stored_suite(results: Path, names: list[str], exit_code: int = 0) -> None:
+    store = results / "reproduce"
+    for name in names:
+        (store / name / "points" / "p1").mkdir(parents=True)
+        (store / name / CAMPAIGN_FILE).write_text(f'{{"name": "{name}"}}')
+        (store / name / "points" / "p1" / "result.json").write_text(f'{{"of": "{name}"}}')
+    run = SuiteRun(variant="full", started="2026-11-28T08:00:00", experiments={
+        n: ExperimentRun(name=n, command=f"lsmbench reproduce --experiment {n}",
+                         exit_code=exit_code, seconds=60.0) for n in names})
+    (store / RUN_FILE).write_text(run.model_dump_json())
+
+
+def test_save_then_restore_gives_back_every_file(tmp_path: Path) -> None:
+    stored_suite(tmp_path / "a", ["repro-lc-bursts", "repro-lc-queries"])
+    saved = archive_cmd("save", tmp_path / "a", tmp_path / "keep", "repro-lc-bursts",
+                        "repro-lc-queries")
+    assert saved.returncode == 0, saved.stderr
+    assert sorted(p.name for p in (tmp_path / "keep").iterdir()) == sorted([
+        RUN_FILE, "repro-lc-bursts.tar.xz", "repro-lc-queries.tar.xz"])
+    back = archive_cmd("restore", tmp_path / "keep", tmp_path / "b")
+    assert back.returncode == 0, back.stderr
+    for name in ("repro-lc-bursts", "repro-lc-queries"):
+        rel = Path("reproduce") / name / "points" / "p1" / "result.json"
+        assert (tmp_path / "b" / rel).read_text() == (tmp_path / "a" / rel).read_text()
+    assert (tmp_path / "b" / "reproduce" / RUN_FILE).read_bytes() == \
+        (tmp_path / "a" / "reproduce" / RUN_FILE).read_bytes()
+
+
+def test_restore_never_replaces_what_the_store_holds(tmp_path: Path) -> None:
+    stored_suite(tmp_path / "a", ["repro-lc-bursts"])
+    assert archive_cmd("save", tmp_path / "a", tmp_path / "keep", "repro-lc-bursts").returncode == 0
+    mine = tmp_path / "b" / "reproduce" / "repro-lc-bursts"
+    mine.mkdir(parents=True)
+    (mine / "newer.txt").write_text("a later sitting's")
+    back = archive_cmd("restore", tmp_path / "keep", tmp_path / "b")
+    assert back.returncode == 0
+    assert "left as it is" in back.stdout
+    assert sorted(p.name for p in mine.iterdir()) == ["newer.txt"]
+
+
+def test_bad_archives_exit_2_naming_them(tmp_path: Path) -> None:
+    empty = archive_cmd("restore", tmp_path / "nothing", tmp_path / "r")
+    assert empty.returncode == 2 and "nothing" in empty.stderr
+    assert "Traceback" not in empty.stderr
+    keep = tmp_path / "keep"
+    keep.mkdir()
+    (keep / RUN_FILE).write_text("{}")
+    (keep / "repro-lc-bursts.tar.xz").write_bytes(b"not xz at all")
+    damaged = archive_cmd("restore", keep, tmp_path / "r")
+    assert damaged.returncode == 2 and "Traceback" not in damaged.stderr
+    (keep / "repro-lc-bursts.tar.xz").unlink()
+    outside = tmp_path / "evil.txt"
+    outside.write_text("x")
+    with tarfile.open(keep / "repro-lc-queries.tar.xz", "w:xz") as tar:
+        tar.add(outside, arcname="repro-lc-bursts/../../evil.txt")
+    escaping = archive_cmd("restore", keep, tmp_path / "r2")
+    assert escaping.returncode == 2 and "outside repro-lc-queries/" in escaping.stderr
+    missing = archive_cmd("save", tmp_path / "r3", keep, "repro-lc-bursts")
+    assert missing.returncode == 2 and "repro-lc-bursts" in missing.stderr
+
+
+def test_run_refuses_unknown_experiments_and_times(tmp_path: Path) -> None:
+    bogus = archive_cmd("run", tmp_path / "keep", tmp_path / "r", "--out", tmp_path / "o",
+                        "--experiment", "repro-lc-nonesuch")
+    assert bogus.returncode == 2
+    assert "repro-lc-nonesuch" in bogus.stderr and "repro-lc-bursts" in bogus.stderr
+    late = archive_cmd("run", tmp_path / "keep", tmp_path / "r", "--out", tmp_path / "o",
+                       "--until", "25:99")
+    assert late.returncode == 2 and "--until 25:99" in late.stderr
+    assert not (tmp_path / "r").exists()
+
+
+def test_run_skips_what_is_kept_and_starts_nothing_past_the_deadline(tmp_path: Path) -> None:
+    stored_suite(tmp_path / "a", LC)
+    assert archive_cmd("save", tmp_path / "a", tmp_path / "keep", *LC).returncode == 0
+    done = archive_cmd("run", tmp_path / "keep", tmp_path / "r", "--out", tmp_path / "o")
+    assert done.returncode == 0, done.stderr
+    assert "nothing left to run" in done.stdout
+
+    # One failed experiment is not kept: it is the one left to run, and a minute is too
+    # little for any Luo & Carey experiment.
+    stored_suite(tmp_path / "c", ["repro-lc-bursts"], exit_code=1)
+    assert archive_cmd("save", tmp_path / "c", tmp_path / "keep2", "repro-lc-bursts"
+                       ).returncode == 0
+    soon = (datetime.now() + timedelta(minutes=2)).strftime("%H:%M")
+    cut = archive_cmd("run", tmp_path / "keep2", tmp_path / "r2", "--out", tmp_path / "o",
+                      "--until", soon, "--experiment", "repro-lc-bursts")
+    assert cut.returncode == 0, cut.stderr
+    assert "repro-lc-bursts" in cut.stdout and "does not fit before the deadline" in cut.stdout
+    assert not (tmp_path / "o").exists()
