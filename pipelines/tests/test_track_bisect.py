@@ -230,12 +230,12 @@ def test_a_step_is_judged_with_the_spread_pooled_over_the_paired_nights(tmp_path
                                    ("g", "write_p99_ms", [(1.0, 3.0), (1.0, 0.2), (1.0, 1.0)]),
                                    ("other", "max_write_throughput", [(1.0, 2.0), (1.0, 1.0)]))]
         h.add_run(run, [], [], paired)
-    h.close()
     change = Change.model_construct(campaign="nightly", group="g", testbed_key="t",
                                     spec_hash="s", metric="max_write_throughput")
-    pool = nights_spread(tmp_path / "h.sqlite", change)
+    pool = nights_spread(h, change)
     elsewhere = change.model_copy(update={"testbed_key": "another machine"})
-    assert nights_spread(tmp_path / "h.sqlite", elsewhere).dof == 0  # not its noise
+    assert nights_spread(h, elsewhere).dof == 0  # not its noise
+    h.close()
     logs = [np.log([c / r for r, c in ps]) for ps in nights]
     squares = sum(float(np.sum((x - x.mean()) ** 2)) for x in logs)
     assert pool.dof == 4 and math.isclose(pool.squares, squares)

@@ -37,7 +37,7 @@ from ..paths import project_root
 from .builds import BuildFailed, build_commit
 from .changes import Change, find_changes
 from .gitrepo import GitError, GitRepo, UnknownRef
-from .history import METRIC_BY_NAME, HistoryError, history_path, open_history
+from .history import METRIC_BY_NAME, History, HistoryError, history_path, open_history
 from .paired import PairedRatio, PooledSpread, classify, paired_ratio
 
 Decision = Literal["worse", "not-worse", "undecided", "skipped"]
@@ -157,12 +157,11 @@ class BisectError(ValueError):
     """Bad input (exit 2): the message names it."""
 
 
-def _change(history: Path, change_id: str) -> Change:
-    with open_history(history, create=False) as h:
-        changes = {c.id: c for c in find_changes(h).changes}
+def _change(h: History, change_id: str) -> Change:
+    changes = {c.id: c for c in find_changes(h).changes}
     change = changes.get(change_id)
     if change is None:
-        raise BisectError(f"no change with id {change_id!r} in {history} (lsmbench track "
+        raise BisectError(f"no change with id {change_id!r} in {h.path} (lsmbench track "
                           f"report lists them; known: {', '.join(sorted(changes)) or 'none'})")
     if change.direction != "regression":
         raise BisectError(f"{change_id} is an improvement: bisection looks for a regression")
@@ -171,29 +170,27 @@ def _change(history: Path, change_id: str) -> Change:
     return change
 
 
-def nights_spread(history: Path, change: Change) -> PooledSpread:
+def nights_spread(h: History, change: Change) -> PooledSpread:
     """The spread of a pair's log ratio of the change's group and metric, pooled over the
     history's paired nights of its campaign (empty without any: a change of an unpaired
     series). The nightly detector judges a night with it; a step's 3 pairs alone give a t
     with 2 degrees of freedom, an interval no 5 % boundary fits in."""
     pool = PooledSpread()
-    with open_history(history, create=False) as h:
-        runs = {r.run_id: r for r in h.runs(change.campaign)}
-        for v in h.paired_values(change.campaign):
-            run = runs[v.run_id]
-            # The change's series only: the same testbed (its noise) and spec (its segment).
-            if (v.group, v.metric, run.testbed_key, run.spec_hash) == (
-                    change.group, change.metric, change.testbed_key, change.spec_hash) \
-                    and v.pairs and len(v.pairs) >= 2:
-                pool.add(v.pairs)
+    runs = {r.run_id: r for r in h.runs(change.campaign)}
+    for v in h.paired_values(change.campaign):
+        run = runs[v.run_id]
+        # The change's series only: the same testbed (its noise) and spec (its segment).
+        if (v.group, v.metric, run.testbed_key, run.spec_hash) == (
+                change.group, change.metric, change.testbed_key, change.spec_hash) \
+                and v.pairs and len(v.pairs) >= 2:
+            pool.add(v.pairs)
     return pool
 
 
-def _campaign_spec(history: Path, change: Change) -> dict[str, Any]:
+def _campaign_spec(h: History, change: Change) -> dict[str, Any]:
     """The change's campaign spec as it was run (campaign.json of the change's run), its matrix
     restricted to the change's group, without its own pairing."""
-    with open_history(history, create=False) as h:
-        run = next(r for r in h.runs() if r.run_id == change.run_id)
+    run = next(r for r in h.runs() if r.run_id == change.run_id)
     meta_path = Path(run.results_dir) / "campaign.json"
     try:
         spec = json.loads(meta_path.read_text())["spec"]
@@ -229,8 +226,10 @@ def commit_range(repo: GitRepo, good: str, bad: str) -> list[str]:
 def cmd_bisect(args: argparse.Namespace) -> int:
     path = history_path(args)
     try:
-        change = _change(path, args.change_id)
-        spec = _campaign_spec(path, change)
+        with open_history(path, create=False) as h:
+            change = _change(h, args.change_id)
+            spec = _campaign_spec(h, change)
+            nights = nights_spread(h, change)
         repo = GitRepo.open(Path(args.repo).absolute() if args.repo else project_root())
         try:
             good, bad = repo.resolve(change.commit_before), repo.resolve(change.commit_after)
@@ -241,7 +240,6 @@ def cmd_bisect(args: argparse.Namespace) -> int:
         print(f"lsmbench track bisect: {e}", file=sys.stderr)
         return EXIT_USAGE
     metric = METRIC_BY_NAME[change.metric]
-    nights = nights_spread(path, change)
     work = Path(args.work).absolute() if args.work else path.parent / f"bisect-{change.id}"
     builds = work / "builds"
     quiet = args.quiet or args.json
