@@ -153,9 +153,10 @@ def test_bisect_finds_the_commit_that_made_a_real_regression(tmp_path, data_root
         "engine": {"name": "builtin", "options": {"memtable_bytes": "1M",
                                                   "io_budget_bytes_per_sec": "16M"}},
         "workload": {"file": "update-uniform-1kb", "set": {"record_count": 3000}},
-        # the testing maximum is the metric bisected: no running phase
+        # The testing maximum is the metric bisected: the nights run a running phase, the
+        # bisection's steps none (asserted below).
         "phases": {"testing": {"duration": "2s", "warmup": "0.5s"},
-                   "running": {"enabled": False}},
+                   "running": {"duration": "1s", "utilization": 0.5}},
         "throttle": {"enabled": False},
         "testbed": {"type": "local", "data_dir": str(data_root / "data")}}))
     results = tmp_path / "results"
@@ -167,8 +168,9 @@ def test_bisect_finds_the_commit_that_made_a_real_regression(tmp_path, data_root
                            capture_output=True, text=True, timeout=600, check=False)
         assert r.returncode in (0, 4), r.stderr[-3000:]
     doc = json.loads((results / "regressions.json").read_text())
-    change = next(c for c in doc["open"]
-                  if c["kind"] == "paired" and c["metric"] == "max_write_throughput")
+    change = next((c for c in doc["open"]
+                   if c["kind"] == "paired" and c["metric"] == "max_write_throughput"), None)
+    assert change is not None, json.dumps(doc, indent=1)[:6000]
     assert (change["commit_before"], change["commit_after"]) == (shas[0], shas[-1])
     capsys.readouterr()
     code = main(["track", "bisect", change["id"], "--history", str(results / "history.sqlite"),
@@ -202,6 +204,8 @@ def test_bisect_finds_the_commit_that_made_a_real_regression(tmp_path, data_root
                                ).read_text())
         expected = [(False, 6, 0)] + [(True, 6, 6)] * (len(tried) - 1)
         assert [(r["resume"], r["todo"], r["skipped"]) for r in campaign["runs"]] == expected
+        assert campaign["spec"]["phases"]["running"]["enabled"] is False
+        assert campaign["spec"]["phases"]["running"]["duration"] == "1s"  # the rest as it was
 
 
 def test_a_step_is_judged_with_the_spread_pooled_over_the_paired_nights(tmp_path):

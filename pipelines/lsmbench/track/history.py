@@ -50,12 +50,15 @@ class Metric:
     label: str
     unit: str
     better: Better
+    # The phase that measures it: a bisection step of a testing-phase metric runs no running
+    # phase (lsmbench.track.bisect).
+    phase: Literal["testing", "running"] = "running"
 
 
 # What is tracked, in the order the report shows it. Names are the campaign report's columns,
 # so a history figure and a report's table cell are the same number.
 METRICS: tuple[Metric, ...] = (
-    Metric("max_write_throughput", "testing maximum", "writes/s", "higher"),
+    Metric("max_write_throughput", "testing maximum", "writes/s", "higher", "testing"),
     Metric("max_sustainable_rate", "max sustainable rate", "writes/s", "higher"),
     Metric("write_p50_ms", "write p50", "ms", "lower"),
     Metric("write_p99_ms", "write p99", "ms", "lower"),
