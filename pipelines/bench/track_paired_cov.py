@@ -8,16 +8,25 @@ Per group and metric over the paired nights (the newest N): the CoV (standard de
 the mean) of the paired ratio (candidate / reference, one per night) beside the CoV of the
 candidate's nightly median, and their quotient. The ratio subtracts what the testbed did
 that night; what is left is each run's own noise about its night.
+
+Then the same nights as the synthetic suite's testbed parameters (lsmbench.track.
+synthetic_paired: a run measures level * (1 + shared[t] + own)), valid for A/A nights (both
+builds one engine): a run's CoV (the spread of every run's log value over the nights), its
+own part (a pair's log ratio spreads sqrt(2) times a run's own noise: pooled over the nights'
+pairs about each night's mean), and the night's share of the variance, 1 - own^2 / run^2 --
+the suite's --testbed-shared.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import sys
 from pathlib import Path
 
 from lsmbench.track.history import History, HistoryError
+from lsmbench.track.paired import PooledSpread
 
 
 def cov(values: list[float]) -> float | None:
@@ -54,6 +63,24 @@ def main() -> int:
             continue
         print(f"| {key[0]} | {key[1]} | {ratio:.2%} | {raw:.2%} | "
               f"{ratio / raw if raw else float('nan'):.2f} |")
+    print()
+    print("| group | metric | a run's CoV | its own (within the night) | the night's share |")
+    print("|---|---|---:|---:|---:|")
+    for key in sorted({(v.group, v.metric) for v in paired}):
+        mine = [v for v in paired if (v.group, v.metric) == key and v.run_id in nights]
+        runs_ = [x for v in mine for pair in (v.pairs or []) for x in pair]
+        if len(runs_) < 4 or min(runs_) <= 0:  # a log of 0 (no stall) says nothing
+            continue
+        pool = PooledSpread()
+        for v in mine:
+            if v.pairs and len(v.pairs) >= 2:
+                pool.add(v.pairs)
+        if pool.dof == 0:
+            continue
+        run_sd = statistics.stdev(math.log(x) for x in runs_)
+        own_sd = math.sqrt(pool.squares / pool.dof / 2)
+        share = max(0.0, 1 - own_sd**2 / run_sd**2) if run_sd else float("nan")
+        print(f"| {key[0]} | {key[1]} | {run_sd:.2%} | {own_sd:.2%} | {share:.0%} |")
     return 0
 
 
