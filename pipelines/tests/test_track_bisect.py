@@ -8,12 +8,13 @@ import json
 import os
 import subprocess
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
 import yaml
 from lsmbench.cli import main
-from lsmbench.exits import EXIT_OK, EXIT_USAGE
+from lsmbench.exits import EXIT_USAGE
 from lsmbench.track.bisect import Comparison, bisect_commits
 from lsmbench.track.paired import paired_ratio
 
@@ -89,6 +90,14 @@ def test_bad_input_exits_2_naming_it(tmp_path, capsys):
     h.close()
     code = main(["track", "bisect", "c-nosuch", "--history", str(tmp_path / "h.sqlite")])
     assert code == EXIT_USAGE and "no change with id 'c-nosuch'" in capsys.readouterr().err
+    for bad, named in ((["--threshold", "1.5"], "--threshold 1.5"),
+                       (["--threshold", "0"], "--threshold 0"),
+                       (["--repetitions", "1"], "--repetitions 1"),
+                       (["--repetitions", "4", "--max-repetitions", "3"], "--max-repetitions 3")):
+        code = main(["track", "bisect", "c-nosuch", "--history", str(tmp_path / "h.sqlite"),
+                     *bad])
+        err = capsys.readouterr().err
+        assert code == EXIT_USAGE and named in err, (bad, err)
 
 
 # ------------------------------------------------------------------------------------ end to end
@@ -153,42 +162,49 @@ def test_bisect_finds_the_commit_that_made_a_real_regression(tmp_path, data_root
         "engine": {"name": "builtin", "options": {"memtable_bytes": "1M",
                                                   "io_budget_bytes_per_sec": "16M"}},
         "workload": {"file": "update-uniform-1kb", "set": {"record_count": 3000}},
-        # The testing maximum is the metric bisected: the nights run a running phase, the
-        # bisection's steps none (asserted below).
+        # the testing maximum is the metric bisected: no running phase
         "phases": {"testing": {"duration": "2s", "warmup": "0.5s"},
-                   "running": {"duration": "1s", "utilization": 0.5}},
+                   "running": {"enabled": False}},
         "throttle": {"enabled": False},
         "testbed": {"type": "local", "data_dir": str(data_root / "data")}}))
     results = tmp_path / "results"
     command = build_command(driver_path, tmp_path)
-    for ref in (shas[0], shas[-1]):  # two nights: the good commit, then the last, paired
+
+    def night(ref: str) -> dict:
         r = subprocess.run([sys.executable, "-m", "lsmbench", "track", "nightly", str(spec),
                             "--repo", str(repo), "--ref", ref, "--no-fetch", "--results",
-                            str(results), "--build-command", command, "--quiet"],
-                           capture_output=True, text=True, timeout=600, check=False)
+                            str(results), "--build-command", command, "--json", "--bisect",
+                            "--bisect-threshold", "0.5"],
+                           capture_output=True, text=True, timeout=900, check=False)
         assert r.returncode in (0, 4), r.stderr[-3000:]
+        end = json.loads(r.stdout.splitlines()[-1])
+        assert end["event"] == "nightly_end" and end["exit"] == r.returncode
+        return end
+
+    # Two nights: the good commit, then the last, paired, which alarms and -- with --bisect --
+    # bisects the regression at its end.
+    summaries = [night(shas[0]), night(shas[-1])]
     doc = json.loads((results / "regressions.json").read_text())
     change = next((c for c in doc["open"]
                    if c["kind"] == "paired" and c["metric"] == "max_write_throughput"), None)
     assert change is not None, json.dumps(doc, indent=1)[:6000]
     assert (change["commit_before"], change["commit_after"]) == (shas[0], shas[-1])
-    capsys.readouterr()
-    code = main(["track", "bisect", change["id"], "--history", str(results / "history.sqlite"),
-                 "--repo", str(repo), "--build-command", command, "--threshold", "0.5",
-                 "--repetitions", "3", "--max-repetitions", "6", "--json"])
-    out, err = capsys.readouterr()
-    assert out.startswith("{"), err[-3000:]
-    result = json.loads(out)
-    assert code == EXIT_OK, result
-    assert result["first_bad"] == shas[6]
-    assert len([s for s in result["steps"] if s["decision"] != "skipped"]) <= 4
-    for s in result["steps"]:
-        assert s["low"] <= s["ratio"] <= s["high"]
+    assert "bisect" not in [s["step"] for s in summaries[0]["steps"]]  # nothing to bisect
+    (step,) = [s for s in summaries[1]["steps"] if s["step"] == "bisect"]
+    assert summaries[1]["exit"] == 4 and step["code"] == 0, summaries[1]
+    assert step["detail"].startswith(change["id"]) and shas[6][:12] in step["detail"]
     # Every step is in the history.
     from lsmbench.track.history import History
 
-    (kept,) = History(results / "history.sqlite").bisections()
-    assert kept["first_bad"] == shas[6] and len(kept["steps"]) == len(result["steps"])
+    (result,) = History(results / "history.sqlite").bisections()
+    assert result["change_id"] == change["id"] and result["first_bad"] == shas[6]
+    assert len([s for s in result["steps"] if s["decision"] != "skipped"]) <= 4
+    for s in result["steps"]:
+        assert s["low"] <= s["ratio"] <= s["high"]
+    # One a night (nightly.to_bisect, below): the others wait for the next nights.
+    others = [c["id"] for c in json.loads((results / "regressions.json").read_text())["open"]
+              if c["id"] != change["id"] and c["direction"] == "regression"]
+    assert ("left for the next nights" in step["detail"]) == bool(others), (step, others)
     # ... and on the history page.
     assert main(["track", "report", "--history", str(results / "history.sqlite"),
                  "--quiet"]) in (0, 4)
@@ -202,10 +218,49 @@ def test_bisect_finds_the_commit_that_made_a_real_regression(tmp_path, data_root
         campaign = json.loads((results / f"bisect-{change['id']}" / "results"
                                / f"bisect-tiny-bisect-{commit[:12]}" / "campaign.json"
                                ).read_text())
-        expected = [(False, 6, 0)] + [(True, 6, 6)] * (len(tried) - 1)
+        expected = [(False, 2 * tried[0], 0)] + [
+            (True, 2 * (n - before), 2 * before) for before, n in pairwise(tried)]
         assert [(r["resume"], r["todo"], r["skipped"]) for r in campaign["runs"]] == expected
-        assert campaign["spec"]["phases"]["running"]["enabled"] is False
-        assert campaign["spec"]["phases"]["running"]["duration"] == "1s"  # the rest as it was
+
+
+def test_a_step_of_the_testing_maximum_runs_no_running_phase():
+    from lsmbench.track.bisect import step_spec
+
+    spec = {"name": "nightly", "matrix": {"policy": ["tiering"], "repetitions": 2},
+            "phases": {"testing": {"duration": "32s"},
+                       "running": {"duration": "28s", "utilization": 0.8}}}
+    got = step_spec(spec, "nightly-bisect-abc", 6, Path("/b/ref"), "good", "testing")
+    assert got["phases"]["running"] == {"duration": "28s", "utilization": 0.8,
+                                        "enabled": False}
+    assert got["phases"]["testing"] == spec["phases"]["testing"]
+    assert got["matrix"] == {"policy": ["tiering"], "repetitions": 6}
+    assert got["pair"] == {"reference": "/b/ref", "commit": "good"}
+    assert got["name"] == "nightly-bisect-abc"
+    assert spec["phases"]["running"] == {"duration": "28s", "utilization": 0.8}  # untouched
+    kept = step_spec(spec, "nightly-bisect-abc", 6, Path("/b/ref"), "good", "running")
+    assert kept["phases"] == spec["phases"]
+
+
+def test_the_nightly_job_bisects_new_regressions_paired_and_largest_first():
+    from lsmbench.track.nightly import to_bisect
+
+    opened = [
+        {"id": "c-big", "campaign": "nightly", "direction": "regression", "kind": "series",
+         "change": -0.30},
+        {"id": "p-small", "campaign": "nightly", "direction": "regression", "kind": "paired",
+         "change": -0.04},
+        {"id": "p-large", "campaign": "nightly", "direction": "regression", "kind": "paired",
+         "change": 0.12},  # a latency up 12 %
+        {"id": "p-done", "campaign": "nightly", "direction": "regression", "kind": "paired",
+         "change": -0.5},
+        {"id": "p-other", "campaign": "other", "direction": "regression", "kind": "paired",
+         "change": -0.5},
+        {"id": "p-better", "campaign": "nightly", "direction": "improvement", "kind": "paired",
+         "change": 0.5},
+    ]
+    assert [c["id"] for c in to_bisect(opened, {"p-done"}, "nightly")] == [
+        "p-large", "p-small", "c-big"]
+    assert to_bisect(opened, {"p-done", "p-large", "p-small", "c-big"}, "nightly") == []
 
 
 def test_a_step_is_judged_with_the_spread_pooled_over_the_paired_nights(tmp_path):

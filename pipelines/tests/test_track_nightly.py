@@ -166,6 +166,8 @@ def test_bad_input_exits_2_naming_it_and_writes_nothing(capsys, measured, tmp_pa
          "not on the kept testbed rack"),
         ([str(spec), "--repo", str(measured.repo), "--reference", "no-such-tag"],
          "--reference: ") ,
+        ([str(spec), "--repo", str(measured.repo), "--bisect", "--bisect-threshold", "5"],
+         "--bisect-threshold 5: expected a fraction"),
     ]
     nameless = tmp_path / "nameless.yaml"
     nameless.write_text("workload: update-uniform-1kb\n")

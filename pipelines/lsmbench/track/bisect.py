@@ -210,6 +210,20 @@ def _campaign_spec(h: History, change: Change) -> dict[str, Any]:
     return spec
 
 
+def step_spec(spec: dict[str, Any], name: str, repetitions: int, reference: Path, good: str,
+              phase: str) -> dict[str, Any]:
+    """A step's campaign: the change's, paired with the good commit's build, ``repetitions``
+    pairs; without its running phase when the metric is the testing phase's (``phase``):
+    nothing after the testing phase decides the step, and the running phase is about half of a
+    point's measuring (nightly.yaml: 28 s of 60)."""
+    out = {**spec, "name": name, "matrix": {**spec["matrix"], "repetitions": repetitions},
+           "pair": {"reference": str(reference), "commit": good}}
+    if phase == "testing":
+        phases = spec.get("phases") or {}
+        out["phases"] = {**phases, "running": {**(phases.get("running") or {}), "enabled": False}}
+    return out
+
+
 def commit_range(repo: GitRepo, good: str, bad: str) -> list[str]:
     """The commits after good up to bad, oldest first (the ancestry path: merges' side
     branches that do not lead to bad are left out)."""
@@ -223,8 +237,24 @@ def commit_range(repo: GitRepo, good: str, bad: str) -> list[str]:
     return commits
 
 
+def check_settings(threshold: float, repetitions: int, max_repetitions: int) -> str | None:
+    """What is wrong with a bisection's settings (None: nothing), naming the option."""
+    if not 0 < threshold < 1:
+        return f"--threshold {threshold:g}: expected a fraction between 0 and 1 (0.05: 5 %)"
+    if repetitions < 2:
+        return f"--repetitions {repetitions}: a paired ratio needs 2 pairs or more"
+    if max_repetitions < repetitions:
+        return (f"--max-repetitions {max_repetitions}: expected at least --repetitions "
+                f"({repetitions})")
+    return None
+
+
 def cmd_bisect(args: argparse.Namespace) -> int:
     path = history_path(args)
+    wrong = check_settings(args.threshold, args.repetitions, args.max_repetitions)
+    if wrong:
+        print(f"lsmbench track bisect: {wrong}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         with open_history(path, create=False) as h:
             change = _change(h, args.change_id)
@@ -282,26 +312,18 @@ def cmd_bisect(args: argparse.Namespace) -> int:
             return Comparison(skipped=e.detail)
         # One campaign per commit: a step that adds pairs resumes it (a point's configuration
         # does not hold the repetitions' count, so the pairs it has stay complete).
-        name = f"{change.campaign}-bisect-{sha[:12]}"
+        name = f"{change.campaign}-bisect-{sha[:12]}"[:80]
         more = repetitions > args.repetitions
-        step_spec = {**spec, "name": name[:80],
-                     "matrix": {**spec["matrix"], "repetitions": repetitions},
-                     "pair": {"reference": str(reference), "commit": good}}
-        if metric.phase == "testing":
-            # Nothing after the testing phase decides the step, and the running phase is about
-            # half of a point's measuring (nightly.yaml: 28 s of 60).
-            phases = spec.get("phases") or {}
-            step_spec["phases"] = {**phases,
-                                   "running": {**(phases.get("running") or {}), "enabled": False}}
         spec_path = work / f"{name}.yaml"
-        spec_path.write_text(yaml.safe_dump(step_spec))
+        spec_path.write_text(yaml.safe_dump(step_spec(spec, name, repetitions, reference, good,
+                                                      metric.phase)))
         code = run([sys.executable, "-m", "lsmbench", "run", str(spec_path),
                     "--resume" if more else "--force", "--results", str(work / "results"),
                     "--quiet"], project_root(), candidate)
         if code not in (EXIT_OK, EXIT_FAILED):
             return Comparison(skipped=f"lsmbench run exited {code}")
         try:
-            paired = campaign_run(work / "results" / name[:80], sha).paired
+            paired = campaign_run(work / "results" / name, sha).paired
         except HistoryError as e:
             return Comparison(skipped=str(e))
         got = next((v for v in paired if v["metric"] == change.metric), None)

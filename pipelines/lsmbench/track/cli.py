@@ -127,6 +127,12 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                         "night whose every paired ratio was not worse than its reference, or "
                         "whose regression was acknowledged), a commit or tag, or 'none' for an "
                         "unpaired night")
+    s.add_argument("--bisect", action="store_true",
+                   help="after the report, bisect a regression it holds open that no "
+                        "bisection has taken up yet (lsmbench track bisect, on this machine): "
+                        "one a night, paired ones first")
+    s.add_argument("--bisect-threshold", type=float, default=DEFAULT_THRESHOLD,
+                   help="with --bisect: track bisect's --threshold (default 0.05)")
     s.set_defaults(func=_nightly)
 
     s = tsub.add_parser("bisect", parents=[common],

@@ -2,7 +2,7 @@
 nightly job").
 
     lock -> fetch -> checkout -> build -> reference -> testbed up -> run -> record -> report
-    -> publish
+    -> publish -> bisect (--bisect)
 
 Paired nights. The night's commit is measured against a reference build in the same campaign
 run (spec ``pair:``: every point with both builds, their repetitions interleaved on the same
@@ -40,6 +40,12 @@ the night starts (`testbed status` before `testbed up`: an unreachable node fail
 step, exit 3, before anything is deployed, run or recorded), and the run gets the matrix dimension
 ``testbed.node`` over the nodes (unless the spec has its own), so that every group's
 repetitions run on every node and each node's series has every group's median each night.
+
+With --bisect, a regression the report holds open that no bisection has taken up yet is
+bisected at the end of the night (`lsmbench track bisect`, on this machine, the lock still
+held): one a night, paired ones first, then the largest; the others wait for the next nights.
+A bisection that ends without naming a commit (undecided, or only skipped commits) is said in
+the step, not a failure of the night; one that cannot run (exit 2 or 3) is.
 
 Exit codes: 0 a good night; 4 the report has an open regression; the first failed step's code
 otherwise, which wins over 4 (1: a point failed, the commit does not build, publishing failed;
@@ -144,6 +150,9 @@ class NightPlan:
     publish_url: str | None
     token_env: str | None
     token_file: str | None
+    # --bisect: a new open regression is bisected after the report, with this threshold
+    bisect: bool
+    bisect_threshold: float
     # --reference: "accepted", "none", or a ref resolved once the repository is fetched
     reference: str
     # REPO is the orchestrator's own checkout: the checkout changes the judge too.
@@ -211,6 +220,9 @@ def plan_night(args: argparse.Namespace) -> NightPlan:
         raise UsageError(f"--reference: {reference!r} is not a ref")
     if args.publish:
         _check_publish(args)
+    if not 0 < args.bisect_threshold < 1:
+        raise UsageError(f"--bisect-threshold {args.bisect_threshold:g}: expected a fraction "
+                         "between 0 and 1 (0.05: 5 %)")
     results = Path(args.results).absolute()
     history = Path(args.history).absolute() if args.history else results / "history.sqlite"
     build_dir = (Path(args.build_dir).absolute() if args.build_dir
@@ -222,6 +234,7 @@ def plan_night(args: argparse.Namespace) -> NightPlan:
         results=results, history=history, report_dir=history.parent,
         lock=Path(args.lock).absolute() if args.lock else results / ".nightly.lock",
         publish_url=args.publish, token_env=args.token_env, token_file=args.token_file,
+        bisect=args.bisect, bisect_threshold=args.bisect_threshold,
         reference=reference,
         orchestrator_moves=_same_dir(repo.root, project_root()),
     )
@@ -646,6 +659,44 @@ class Night:
         if p.publish_url:
             self.step("publish", f"points, history and change points to {p.publish_url}",
                       self.publish)
+        if p.bisect and reported.regression:
+            if p.testbed:
+                self.out.warning(f"--bisect: a bisection runs on this machine, not on the "
+                                 f"nodes of {p.testbed}: not started (lsmbench track bisect "
+                                 "on a node does it there)")
+            else:
+                self.step("bisect", "a new open regression, if any: lsmbench track bisect",
+                          self.bisect)
+
+    def bisect(self) -> str:
+        p = self.plan
+        from .history import HistoryError, open_history
+
+        try:
+            with open_history(p.history, create=False) as h:
+                taken = {b["change_id"] for b in h.bisections()}
+        except HistoryError as e:
+            raise StepFailed(EXIT_ENV, str(e)) from None
+        new = to_bisect(_open_changes(p.report_dir) or [], taken, p.campaign)
+        if not new:
+            return "every open regression was bisected on an earlier night"
+        change_id = str(new[0]["id"])
+        args = ["track", "bisect", change_id, "--history", str(p.history), "--repo",
+                str(p.repo.root), "--threshold", str(p.bisect_threshold)]
+        if p.build_command:
+            args += ["--build-command", p.build_command]
+        code = self.lsmbench(*args)
+        later = f"; left for the next nights: {', '.join(str(c['id']) for c in new[1:])}" \
+            if len(new) > 1 else ""
+        if code not in (EXIT_OK, EXIT_FAILED):
+            raise StepFailed(code, f"lsmbench track bisect {change_id} exited {code}{later}")
+        try:
+            with open_history(p.history, create=False) as h:
+                done = [b for b in h.bisections() if b["change_id"] == change_id]
+        except HistoryError as e:
+            raise StepFailed(EXIT_ENV, str(e)) from None
+        what = done[-1]["conclusion"] if done else f"exit {code}, nothing kept"
+        return f"{change_id}: {what}{later}"
 
 
 def publish_history_to(plan: NightPlan) -> Any:
@@ -671,15 +722,35 @@ def _stored_sink(plan: NightPlan) -> Any:
     return InfluxSinkSpec.model_validate(influx) if influx else None
 
 
-def _open_regressions(report_dir: Path) -> tuple[int | None, list[dict[str, Any]]]:
-    """The report's open regressions: how many, and each one's id, series and nodes."""
+def to_bisect(opened: Sequence[dict[str, Any]], taken: set[str], campaign: str
+              ) -> list[dict[str, Any]]:
+    """The campaign's open regressions no bisection has taken up, the one to bisect first:
+    paired ones first (a ratio against a known-good build is what a step measures), then the
+    largest change."""
+    new = [c for c in opened
+           if c.get("campaign") == campaign and c.get("direction") == "regression"
+           and c.get("id") not in taken]
+    return sorted(new, key=lambda c: (c.get("kind") != "paired",
+                                      -abs(float(c.get("change") or 0.0))))
+
+
+def _open_changes(report_dir: Path) -> list[dict[str, Any]] | None:
+    """regressions.json's open changes as the report wrote them (None: unreadable)."""
     try:
         data = json.loads((report_dir / "regressions.json").read_text())
-        return len(data["open"]), [
-            {k: c.get(k) for k in ("id", "campaign", "group", "metric", "change")}
-            | {"nodes": c.get("nodes") or []} for c in data["open"]]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        opened = data["open"]
+        return opened if all(isinstance(c, dict) for c in opened) else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _open_regressions(report_dir: Path) -> tuple[int | None, list[dict[str, Any]]]:
+    """The report's open regressions: how many, and each one's id, series and nodes."""
+    opened = _open_changes(report_dir)
+    if opened is None:
         return None, []
+    return len(opened), [{k: c.get(k) for k in ("id", "campaign", "group", "metric", "change")}
+                         | {"nodes": c.get("nodes") or []} for c in opened]
 
 
 # ------------------------------------------------------------------------------------ command
