@@ -11,7 +11,13 @@ import json
 import pytest
 from lsmbench.cli import main
 from lsmbench.exits import EXIT_OK, EXIT_REGRESSION
-from lsmbench.track.changes import accepted_commit, find_changes, paired_changes
+from lsmbench.track.changes import (
+    accepted_commit,
+    find_changes,
+    paired_changes,
+    paired_nights,
+    paired_state,
+)
 from lsmbench.track.history import Ack, History, now_iso
 
 DAY = 86400.0
@@ -213,3 +219,39 @@ def test_a_history_recorded_before_pairs_were_kept_gains_the_column(tmp_path):
     assert [c.status for c in paired_changes(h)] == ["open"]  # judged by its interval
     paired_night(h, 3, 1, [(100.0, 93.0), (100.0, 94.0), (100.0, 92.5)])
     assert [v.pairs is not None for v in h.paired_values()] == [False, True]
+
+
+def test_a_night_whose_own_pairs_agree_by_chance_is_judged_with_the_testbed_spread(tmp_path,
+                                                                                  capsys):
+    """Five A/A nights whose pairs spread ~4 %, then one whose 3 pairs happen to agree within
+    0.1 %, 3 % up: its own interval (t with 2 degrees of freedom on that tiny spread) is
+    wholly past the improvement boundary, the testbed's spread says it is noise -- no
+    improvement is listed, and the page shows the night's interval with the testbed's spread."""
+    from lsmbench.track.paired import paired_ratio
+
+    h = History(tmp_path / "h.sqlite")
+    night(h, 0, "c0", None, {})
+    spread = [(100.0, 104.0), (100.0, 96.5), (100.0, 100.5)]
+    for n in range(1, 6):
+        paired_night(h, n, 0, spread)
+    lucky = [(100.0, 103.0), (100.0, 103.1), (100.0, 102.95)]
+    own = paired_ratio(lucky)
+    assert own.low > 1.025  # by its own pairs alone: "better"
+    run = paired_night(h, 6, 0, lucky)
+    assert paired_changes(h) == []
+    state = next(n for nights in paired_nights(h, "nightly").values() for n in nights
+                 if n.value.run_id == run)
+    assert state.night_low < 1.0 < state.night_high and paired_state(state) == "same"
+    h.close()
+    out = tmp_path / "report"
+    assert main(["track", "report", "--history", str(tmp_path / "h.sqlite"), "--out",
+                 str(out)]) == EXIT_OK, capsys.readouterr().err
+    page = (out / "history.html").read_text()
+    assert f"[{state.night_low:.3f}, {state.night_high:.3f}]" in page
+    assert f"[{own.low:.3f}, {own.high:.3f}]" not in page
+    assert "paired-better" not in page
+    rows = list(csv.DictReader(io.StringIO((out / "history-paired.csv").read_text())))
+    mine = next(r for r in rows if int(r["run_id"]) == run)
+    assert [float(mine[k]) for k in ("ci_low", "ci_high", "testbed_ci_low",
+                                     "testbed_ci_high")] == [
+        own.low, own.high, state.night_low, state.night_high]

@@ -252,6 +252,11 @@ class PairedNightState:
     change: float | None  # the open regression's ratio - 1, pooled over the newest nights
     ci_low: float  # the interval of the newest nights' pooled ratio (the night's own when
     ci_high: float  # the history holds no pairs for it: runs recorded before they were kept)
+    # This night alone, its pairs judged with the testbed's spread (the stored interval,
+    # from its own pairs' spread, when the history holds no pairs for it): the history page's
+    # and the improvements' interval
+    night_low: float
+    night_high: float
 
 
 def paired_nights(history: History, campaign: str | None = None, *,
@@ -282,13 +287,15 @@ def paired_nights(history: History, campaign: str | None = None, *,
                     value=v, alarmed=verdict == "worse", accepted=verdict == "not-worse",
                     alarm=v if verdict == "worse" else None,
                     change=v.ratio - 1 if verdict == "worse" else None,
-                    ci_low=v.ci_low, ci_high=v.ci_high))
+                    ci_low=v.ci_low, ci_high=v.ci_high,
+                    night_low=v.ci_low, night_high=v.ci_high))
                 continue
             j = replay.night(v.pairs, v.reference_commit)
             nights.append(PairedNightState(
                 value=v, alarmed=j.alarmed, accepted=j.accepted,
                 alarm=None if j.alarm is None else values[j.alarm], change=j.change,
-                ci_low=j.ratio.low, ci_high=j.ratio.high))
+                ci_low=j.ratio.low, ci_high=j.ratio.high,
+                night_low=j.night.low, night_high=j.night.high))
         out[key] = nights
     return out
 
@@ -365,7 +372,7 @@ def paired_changes(history: History, campaign: str | None = None, *,
         for reference, held in by_reference.items():
             values = [n.value for n in held]
             reported = next((n for n in held if n.alarm is not None), None)
-            improved = next((v for v in values if paired_state(v, threshold) == "better"),
+            improved = next((n.value for n in held if paired_state(n, threshold) == "better"),
                             None)
             for direction, first, night in (("regression", None, reported),
                                             ("improvement", improved, None)):
@@ -398,15 +405,16 @@ def paired_changes(history: History, campaign: str | None = None, *,
     return out
 
 
-def paired_state(v: PairedValue, threshold: float = DEFAULT_THRESHOLD) -> str:
-    """"worse" or "better" than the reference by the paired rule (an improvement is a change
-    the other way past the same boundary), else "same" (not worse, or undecided)."""
-    better = METRIC_BY_NAME[v.metric].better
-    if classify_interval(v.ci_low, v.ci_high, better, threshold) == "worse":
+def paired_state(n: PairedNightState, threshold: float = DEFAULT_THRESHOLD) -> str:
+    """"worse" or "better" than the reference by the paired rule on the night alone (its
+    interval with the testbed's spread; an improvement is a change the other way past the
+    same boundary), else "same" (not worse, or undecided)."""
+    better = METRIC_BY_NAME[n.value.metric].better
+    if classify_interval(n.night_low, n.night_high, better, threshold) == "worse":
         return "worse"
     other = "lower" if better == "higher" else "higher"
-    return "better" if classify_interval(v.ci_low, v.ci_high, other, threshold) == "worse" \
-        else "same"
+    return "better" if classify_interval(n.night_low, n.night_high, other,
+                                         threshold) == "worse" else "same"
 
 
 def paired_change_id(campaign: str, group: str, metric: str, direction: str,

@@ -351,6 +351,9 @@ class NightJudgement(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     ratio: PairedRatio  # of the newest `window` nights since the reference: what alarms
+    # The newest night alone, with the testbed's spread: what it says of itself (its own 3
+    # pairs' spread, with 2 degrees of freedom, can make an A/A night look significant)
+    night: PairedRatio
     alarmed: bool  # they alarmed this night
     accepted: bool  # every window not-worse: the build may be the next reference
     alarm: int | None  # the open regression's first night (an index of the replay's nights)
@@ -414,7 +417,7 @@ class PairedReplay:
         if accepted:
             self.opened = None  # the nights since say it was not a regression: withdrawn
         return NightJudgement(
-            ratio=windows[-1], alarmed=alarmed, accepted=accepted,
+            ratio=windows[-1], night=windows[0], alarmed=alarmed, accepted=accepted,
             alarm=None if self.opened is None else self.opened[0],
             reported=None if self.opened is None else self.opened[1],
             change=None if self.opened is None else windows[-1].ratio - 1.0)

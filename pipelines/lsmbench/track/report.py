@@ -18,7 +18,7 @@ from typing import Any
 from ..exits import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
 from ..outputs import OutputError, check_writable, record_written, resolve_out
 from ..store import write_bytes_atomic
-from .changes import Analysis, find_changes, keep_reported
+from .changes import Analysis, find_changes, keep_reported, paired_nights
 from .history import History, HistoryError, history_path, open_history
 
 REGRESSIONS_SCHEMA = "lsmbench.regressions/1"
@@ -31,9 +31,13 @@ CSV_COLUMNS = ("run_id", "campaign", "group", "metric", "commit", "date", "testb
 # The paired nights' ratios (candidate / reference, header only without a paired run): the
 # series the paired detector judges, with the reference each night was measured against.
 PAIRED_CSV_FILE = "history-paired.csv"
+# ci_low/ci_high: the night's own pairs' interval, as recorded; testbed_ci_low/high: the same
+# pairs with the testbed's spread pooled over the series' nights so far (the page's, and what
+# the detector judges a night alone with).
 PAIRED_CSV_COLUMNS = ("run_id", "campaign", "group", "metric", "commit", "reference_commit",
-                      "date", "ratio", "ci_low", "ci_high", "pairs", "reference_median",
-                      "candidate_median", "node")
+                      "date", "ratio", "ci_low", "ci_high", "testbed_ci_low",
+                      "testbed_ci_high", "pairs", "reference_median", "candidate_median",
+                      "node")
 
 
 # ---------------------------------------------------------------- outputs
@@ -70,10 +74,17 @@ def history_csv(history: History, campaign: str | None = None) -> str:
 
 
 def paired_csv(history: History, campaign: str | None = None) -> str:
+    judged = {(n.value.run_id, n.value.group, n.value.metric): n
+              for nights in paired_nights(history, campaign).values() for n in nights}
+
+    def testbed(v: Any) -> list[str]:
+        n = judged.get((v.run_id, v.group, v.metric))
+        return ["", ""] if n is None else [_num(n.night_low), _num(n.night_high)]
+
     return _tidy_csv(history, campaign, PAIRED_CSV_COLUMNS, history.paired_values(campaign),
                      lambda r, v: [
         v.run_id, r.campaign, v.group, v.metric, r.commit or "", v.reference_commit or "",
-        r.date, _num(v.ratio), _num(v.ci_low), _num(v.ci_high), v.n,
+        r.date, _num(v.ratio), _num(v.ci_low), _num(v.ci_high), *testbed(v), v.n,
         _num(v.reference_median), _num(v.candidate_median), r.node or ""])
 
 
