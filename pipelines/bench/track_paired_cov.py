@@ -40,6 +40,8 @@ def main() -> int:
     ap.add_argument("history", type=Path)
     ap.add_argument("--campaign", default="nightly")
     ap.add_argument("--last", type=int, default=None)
+    ap.add_argument("--nights", default=None, metavar="METRIC",
+                    help="also each night of this metric as the detector judged it")
     args = ap.parse_args()
     try:
         h = History(args.history, create=False)
@@ -81,7 +83,34 @@ def main() -> int:
         own_sd = math.sqrt(pool.squares / pool.dof / 2)
         share = max(0.0, 1 - own_sd**2 / run_sd**2) if run_sd else float("nan")
         print(f"| {key[0]} | {key[1]} | {run_sd:.2%} | {own_sd:.2%} | {share:.0%} |")
+    if args.nights:
+        print_nights(h, args.campaign, args.nights, set(nights))
     return 0
+
+
+def print_nights(h: History, campaign: str, metric: str, nights: set[int]) -> None:
+    """Each night of the metric: its ratio, the interval of its own pairs (as recorded), the
+    night's with the testbed's spread (the page's), the detector's pooled window's, and what
+    the detector made of it."""
+    from lsmbench.track.changes import paired_nights
+
+    runs = {r.run_id: r for r in h.runs(campaign)}
+    print()
+    print(f"| night (run) | commit | reference | {metric} ratio | own pairs' interval | "
+          "with the testbed's spread | the pooled nights' | alarm | accepted |")
+    print("|---|---|---|---:|---|---|---|---|---|")
+    for (_, _, m, _), states in sorted(paired_nights(h, campaign).items()):
+        if m != metric:
+            continue
+        for n in states:
+            v = n.value
+            if v.run_id not in nights:
+                continue
+            print(f"| {v.run_id} | {(runs[v.run_id].commit or '?')[:7]} | "
+                  f"{(v.reference_commit or '?')[:7]} | {v.ratio:.3f} | "
+                  f"[{v.ci_low:.3f}, {v.ci_high:.3f}] | [{n.night_low:.3f}, "
+                  f"{n.night_high:.3f}] | [{n.ci_low:.3f}, {n.ci_high:.3f}] | "
+                  f"{'yes' if n.alarmed else 'no'} | {'yes' if n.accepted else 'no'} |")
 
 
 if __name__ == "__main__":
