@@ -255,3 +255,31 @@ def test_a_night_whose_own_pairs_agree_by_chance_is_judged_with_the_testbed_spre
     assert [float(mine[k]) for k in ("ci_low", "ci_high", "testbed_ci_low",
                                      "testbed_ci_high")] == [
         own.low, own.high, state.night_low, state.night_high]
+
+
+def test_a_paired_builds_raw_series_does_not_alarm_when_the_night_moves_both(tmp_path):
+    """The testbed gets 30 % slower from night 8 on, for both builds alike: their ratio stays
+    1, and the builds' raw series are left to it (no change point, a note saying why); an
+    unpaired group's raw series with the same step is still detected."""
+    from lsmbench.track.changes import PAIRED_BUILD_NOTE
+
+    h = History(tmp_path / "h.sqlite")
+    for n in range(16):
+        level = 100.0 if n < 8 else 70.0
+        wobble = 1.0 + 0.01 * ((n * 7) % 3 - 1)
+        run = {"campaign": "nightly", "date": f"2026-10-{n + 1:02d}T02:00:00+00:00",
+               "finished": 1.7e9 + n * DAY, "commit": f"c{n}", "dirty": False,
+               "spec_hash": "s", "testbed_key": "t", "testbed": [{}], "results_dir": f"/r/{n}"}
+        values = [{"group": g, "metric": "max_write_throughput", "median": level * wobble,
+                   "ci_low": level * wobble * 0.99, "ci_high": level * wobble * 1.01, "n": 3}
+                  for g in ("g,build=reference", "g,build=candidate", "unpaired")]
+        pairs = [[level, level * 1.002], [level, level * 0.999], [level, level * 1.001]]
+        paired = [{"group": "g", "metric": "max_write_throughput", "ratio": 1.0007,
+                   "ci_low": 0.996, "ci_high": 1.005, "n": 3, "reference_median": level,
+                   "candidate_median": level, "reference_commit": "c0", "pairs": pairs}]
+        h.add_run(run, values, [], paired if n else [])
+    analysis = find_changes(h)
+    assert [(c.group, c.direction) for c in analysis.changes] == [("unpaired", "regression")]
+    notes = {s.group: {seg.note for seg in s.segments} for s in analysis.series}
+    assert notes["g,build=candidate"] == notes["g,build=reference"] == {PAIRED_BUILD_NOTE}
+    assert notes["unpaired"] == {None}

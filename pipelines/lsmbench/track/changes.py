@@ -29,6 +29,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from ..digest import canonical_hash
+from ..names import BUILD_DIMENSION
 from .history import (
     DEFAULT_THRESHOLD,
     METRIC_BY_NAME,
@@ -473,16 +474,32 @@ def testbed_autocorrelation(series: Sequence[HistorySeries]) -> dict[str, float 
     return {key: pooled_autocorrelation(p) for key, p in parts.items()}
 
 
+# A paired run's builds (their groups carry the build dimension) are judged by their ratio,
+# where the night's noise cancels; their raw series move with the night (docs/tracking.md,
+# "Paired nights"). Detection on the raw series is for nights without a reference.
+PAIRED_BUILD_NOTE = ("a paired run's build: judged by the paired ratio (Paired nights), not "
+                     "by change points of this series")
+
+
+def paired_build(group: str) -> bool:
+    """Whether the group is one build of a paired run (``...,build=candidate``)."""
+    return any(part.split("=", 1)[0] == BUILD_DIMENSION for part in group.split(","))
+
+
 def find_changes(history: History, campaign: str | None = None) -> Analysis:
     """Every segment's change points: the detector at its testbed's autocorrelation (pooled
     over all the history's series on that testbed, whatever the campaign), with the changes
-    the last report gave kept (``History.held_changes``)."""
+    the last report gave kept (``History.held_changes``); the paired runs' changes from their
+    ratios (:func:`paired_changes`), their builds' raw series left undetected."""
     series = build_series(history, campaign)
     rho = testbed_autocorrelation(series if campaign is None else build_series(history))
     acks = history.acks()
     changes: list[Change] = []
     for s in series:
         for i, seg in enumerate(s.segments):
+            if paired_build(s.group):
+                seg.note = PAIRED_BUILD_NOTE
+                continue
             held = history.held_changes(*_segment_key(seg))
             changes.extend(detect_segment(seg, i == len(s.segments) - 1, acks,
                                           rho.get(seg.testbed_key), held))
