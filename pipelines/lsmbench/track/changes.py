@@ -124,6 +124,9 @@ class Analysis:
     changes: list[Change]  # as reported: one per change, with the nodes that saw it
     # every series' own change points (a node's series' own, before they are merged)
     series_changes: list[Change] = field(default_factory=list)
+    # each paired series' nights as the paired detector judged them (paired_nights)
+    paired: dict[tuple[str, str, str, str], list[PairedNightState]] = field(
+        default_factory=dict)
 
     @property
     def open(self) -> list[Change]:
@@ -354,21 +357,25 @@ def _merged(members: list[Change]) -> Change:
 
 
 def paired_changes(history: History, campaign: str | None = None, *,
-                   threshold: float = DEFAULT_THRESHOLD) -> list[Change]:
+                   threshold: float = DEFAULT_THRESHOLD,
+                   nights: dict[tuple[str, str, str, str], list[PairedNightState]] | None = None,
+                   ) -> list[Change]:
     """The paired runs' changes, per series and reference commit: a regression from the
     night the paired detector's alarm says it most likely started (:func:`paired_nights`),
     or an improvement (the night's ratio's whole interval beyond the boundary halfway to a
     change of ``threshold`` the good way: listed, never an alarm). A regression is open while
     the latest night held against the same reference still reports it; recovered once the
     nights since accept the build (the alarm withdrawn); acknowledged by ``track ack`` (after
-    which the nightly job's default reference moves past it)."""
+    which the nightly job's default reference moves past it). ``nights``: paired_nights'
+    answer when the caller has it already."""
     runs = {r.run_id: r for r in history.runs(campaign)}
     acked = {a.change_id: a for a in history.acks()}
     out: list[Change] = []
-    for (camp, group, metric, _), nights in sorted(paired_nights(
-            history, campaign, threshold=threshold).items()):
+    if nights is None:
+        nights = paired_nights(history, campaign, threshold=threshold)
+    for (camp, group, metric, _), held_nights in sorted(nights.items()):
         by_reference: dict[str | None, list[PairedNightState]] = {}
-        for n in nights:
+        for n in held_nights:
             by_reference.setdefault(n.value.reference_commit, []).append(n)
         for reference, held in by_reference.items():
             values = [n.value for n in held]
@@ -503,9 +510,10 @@ def find_changes(history: History, campaign: str | None = None) -> Analysis:
             held = history.held_changes(*_segment_key(seg))
             changes.extend(detect_segment(seg, i == len(s.segments) - 1, acks,
                                           rho.get(seg.testbed_key), held))
-    changes.extend(paired_changes(history, campaign))
+    paired = paired_nights(history, campaign)
+    changes.extend(paired_changes(history, campaign, nights=paired))
     return Analysis(series, merge_node_changes(changes, campaign_nights(history, campaign)),
-                    changes)
+                    changes, paired)
 
 
 def campaign_nights(history: History, campaign: str | None = None) -> dict[int, int]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import __version__
 from ..report.render import html_environment
-from .changes import Analysis, HistorySeries, paired_nights, paired_state
+from .changes import Analysis, HistorySeries, paired_state
 from .history import METRIC_BY_NAME, History
 
 HTML_TEMPLATE = "history.html.j2"
@@ -87,7 +87,7 @@ def render_history(analysis: Analysis, history: History, figures: dict[tuple[str
     by_run = {r.run_id: r for r in runs}
     paired = [{"run": by_run[n.value.run_id], "value": n.value, "state": paired_state(n),
                "low": n.night_low, "high": n.night_high}
-              for nights in paired_nights(history, campaign).values() for n in nights
+              for nights in analysis.paired.values() for n in nights
               if n.value.run_id in by_run]
     paired.sort(key=lambda p: (order[p["run"].run_id], p["value"].group, p["value"].metric))
     ctx = {

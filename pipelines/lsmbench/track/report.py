@@ -18,7 +18,7 @@ from typing import Any
 from ..exits import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
 from ..outputs import OutputError, check_writable, record_written, resolve_out
 from ..store import write_bytes_atomic
-from .changes import Analysis, find_changes, keep_reported, paired_nights
+from .changes import Analysis, find_changes, keep_reported
 from .history import History, HistoryError, history_path, open_history
 
 REGRESSIONS_SCHEMA = "lsmbench.regressions/1"
@@ -73,9 +73,9 @@ def history_csv(history: History, campaign: str | None = None) -> str:
         r.spec_hash, _num(v.median), _num(v.ci_low), _num(v.ci_high), v.n, r.node or ""])
 
 
-def paired_csv(history: History, campaign: str | None = None) -> str:
+def paired_csv(history: History, analysis: Analysis, campaign: str | None = None) -> str:
     judged = {(n.value.run_id, n.value.group, n.value.metric): n
-              for nights in paired_nights(history, campaign).values() for n in nights}
+              for nights in analysis.paired.values() for n in nights}
 
     def testbed(v: Any) -> list[str]:
         n = judged.get((v.run_id, v.group, v.metric))
@@ -133,7 +133,7 @@ def write_track_report(history: History, out_dir: Path, campaign: str | None = N
     files = TrackReportFiles(out_dir / HTML_FILE, out_dir / JSON_FILE, out_dir / CSV_FILE,
                              out_dir / PAIRED_CSV_FILE)
     _write_atomic(files.csv, history_csv(history, campaign))
-    _write_atomic(files.paired_csv, paired_csv(history, campaign))
+    _write_atomic(files.paired_csv, paired_csv(history, analysis, campaign))
     _write_atomic(files.html, html)
     _write_atomic(files.json, json.dumps(regressions_json(analysis, history.path, generated),
                                          indent=2) + "\n")
