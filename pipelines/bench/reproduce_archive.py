@@ -117,13 +117,21 @@ def run(archive: Path, results: Path, out: Path, papers: list[str], names: list[
             and kept.experiments[e.name].exit_code == 0
             and (archive / f"{e.name}{SUFFIX}").is_file())]
     lsmbench = Path(sys.executable).with_name("lsmbench")
+    left: list[str] = []
     for exp in todo:
         est = estimate_s(exp, False, results, read_run(results / "reproduce"))
+        if deadline is not None and est is None:
+            # Nothing says it would end in time: a sitting's end is no place to find out.
+            print(f"{exp.name}: no estimate of its time: not started before a deadline")
+            left.append(exp.name)
+            continue
         need = (est or 0.0) * CLAIMS_MARGIN
         if deadline is not None and time.time() + need > deadline:
+            # A shorter one further on may still fit the time left.
             print(f"{exp.name}: ~{need / 60:.0f} min with its claims' repetitions does not "
-                  "fit before the deadline: stopped here")
-            return 0
+                  "fit before the deadline: left for the next sitting")
+            left.append(exp.name)
+            continue
         # A campaign of it the store holds already is an earlier sitting's, cut short: its
         # complete points are kept (a kept experiment asked for by name runs anew).
         resume = not names and (results / "reproduce" / exp.name / CAMPAIGN_FILE).is_file()
@@ -140,7 +148,10 @@ def run(archive: Path, results: Path, out: Path, papers: list[str], names: list[
         code = save(results, archive, [exp.name])
         if code:
             return code
-    print("nothing left to run" if not todo else "every experiment asked for is kept")
+    if left:
+        print(f"left for the next sitting: {', '.join(left)}")
+    else:
+        print("nothing left to run" if not todo else "every experiment asked for is kept")
     return 0
 
 

@@ -113,3 +113,13 @@ def test_run_skips_what_is_kept_and_starts_nothing_past_the_deadline(tmp_path: P
     assert cut.returncode == 0, cut.stderr
     assert "repro-lc-bursts" in cut.stdout and "does not fit before the deadline" in cut.stdout
     assert not (tmp_path / "o").exists()
+
+    # One that does not fit is passed over, not the end: the next is still weighed, and one
+    # whose time nothing estimates (a simulator experiment never run here) is not started.
+    both = archive_cmd("run", tmp_path / "keep2", tmp_path / "r3", "--out", tmp_path / "o",
+                       "--until", soon, "--experiment", "repro-lc-bursts",
+                       "--experiment", "repro-mao-sim")
+    assert both.returncode == 0, both.stderr
+    assert "repro-mao-sim: no estimate of its time" in both.stdout
+    assert "left for the next sitting: repro-lc-bursts, repro-mao-sim" in both.stdout
+    assert not (tmp_path / "o").exists()
