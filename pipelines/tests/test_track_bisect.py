@@ -75,6 +75,67 @@ def test_an_undecided_step_adds_pairs_then_stops_and_says_so():
     assert COMMITS[3] in suspects and COMMITS[-1] in suspects
 
 
+def test_commits_sharing_a_judged_build_take_its_judgement_unmeasured():
+    # The good commit and 0-2 share one engines/ tree, 3-4 another, 5 (the regression) a
+    # third, 6-8 the bad end's: only the builds nobody judged yet are measured, once each.
+    builds = dict(zip(["good", *COMMITS], ["g", "g", "g", "g", "x", "x", "y", "z", "z", "z"],
+                      strict=True))
+    compare, asked = regression_at(5)
+    steps, first, suspects, _ = bisect_commits(
+        COMMITS, compare, better="higher", threshold=0.05, build_of=builds.__getitem__,
+        good="good")
+    assert first == 5 and suspects == [COMMITS[5]]
+    # x and y measured once each (3, then 5); g and z never: their judgements are known.
+    assert [c for c, _ in asked] == [COMMITS[3], COMMITS[5]]
+    assert [s.commit for s in steps if s.same_build_as is None] == [COMMITS[3], COMMITS[5]]
+    for s in steps:
+        if s.same_build_as is not None:
+            assert builds[s.same_build_as] == builds[s.commit] and s.ratio is None
+            assert s.decision == ("worse" if COMMITS.index(s.commit) >= 5 else "not-worse")
+    # A range of docs commits around one engine change: named without a single run.
+    builds = dict(zip(["good", *COMMITS], ["g"] * 6 + ["bad"] * 4, strict=True))
+    compare, asked = regression_at(5)
+    _steps, first, _, _ = bisect_commits(COMMITS, compare, better="higher", threshold=0.05,
+                                         build_of=builds.__getitem__, good="good")
+    assert first == 5 and asked == []
+    # A build measured once decides every commit that shares it, however far apart.
+    builds = dict(zip(["good", *COMMITS], ["g", "a", "b", "a", "b", "a", "b", "a", "b", "c"],
+                      strict=True))
+    compare, asked = regression_at(8)  # only the bad end's build is slower
+    _steps, first, _, _ = bisect_commits(COMMITS, compare, better="higher", threshold=0.05,
+                                         build_of=builds.__getitem__, good="good")
+    assert first == 8 and sorted(builds[c] for c, _ in asked) == ["a", "b"]
+
+
+def test_the_boundary_is_halfway_to_the_regression_the_nights_measured(tmp_path):
+    """regression_size pools the pairs of the nights at and after the change's first night
+    that ran against the bisection's good commit; none: another good commit, or no night."""
+    from lsmbench.track.bisect import regression_size
+    from lsmbench.track.changes import Change
+    from lsmbench.track.history import History
+
+    h = History(tmp_path / "h.sqlite")
+    nights = [(1.0, "c0"), (0.99, "c0"), (0.93, "c0"), (0.95, "c0"), (0.5, "elsewhere")]
+    for n, (level, ref) in enumerate(nights, start=1):
+        run = {"campaign": "nightly", "date": f"2026-10-{n:02d}T02:00:00+00:00",
+               "finished": 1.7e9 + n * 86400.0, "commit": f"c{n}", "dirty": False,
+               "spec_hash": "s", "testbed_key": "t", "testbed": [{}], "results_dir": f"/r/{n}"}
+        pairs = [(100.0, 100.0 * level * f) for f in (0.99, 1.0, 1.01)]
+        h.add_run(run, [], [], [{"group": "g", "metric": "max_write_throughput",
+                                 "ratio": level, "ci_low": 0.9, "ci_high": 1.1, "n": 3,
+                                 "reference_median": 1.0, "candidate_median": level,
+                                 "reference_commit": ref, "pairs": pairs}])
+    first_after = h.runs("nightly")[2].run_id
+    change = Change.model_construct(campaign="nightly", group="g", testbed_key="t",
+                                    spec_hash="s", metric="max_write_throughput",
+                                    run_id=first_after)
+    size, pairs = regression_size(h, change, "c0", "higher")
+    assert pairs == 6 and 0.055 < size < 0.065  # nights 3-4: ~0.94, not the A/A nights
+    assert regression_size(h, change, "c9", "higher") is None  # no night against c9
+    assert regression_size(h, change, "c0", "lower") is None  # a latency 6 % lower: better
+    h.close()
+
+
 def test_latencies_are_worse_when_higher():
     compare, _ = regression_at(2)
     # For a latency the same ratios read the other way round: 0.9 is 10 % better, and no
@@ -93,7 +154,9 @@ def test_bad_input_exits_2_naming_it(tmp_path, capsys):
     for bad, named in ((["--threshold", "1.5"], "--threshold 1.5"),
                        (["--threshold", "0"], "--threshold 0"),
                        (["--repetitions", "1"], "--repetitions 1"),
-                       (["--repetitions", "4", "--max-repetitions", "3"], "--max-repetitions 3")):
+                       (["--repetitions", "4", "--max-repetitions", "3"], "--max-repetitions 3"),
+                       (["--range", "abc"], "--range abc"),
+                       (["--range", "a...b"], "--range a...b")):
         code = main(["track", "bisect", "c-nosuch", "--history", str(tmp_path / "h.sqlite"),
                      *bad])
         err = capsys.readouterr().err

@@ -15,6 +15,19 @@ then stops and says so instead of guessing. A commit that does not build
 is skipped, as ``git bisect skip`` does: the next untested commit nearest the middle is tried,
 and when only skipped commits are left between the ends the answer is that range.
 
+A commit whose build is one already judged -- the same engines/ tree as the good commit, the
+bad one or a commit a step measured (builds.build_key) -- takes that judgement without a run:
+its step would run the same binaries again, and an A/A comparison at a 5 % boundary is the
+most expensive a bisection has (the interval must clear the boundary on the good side,
+docs/results/tracking.md). A range of docs and pipelines commits around one engine change
+is named without measuring anything.
+
+The boundary: halfway between 1 and the regression as the nights measured it against the
+range's good commit (:func:`regression_size`, their pairs pooled), the point as far from
+"like the good commit" as from "like the bad one"; ``--threshold`` sets it instead, and is
+the fallback when no night measured the regression against the good commit (a series
+change, or ``--range`` with another good commit).
+
 :func:`bisect_commits` is the search over any comparison (pure); :func:`cmd_bisect` builds,
 runs and records. Every step is kept in the history (``bisect_steps``) and printed.
 """
@@ -34,15 +47,22 @@ from pydantic import BaseModel
 
 from ..exits import EXIT_ENV, EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from ..paths import project_root
-from .builds import BuildFailed, build_commit
+from .builds import BuildFailed, build_commit, build_key
 from .changes import Change, find_changes
 from .gitrepo import GitError, GitRepo, UnknownRef
-from .history import METRIC_BY_NAME, History, HistoryError, history_path, open_history
-from .paired import PairedRatio, PooledSpread, classify, paired_ratio
+from .history import (
+    DEFAULT_THRESHOLD,
+    METRIC_BY_NAME,
+    History,
+    HistoryError,
+    history_path,
+    open_history,
+)
+from .paired import PairedRatio, PooledSpread, classify, paired_ratio, worse_boundary
 
 Decision = Literal["worse", "not-worse", "undecided", "skipped"]
 DEFAULT_REPETITIONS = 3
-DEFAULT_MAX_REPETITIONS = 12
+DEFAULT_MAX_REPETITIONS = 24
 
 
 class BisectStep(BaseModel):
@@ -57,6 +77,8 @@ class BisectStep(BaseModel):
     high: float | None = None
     n: int | None = None  # pairs measured
     detail: str = ""
+    # the commit whose build (and judgement) this one shares: nothing was measured
+    same_build_as: str | None = None
 
 
 class BisectResult(BaseModel):
@@ -72,6 +94,9 @@ class BisectResult(BaseModel):
     # the commits it is among when skips or an undecided step left more than one
     suspects: list[str]
     conclusion: str
+    threshold: float | None = None  # the regression looked for (the boundary is halfway)
+    threshold_source: str = ""  # where that figure came from
+    comparisons: int | None = None  # commits measured (paired comparisons run)
 
 
 class Comparison(BaseModel):
@@ -98,13 +123,20 @@ def bisect_commits(commits: Sequence[str], compare: Compare, *, better: str, thr
                    repetitions: int = DEFAULT_REPETITIONS,
                    max_repetitions: int = DEFAULT_MAX_REPETITIONS,
                    on_step: Callable[[BisectStep], None] | None = None,
+                   build_of: Callable[[str], str] | None = None, good: str | None = None,
                    ) -> tuple[list[BisectStep], int | None, list[str], str]:
     """Bisects ``commits`` (oldest first; the good commit before them is the reference, the
     last of them is known bad): (the steps, the index of the first bad commit or None, the
-    suspects, the conclusion in words)."""
+    suspects, the conclusion in words). ``build_of``: a commit's build (commits with one
+    build share a judgement: the good commit's is not-worse, the last commit's worse)."""
     lo, hi = -1, len(commits) - 1  # commits[lo] good (-1: the reference), commits[hi] bad
     skipped: set[int] = set()
     steps: list[BisectStep] = []
+    judged: dict[str, tuple[Decision, str]] = {}  # build -> (its judgement, the commit judged)
+    if build_of is not None:
+        if good is not None:
+            judged[build_of(good)] = ("not-worse", good)
+        judged.setdefault(build_of(commits[-1]), ("worse", commits[-1]))
 
     def record(step: BisectStep) -> None:
         steps.append(step)
@@ -115,6 +147,19 @@ def bisect_commits(commits: Sequence[str], compare: Compare, *, better: str, thr
         i = _next_index(lo, hi, skipped)
         if i is None:
             break
+        build = build_of(commits[i]) if build_of is not None else None
+        if build is not None and build in judged:
+            known, judged_at = judged[build]
+            record(BisectStep(step=len(steps) + 1, commit=commits[i], decision=known,
+                              repetitions=0, same_build_as=judged_at,
+                              detail=f"the same build as {judged_at[:12]}: nothing to measure"))
+            if known == "worse":
+                hi = i
+            elif known == "not-worse":
+                lo = i
+            else:
+                skipped.add(i)
+            continue
         reps = repetitions
         while True:
             got = compare(commits[i], reps)
@@ -122,11 +167,15 @@ def bisect_commits(commits: Sequence[str], compare: Compare, *, better: str, thr
                 record(BisectStep(step=len(steps) + 1, commit=commits[i], decision="skipped",
                                   repetitions=reps, detail=got.skipped or "no ratio"))
                 skipped.add(i)
+                if build is not None:
+                    judged[build] = ("skipped", commits[i])
                 break
             r = got.ratio
             decision = classify(r, better, threshold)  # type: ignore[arg-type]
             record(BisectStep(step=len(steps) + 1, commit=commits[i], decision=decision,
                               repetitions=reps, ratio=r.ratio, low=r.low, high=r.high, n=r.n))
+            if decision != "undecided" and build is not None:
+                judged[build] = (decision, commits[i])
             if decision == "worse":
                 hi = i
             elif decision == "not-worse":
@@ -187,6 +236,26 @@ def nights_spread(h: History, change: Change) -> PooledSpread:
     return pool
 
 
+def regression_size(h: History, change: Change, good: str, better: str) -> tuple[float, int] | None:
+    """The regression as the nights measured it against ``good``'s build: (its size, relative,
+    in the worse direction; the pairs behind it), the geometric mean of every pair of the
+    change's series measured at or after the change's first night against that commit. None
+    when no night did (a series change, another good commit) or they point the better way."""
+    runs = {r.run_id: r for r in h.runs(change.campaign)}
+    pairs: list[tuple[float, float]] = []
+    for v in h.paired_values(change.campaign):
+        run = runs[v.run_id]
+        if (v.group, v.metric, run.testbed_key, run.spec_hash) == (
+                change.group, change.metric, change.testbed_key, change.spec_hash) \
+                and v.run_id >= change.run_id and v.reference_commit == good and v.pairs:
+            pairs.extend(v.pairs)
+    if len(pairs) < 2:
+        return None
+    ratio = paired_ratio(pairs).ratio
+    size = 1.0 - ratio if better == "higher" else ratio - 1.0
+    return (size, len(pairs)) if 0.0 < size < 1.0 else None
+
+
 def _campaign_spec(h: History, change: Change) -> dict[str, Any]:
     """The change's campaign spec as it was run (campaign.json of the change's run), its matrix
     restricted to the change's group, without its own pairing."""
@@ -237,9 +306,13 @@ def commit_range(repo: GitRepo, good: str, bad: str) -> list[str]:
     return commits
 
 
-def check_settings(threshold: float, repetitions: int, max_repetitions: int) -> str | None:
+def check_settings(threshold: float | None, repetitions: int, max_repetitions: int,
+                   range_: str | None = None) -> str | None:
     """What is wrong with a bisection's settings (None: nothing), naming the option."""
-    if not 0 < threshold < 1:
+    if range_ is not None and (range_.count("..") != 1 or range_.startswith("..")
+                               or range_.endswith("..") or "..." in range_):
+        return f"--range {range_}: expected GOOD..BAD (two commits or tags)"
+    if threshold is not None and not 0 < threshold < 1:
         return f"--threshold {threshold:g}: expected a fraction between 0 and 1 (0.05: 5 %)"
     if repetitions < 2:
         return f"--repetitions {repetitions}: a paired ratio needs 2 pairs or more"
@@ -251,7 +324,7 @@ def check_settings(threshold: float, repetitions: int, max_repetitions: int) -> 
 
 def cmd_bisect(args: argparse.Namespace) -> int:
     path = history_path(args)
-    wrong = check_settings(args.threshold, args.repetitions, args.max_repetitions)
+    wrong = check_settings(args.threshold, args.repetitions, args.max_repetitions, args.range)
     if wrong:
         print(f"lsmbench track bisect: {wrong}", file=sys.stderr)
         return EXIT_USAGE
@@ -260,16 +333,27 @@ def cmd_bisect(args: argparse.Namespace) -> int:
             change = _change(h, args.change_id)
             spec = _campaign_spec(h, change)
             nights = nights_spread(h, change)
-        repo = GitRepo.open(Path(args.repo).absolute() if args.repo else project_root())
-        try:
-            good, bad = repo.resolve(change.commit_before), repo.resolve(change.commit_after)
-        except UnknownRef as e:
-            raise BisectError(f"--repo {repo.root}: {e}") from None
+            repo = GitRepo.open(Path(args.repo).absolute() if args.repo else project_root())
+            ends = args.range.split("..") if args.range else [change.commit_before,
+                                                               change.commit_after]
+            try:
+                good, bad = repo.resolve(ends[0]), repo.resolve(ends[1])
+            except UnknownRef as e:
+                raise BisectError(f"--repo {repo.root}: {e}") from None
+            metric = METRIC_BY_NAME[change.metric]
+            measured = regression_size(h, change, good, metric.better)
         commits = commit_range(repo, good, bad)
     except (BisectError, HistoryError, GitError) as e:
         print(f"lsmbench track bisect: {e}", file=sys.stderr)
         return EXIT_USAGE
-    metric = METRIC_BY_NAME[change.metric]
+    if args.threshold is not None:
+        threshold, source = args.threshold, "--threshold"
+    elif measured is not None:
+        threshold, source = measured[0], (f"the regression the nights measured against "
+                                          f"{good[:12]} ({measured[1]} pairs)")
+    else:
+        threshold, source = DEFAULT_THRESHOLD, (f"the default: no night measured the "
+                                                f"regression against {good[:12]}")
     work = Path(args.work).absolute() if args.work else path.parent / f"bisect-{change.id}"
     builds = work / "builds"
     quiet = args.quiet or args.json
@@ -299,7 +383,8 @@ def cmd_bisect(args: argparse.Namespace) -> int:
         return EXIT_FAILED if e.code == EXIT_FAILED else EXIT_ENV
     say(f"bisecting {change.id}: {change.metric} of {change.group} ({change.campaign}), "
         f"{len(commits)} commit(s) after {good[:12]} up to {bad[:12]}, each against "
-        f"{good[:12]}")
+        f"{good[:12]}; looking for a {threshold:.1%} regression ({source}): a commit is worse "
+        f"when its interval is past {worse_boundary(metric.better, threshold):.3f}")
 
     def compare(sha: str, repetitions: int) -> Comparison:
         from .record import campaign_run
@@ -333,7 +418,9 @@ def cmd_bisect(args: argparse.Namespace) -> int:
         return Comparison(ratio=paired_ratio(got["pairs"], **nights.plus(got["pairs"]).given()))
 
     def show(step: BisectStep) -> None:
-        if step.ratio is None:
+        if step.same_build_as is not None:
+            say(f"  step {step.step}: {step.commit[:12]} -> {step.decision}: {step.detail}")
+        elif step.ratio is None:
             say(f"  step {step.step}: {step.commit[:12]} skipped: {step.detail}")
         else:
             say(f"  step {step.step}: {step.commit[:12]} x{step.repetitions}: ratio "
@@ -341,16 +428,26 @@ def cmd_bisect(args: argparse.Namespace) -> int:
 
     try:
         steps, first_bad, suspects, conclusion = bisect_commits(
-            commits, compare, better=metric.better, threshold=args.threshold,
-            repetitions=args.repetitions, max_repetitions=args.max_repetitions, on_step=show)
+            commits, compare, better=metric.better, threshold=threshold,
+            repetitions=args.repetitions, max_repetitions=args.max_repetitions, on_step=show,
+            build_of=lambda sha: build_key(repo, sha, args.build_command), good=good)
     except BuildFailed as e:
         print(f"lsmbench track bisect: {e.detail}", file=sys.stderr)
         return EXIT_ENV
+    except GitError as e:
+        print(f"lsmbench track bisect: {e}", file=sys.stderr)
+        return EXIT_ENV
+    measured_commits = len({s.commit for s in steps
+                            if s.same_build_as is None and s.decision != "skipped"})
+    conclusion += (f" ({measured_commits} paired comparison(s); "
+                   f"{sum(s.same_build_as is not None for s in steps)} commit(s) judged by "
+                   f"their build alone)")
     result = BisectResult(change_id=change.id, campaign=change.campaign, group=change.group,
                           metric=change.metric, good=good, bad=bad, commits=commits,
                           steps=steps,
                           first_bad=commits[first_bad] if first_bad is not None else None,
-                          suspects=suspects, conclusion=conclusion)
+                          suspects=suspects, conclusion=conclusion, threshold=threshold,
+                          threshold_source=source, comparisons=measured_commits)
     with open_history(path) as h:
         h.add_bisection(result.model_dump())
     if args.json:

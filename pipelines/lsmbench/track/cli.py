@@ -131,8 +131,9 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                    help="after the report, bisect a regression it holds open that no "
                         "bisection has taken up yet (lsmbench track bisect, on this machine): "
                         "one a night, paired ones first")
-    s.add_argument("--bisect-threshold", type=float, default=DEFAULT_THRESHOLD,
-                   help="with --bisect: track bisect's --threshold (default 0.05)")
+    s.add_argument("--bisect-threshold", type=float, default=None,
+                   help="with --bisect: track bisect's --threshold (default: the regression "
+                        "as the nights measured it)")
     s.set_defaults(func=_nightly)
 
     s = tsub.add_parser("bisect", parents=[common],
@@ -148,12 +149,17 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                         "HISTORY_DIR/bisect-CHANGE_ID)")
     s.add_argument("--build-command", default=None, metavar="CMD",
                    help="as track nightly's (default: cmake, Release)")
-    s.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD,
-                   help="the regression to look for, relative (default 0.05: a commit is worse "
-                        "when its ratio's interval is past halfway to 5 %%)")
+    s.add_argument("--threshold", type=float, default=None,
+                   help="the regression to look for, relative: a commit is worse when its "
+                        "ratio's interval is past halfway to it (default: the regression as "
+                        "the nights measured it against the range's good commit, else "
+                        f"{DEFAULT_THRESHOLD:g})")
+    s.add_argument("--range", default=None, metavar="GOOD..BAD",
+                   help="bisect these commits instead of the change's own range (the same "
+                        "regression on another branch, or a narrower range)")
     s.add_argument("--repetitions", type=int, default=3,
                    help="pairs per comparison (default 3)")
-    s.add_argument("--max-repetitions", type=int, default=12,
-                   help="an undecided comparison is run again with twice the pairs up to this "
-                        "many, then the bisection stops and says so (default 12)")
+    s.add_argument("--max-repetitions", type=int, default=24,
+                   help="an undecided comparison adds as many pairs again up to this many, "
+                        "then the bisection stops and says so (default 24)")
     s.set_defaults(func=_bisect)

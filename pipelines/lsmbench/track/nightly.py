@@ -151,8 +151,9 @@ class NightPlan:
     token_env: str | None
     token_file: str | None
     # --bisect: a new open regression is bisected after the report, with this threshold
+    # (None: track bisect's default, the regression as the nights measured it)
     bisect: bool
-    bisect_threshold: float
+    bisect_threshold: float | None
     # --reference: "accepted", "none", or a ref resolved once the repository is fetched
     reference: str
     # REPO is the orchestrator's own checkout: the checkout changes the judge too.
@@ -220,7 +221,7 @@ def plan_night(args: argparse.Namespace) -> NightPlan:
         raise UsageError(f"--reference: {reference!r} is not a ref")
     if args.publish:
         _check_publish(args)
-    if not 0 < args.bisect_threshold < 1:
+    if args.bisect_threshold is not None and not 0 < args.bisect_threshold < 1:
         raise UsageError(f"--bisect-threshold {args.bisect_threshold:g}: expected a fraction "
                          "between 0 and 1 (0.05: 5 %)")
     results = Path(args.results).absolute()
@@ -682,7 +683,9 @@ class Night:
             return "every open regression was bisected on an earlier night"
         change_id = str(new[0]["id"])
         args = ["track", "bisect", change_id, "--history", str(p.history), "--repo",
-                str(p.repo.root), "--threshold", str(p.bisect_threshold)]
+                str(p.repo.root)]
+        if p.bisect_threshold is not None:
+            args += ["--threshold", str(p.bisect_threshold)]
         if p.build_command:
             args += ["--build-command", p.build_command]
         code = self.lsmbench(*args)
