@@ -25,8 +25,11 @@
 # machine: a benchmark, not a test. Needs root (cgroup blkio throttling).
 #
 # The two parts in separate sittings (each from nothing; measured 2026-11-28: a night is 7.4
-# minutes, so the A/A part is ~2 h 35 min, the other ~1 h of nights and a bisection of up to 4
-# steps of 3-12 pairs, 7-26 minutes each; docs/results/tracking.md):
+# minutes, so the A/A part is ~2 h 35 min, the other ~1 h of nights and a bisection;
+# docs/results/tracking.md). The bisection's range is docs commits around the regression, so
+# `track bisect` judges every step by its build alone (the same engines/ tree as the good or
+# the bad commit) and measures nothing; track_bisect_engine_range.sh replays the regression on
+# a branch whose every commit changes engines/, a bisection that measures each step:
 #   AA_NIGHTS=20 REGRESS_NIGHTS=0 pipelines/bench/track_paired_acceptance.sh   # the A/A part
 #   AA_NIGHTS=4 pipelines/bench/track_paired_acceptance.sh    # 4 A/A nights, the regression
 # Commits that leave engines/ as it was share one build (lsmbench.track.builds.build_key), so

@@ -369,3 +369,33 @@ def test_a_step_is_judged_with_the_spread_pooled_over_the_paired_nights(tmp_path
         (squares + float(np.sum((logs[0] - logs[0].mean()) ** 2))) / 6))
     judged = paired_ratio(step, **given)
     assert judged.ratio == own.ratio and judged.high - judged.low < own.high - own.low
+
+
+def test_the_page_shows_what_a_bisection_looked_for_and_the_steps_it_did_not_measure(tmp_path):
+    from lsmbench.track.bisect import BisectResult, BisectStep
+    from lsmbench.track.history import History
+
+    h = History(tmp_path / "history.sqlite")
+    h.add_run({"campaign": "nightly", "date": "2026-10-01T02:00:00+00:00", "finished": 1.7e9,
+               "commit": "c1", "dirty": False, "spec_hash": "s", "testbed_key": "t",
+               "testbed": [{}], "results_dir": "/r/1"}, [], [], [])
+    steps = [BisectStep(step=1, commit=COMMITS[3], decision="not-worse", repetitions=6,
+                        ratio=1.004, low=0.981, high=1.027, n=6),
+             BisectStep(step=2, commit=COMMITS[4], decision="not-worse", repetitions=0,
+                        same_build_as=COMMITS[3],
+                        detail=f"the same build as {COMMITS[3][:12]}: nothing to measure")]
+    h.add_bisection(BisectResult(
+        change_id="p-feed", campaign="nightly", group="g", metric="max_write_throughput",
+        good="a" * 40, bad=COMMITS[-1], commits=COMMITS, steps=steps, first_bad=COMMITS[5],
+        suspects=[COMMITS[5]], conclusion=f"{COMMITS[5][:12]} is the first worse commit",
+        threshold=0.064, threshold_source="the regression the nights measured",
+        comparisons=1).model_dump())
+    h.close()
+    assert main(["track", "report", "--history", str(tmp_path / "history.sqlite"),
+                 "--quiet"]) in (0, 4)
+    page = (tmp_path / "history.html").read_text()
+    assert "looking for a 6.4 % regression (the regression the nights measured)" in page
+    row = page[page.index(f"<code>{COMMITS[4][:10]}</code>"):]
+    row = row[:row.index("</tr>")]
+    assert '<td class="num">-</td>' in row and "nothing to measure" in row
+    assert "[0.981, 1.027]" in page
