@@ -26,14 +26,15 @@
 #
 # The two parts in separate sittings (each from nothing; measured 2026-11-28: a night is 7.4
 # minutes, so the A/A part is ~2 h 35 min, the other ~1 h of nights and a bisection;
-# docs/results/tracking.md). The bisection's range is docs commits around the regression, so
-# `track bisect` judges every step by its build alone (the same engines/ tree as the good or
-# the bad commit) and measures nothing; track_bisect_engine_range.sh replays the regression on
-# a branch whose every commit changes engines/, a bisection that measures each step:
+# docs/results/tracking.md):
 #   AA_NIGHTS=20 REGRESS_NIGHTS=0 pipelines/bench/track_paired_acceptance.sh   # the A/A part
 #   AA_NIGHTS=4 pipelines/bench/track_paired_acceptance.sh    # 4 A/A nights, the regression
 # Commits that leave engines/ as it was share one build (lsmbench.track.builds.build_key), so
-# an A/A night builds nothing: a night is its ~7 minutes of points.
+# an A/A night builds nothing: a night is its ~7 minutes of points. For the same reason the
+# bisection here measures nothing: the range's commits around the regression change docs
+# only, and `track bisect` judges each by its build (the good commit's engines/ tree or the
+# bad one's). track_bisect_engine_range.sh WORK CHANGE_ID replays the regression on a branch
+# whose every commit changes engines/: a bisection that must measure each step.
 #
 # A testbed whose nights differ: NEIGHBOUR_NIGHTS="2 5 6 ..." keeps one core busy through each
 # of those nights (`sha256sum /dev/zero`, at the benchmark's priority): both builds of the
