@@ -76,14 +76,14 @@ set +e
 code=$?
 set -e
 grep -E "^bisection:" "$work/bisect-engine-range.log" || true
-.venv/bin/python -c '
+.venv/bin/python - "$work/bisect-engine-range.json" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
 print(r["conclusion"])
 for s in r["steps"]:
-    ci = f"[{s[\"low\"]:.3f}, {s[\"high\"]:.3f}]" if s["low"] is not None else ""
-    ratio = f"{s[\"ratio\"]:.3f}" if s["ratio"] is not None else ""
-    print(s["step"], s["commit"][:12], s["n"] or s["repetitions"], ratio, ci, s["decision"],
-          s["detail"])
-' "$work/bisect-engine-range.json"
+    measured = s["ratio"] is not None
+    print(s["step"], s["commit"][:12], s["n"] or s["repetitions"],
+          f"{s['ratio']:.3f} [{s['low']:.3f}, {s['high']:.3f}]" if measured else "-",
+          s["decision"], s["detail"])
+EOF
 exit $code
