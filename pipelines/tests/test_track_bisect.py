@@ -105,6 +105,13 @@ def test_commits_sharing_a_judged_build_take_its_judgement_unmeasured():
     _steps, first, _, _ = bisect_commits(COMMITS, compare, better="higher", threshold=0.05,
                                          build_of=builds.__getitem__, good="good")
     assert first == 8 and sorted(builds[c] for c, _ in asked) == ["a", "b"]
+    # A change whose ends are one build is not the engine's: nothing is named, nor measured.
+    compare, asked = regression_at(5)
+    steps, first, suspects, conclusion = bisect_commits(
+        COMMITS, compare, better="higher", threshold=0.05, build_of=lambda _: "same",
+        good="good")
+    assert (steps, first, asked) == ([], None, []) and suspects == COMMITS
+    assert conclusion.startswith("no engine change to bisect")
 
 
 def test_the_boundary_is_halfway_to_the_regression_the_nights_measured(tmp_path):

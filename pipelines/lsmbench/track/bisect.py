@@ -136,7 +136,12 @@ def bisect_commits(commits: Sequence[str], compare: Compare, *, better: str, thr
     if build_of is not None:
         if good is not None:
             judged[build_of(good)] = ("not-worse", good)
-        judged.setdefault(build_of(commits[-1]), ("worse", commits[-1]))
+            if build_of(commits[-1]) in judged:
+                return [], None, list(commits), (
+                    f"no engine change to bisect: the good commit {good[:12]} and the bad one "
+                    f"{commits[-1][:12]} have the same build (the same engines/ tree), so what "
+                    "changed was not the engine -- the testbed, the orchestrator, or noise")
+        judged[build_of(commits[-1])] = ("worse", commits[-1])
 
     def record(step: BisectStep) -> None:
         steps.append(step)
@@ -150,9 +155,10 @@ def bisect_commits(commits: Sequence[str], compare: Compare, *, better: str, thr
         build = build_of(commits[i]) if build_of is not None else None
         if build is not None and build in judged:
             known, judged_at = judged[build]
+            why = "which does not build" if known == "skipped" else "nothing to measure"
             record(BisectStep(step=len(steps) + 1, commit=commits[i], decision=known,
                               repetitions=0, same_build_as=judged_at,
-                              detail=f"the same build as {judged_at[:12]}: nothing to measure"))
+                              detail=f"the same build as {judged_at[:12]}: {why}"))
             if known == "worse":
                 hi = i
             elif known == "not-worse":
