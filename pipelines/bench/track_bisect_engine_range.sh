@@ -40,7 +40,9 @@ from lsmbench.track.history import open_history
 with open_history(sys.argv[1], create=False) as h:
     found = [c for c in find_changes(h).changes if c.id == sys.argv[2]]
 if not found:
-    sys.exit(f"no change {sys.argv[2]} in {sys.argv[1]}")
+    print(f"no change {sys.argv[2]} in {sys.argv[1]} (lsmbench track report lists them)",
+          file=sys.stderr)
+    sys.exit(2)
 print(found[0].commit_before)
 EOF
 )

@@ -35,6 +35,7 @@ runs and records. Every step is kept in the history (``bisect_steps``) and print
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import subprocess
 import sys
@@ -55,6 +56,7 @@ from .history import (
     METRIC_BY_NAME,
     History,
     HistoryError,
+    PairedValue,
     history_path,
     open_history,
 )
@@ -225,20 +227,24 @@ def _change(h: History, change_id: str) -> Change:
     return change
 
 
+def _series_nights(h: History, change: Change) -> list[PairedValue]:
+    """The paired nights of the change's series: its campaign, group and metric, on the same
+    testbed (its noise) with the same spec (its segment), each with its pairs."""
+    runs = {r.run_id: r for r in h.runs(change.campaign)}
+    return [v for v in h.paired_values(change.campaign)
+            if (v.group, v.metric, runs[v.run_id].testbed_key, runs[v.run_id].spec_hash) == (
+                change.group, change.metric, change.testbed_key, change.spec_hash) and v.pairs]
+
+
 def nights_spread(h: History, change: Change) -> PooledSpread:
     """The spread of a pair's log ratio of the change's group and metric, pooled over the
     history's paired nights of its campaign (empty without any: a change of an unpaired
     series). The nightly detector judges a night with it; a step's 3 pairs alone give a t
     with 2 degrees of freedom, an interval no 5 % boundary fits in."""
     pool = PooledSpread()
-    runs = {r.run_id: r for r in h.runs(change.campaign)}
-    for v in h.paired_values(change.campaign):
-        run = runs[v.run_id]
-        # The change's series only: the same testbed (its noise) and spec (its segment).
-        if (v.group, v.metric, run.testbed_key, run.spec_hash) == (
-                change.group, change.metric, change.testbed_key, change.spec_hash) \
-                and v.pairs and len(v.pairs) >= 2:
-            pool.add(v.pairs)
+    for v in _series_nights(h, change):
+        if len(v.pairs or []) >= 2:
+            pool.add(v.pairs or [])
     return pool
 
 
@@ -247,14 +253,9 @@ def regression_size(h: History, change: Change, good: str, better: str) -> tuple
     in the worse direction; the pairs behind it), the geometric mean of every pair of the
     change's series measured at or after the change's first night against that commit. None
     when no night did (a series change, another good commit) or they point the better way."""
-    runs = {r.run_id: r for r in h.runs(change.campaign)}
-    pairs: list[tuple[float, float]] = []
-    for v in h.paired_values(change.campaign):
-        run = runs[v.run_id]
-        if (v.group, v.metric, run.testbed_key, run.spec_hash) == (
-                change.group, change.metric, change.testbed_key, change.spec_hash) \
-                and v.run_id >= change.run_id and v.reference_commit == good and v.pairs:
-            pairs.extend(v.pairs)
+    pairs = [pair for v in _series_nights(h, change)
+             if v.run_id >= change.run_id and v.reference_commit == good
+             for pair in v.pairs or []]
     if len(pairs) < 2:
         return None
     ratio = paired_ratio(pairs).ratio
@@ -436,7 +437,8 @@ def cmd_bisect(args: argparse.Namespace) -> int:
         steps, first_bad, suspects, conclusion = bisect_commits(
             commits, compare, better=metric.better, threshold=threshold,
             repetitions=args.repetitions, max_repetitions=args.max_repetitions, on_step=show,
-            build_of=lambda sha: build_key(repo, sha, args.build_command), good=good)
+            build_of=functools.cache(lambda sha: build_key(repo, sha, args.build_command)),
+            good=good)
     except BuildFailed as e:
         print(f"lsmbench track bisect: {e.detail}", file=sys.stderr)
         return EXIT_ENV
