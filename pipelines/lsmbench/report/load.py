@@ -88,13 +88,23 @@ def _ms(us: Any) -> float | None:
     return v / 1000.0 if v is not None else None
 
 
-def component_counts(phase: StoredPhase) -> list[float]:
-    """engine.disk_components of the phase's measured intervals (all regular ones if none is
-    marked measured)."""
+def measured_intervals(phase: StoredPhase) -> list[dict[str, Any]]:
+    """The phase's measured intervals (all regular ones if none is marked measured)."""
     ivs = phase.regular_intervals()
-    measured = [iv for iv in ivs if iv.get("measured")]
+    return [iv for iv in ivs if iv.get("measured")] or ivs
+
+
+def component_counts(phase: StoredPhase, first_s: float | None = None) -> list[float]:
+    """engine.disk_components of the phase's measured intervals; with `first_s`, of those
+    starting within that many seconds of the first one's start (by start: intervals of two
+    runs end a few microseconds apart)."""
+    ivs = measured_intervals(phase)
+    if first_s is not None and ivs:
+        start = float(ivs[0].get("t_start_s") or 0.0)
+        ivs = [iv for iv in ivs
+               if float(iv.get("t_start_s") or 0.0) - start < first_s - 1e-3]
     out = []
-    for iv in measured or ivs:
+    for iv in ivs:
         v = _num((iv.get("engine") or {}).get("disk_components"))
         if v is not None:
             out.append(v)

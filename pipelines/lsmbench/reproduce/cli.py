@@ -6,12 +6,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..exits import EXIT_ENV, EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from ..paths import project_root
 from ..wording import plural
 from .suite import PAPERS, SUITE, experiments, runs_in
+
+if TYPE_CHECKING:
+    from .changes import EarlierPage
 
 # The most repetitions per group reproduce adds for an undecided claim (--claim-repetitions):
 # a dozen part two medians whose gap is at least half their 3-repetition intervals' summed
@@ -51,11 +54,17 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                         "one machine first")
     s.add_argument("--out", default=None, metavar="DIR",
                    help="where the pages go (default: docs/results/ of the project)")
+    s.add_argument("--compare-with", action="append", default=None, metavar="PAGE",
+                   help="a page an earlier `lsmbench reproduce` wrote (e.g. `git show "
+                        "REV:docs/results/luo-carey.md > old.md`): the new page of its paper "
+                        "lists every claim whose status changed since; repeatable, one page "
+                        "per paper")
     s.set_defaults(func=cmd_reproduce)
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from ..outputs import OutputError, check_writable, record_written, resolve_out
+    from .changes import CompareError
     from .pages import RUN_FILE, load_evidence, page_names, read_run, render_page
     from .runner import run_suite
 
@@ -107,6 +116,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     try:
         check_writable(out, "reproduce", page_names(papers), owned=owned)
     except OutputError as e:
+        print(f"lsmbench reproduce: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        earlier = _earlier_pages(args.compare_with or [], papers)
+    except CompareError as e:
         print(f"lsmbench reproduce: {e}", file=sys.stderr)
         return EXIT_USAGE
     say = (lambda *_: None) if args.quiet or args.json else print
@@ -170,7 +184,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     evidence = load_evidence(store, [e for e in exps if e.name in run.experiments])
     written = []
     for paper in papers:
-        page = render_page(paper, exps, evidence, run, out)
+        page = render_page(paper, exps, evidence, run, out, earlier.get(paper))
         record_written(out, "reproduce", page.files)
         written.append(str(page.path))
         say(f"reproduce: {written[-1]}")
@@ -181,3 +195,22 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                           "nodes": {n: r.node for n, r in run.experiments.items()},
                           "estimate_s": estimates}))
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def _earlier_pages(paths: list[str], papers: list[str]) -> dict[str, EarlierPage]:
+    """--compare-with's pages by paper, read before anything runs."""
+    from .changes import CompareError, paper_of, read_earlier
+    from .claims import all_claims
+
+    out: dict[str, EarlierPage] = {}
+    for p in paths:
+        page = read_earlier(Path(p))
+        paper = paper_of(page, all_claims())
+        if paper not in papers:
+            raise CompareError(f"--compare-with {p}: a page of {paper}, whose page this run "
+                               f"does not write (it writes {', '.join(papers)})")
+        if paper in out:
+            raise CompareError(f"--compare-with {p}: a second page of {paper} (the first: "
+                               f"{out[paper].path}); give one per paper")
+        out[paper] = page
+    return out

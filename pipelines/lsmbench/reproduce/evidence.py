@@ -29,7 +29,7 @@ from ..groups import (
 )
 from ..listing import estimate_text
 from ..names import DIMENSION_ALIASES
-from ..report.load import component_counts, stored_repetition
+from ..report.load import component_counts, measured_intervals, stored_repetition
 from ..report.papers import bursts
 from ..results import Campaign, StoredPoint, read_campaign
 from ..stats import Estimate, median_ci
@@ -80,6 +80,44 @@ def components_mean(pt: StoredPoint) -> float | None:
     """Mean disk components over the running phase's measured intervals."""
     counts = component_counts(pt.running) if pt.running else []
     return sum(counts) / len(counts) if counts else None
+
+
+def running_window_s(pt: StoredPoint) -> float | None:
+    """The length of the running phase's measured window."""
+    ivs = measured_intervals(pt.running) if pt.running else []
+    if not ivs:
+        return None
+    return float(ivs[-1].get("t_end_s") or 0.0) - float(ivs[0].get("t_start_s") or 0.0)
+
+
+def components_mean_over(first_s: float) -> PointMetric:
+    """Mean disk components over the first `first_s` seconds of the running phase's measured
+    window."""
+    def metric(pt: StoredPoint) -> float | None:
+        counts = component_counts(pt.running, first_s) if pt.running else []
+        return sum(counts) / len(counts) if counts else None
+    return metric
+
+
+def compare_components(ev: CampaignEvidence, a: dict[str, Any], b: dict[str, Any],
+                       a_name: str, b_name: str) -> Finding:
+    """"a keeps fewer disk components than b", over the same stretch of running for every
+    repetition: the first seconds of the shortest window of the two groups. A running phase
+    that stops when decided ends early on a failure and runs on while undecided, so whole
+    windows would compare a tree before its deepest merge with one through it."""
+    points = [ev.points[p] for g in (ev.one(**a), ev.one(**b)) if g is not None
+              for p in g.points if p in ev.points and ev.points[p].ok]
+    windows = [w for w in (running_window_s(pt) for pt in points) if w]
+    if not windows:
+        return compare(ev.of(components_mean, **a), ev.of(components_mean, **b), a_name,
+                       b_name, higher=False, fmt=fmt_plain, what="mean disk components")
+    first = min(windows)
+    what = "mean disk components"
+    if max(windows) - first > 1.0:
+        what += f" over each running phase's first {first:.0f} s (the shortest window compared)"
+    metric = components_mean_over(first)
+    return compare(ev.of(metric, **a), ev.of(metric, **b), a_name, b_name, higher=False,
+                   fmt=fmt_plain, what=what)
 
 
 def query_rate(kind: str) -> PointMetric:

@@ -17,6 +17,7 @@ from ..report.catalog import all_figures
 from ..report.plotting import Figure
 from ..report.render import markdown_environment
 from ..store import write_bytes_atomic
+from .changes import EarlierPage, changes_since
 from .claims import Claim, Evidence, all_claims
 from .evidence import (
     NOT_REPRODUCED,
@@ -246,14 +247,16 @@ class RenderedPage:
 
 
 def render_page(paper: str, exps: list[Experiment], evidence: Evidence, run: SuiteRun | None,
-                out_dir: Path) -> RenderedPage:
-    """Writes out_dir/<paper>.md and its figures (page_names)."""
+                out_dir: Path, earlier: EarlierPage | None = None) -> RenderedPage:
+    """Writes out_dir/<paper>.md and its figures (page_names); with `earlier` (a page of this
+    paper read back), the claims whose status changed since it."""
     claims = [c for c in all_claims() if c.paper == paper]
     rows = judged(claims, evidence)
     sections = [section(e, evidence, run, out_dir) for e in exps if e.paper == paper]
     text = markdown_environment().get_template(TEMPLATE).render(
         paper=paper, title=PAPERS[paper], run=run, rows=rows, tally=tally(rows),
-        sections=sections, total_seconds=sum(s.run.took_s for s in sections if s.run))
+        sections=sections, total_seconds=sum(s.run.took_s for s in sections if s.run),
+        comparison=changes_since(earlier, rows) if earlier is not None else None)
     path = out_dir / f"{paper}.md"
     write_atomic(path, text.encode())
     return RenderedPage(path, [path] + [out_dir / f["path"] for sec in sections
