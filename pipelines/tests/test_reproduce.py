@@ -438,7 +438,7 @@ def test_components_are_compared_over_the_same_stretch_of_running(store):
     fair = ev.one(policy="tiering", scheduler="fair")
     assert greedy is not None and fair is not None
 
-    def first_2s(group):  # the mean over the intervals starting in the first 2 s of the window's start
+    def first_2s(group):  # the mean over the intervals starting in the first 2 s
         means = []
         for pid in group.points:
             ivs = [iv for iv in ev.points[pid].running.regular_intervals()
