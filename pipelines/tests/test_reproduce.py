@@ -54,6 +54,7 @@ from lsmbench.stats import median_ci
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = Path(__file__).parent / "fixtures" / "reproduce" / "results" / "reproduce"
+REPORT_FIXTURE = Path(__file__).parent / "fixtures" / "report" / "results"
 DATASETS = Path(__file__).parent / "fixtures" / "datasets" / "results"
 
 
@@ -460,6 +461,24 @@ def test_components_are_compared_over_the_same_stretch_of_running(store):
                     ev.of(components_mean, policy="tiering", scheduler="fair"), "greedy",
                     "fair", higher=False, fmt=fmt_plain, what="mean disk components")
     assert whole.status == NOT_REPRODUCED
+
+
+def test_a_query_rate_over_the_first_seconds_counts_their_intervals_ops():
+    """query_rate(kind, first_s): the ops of the intervals starting in the window's first
+    seconds over their length; without first_s, the summary's rate of the whole window."""
+    ev = read_evidence(REPORT_FIXTURE, "report-fixture")
+    assert ev is not None
+    pt = next(p for p in ev.points.values() if p.ok and p.running is not None)
+    ivs = [iv for iv in pt.running.regular_intervals() if iv.get("measured")]
+    t0 = float(ivs[0]["t_start_s"])
+    first = [iv for iv in ivs if float(iv["t_start_s"]) - t0 < 1.5]
+    assert 0 < len(first) < len(ivs)
+    for kind in ("get", "scan"):
+        want = sum(iv["queries"][kind]["ops"] for iv in first) / sum(
+            iv["t_end_s"] - iv["t_start_s"] for iv in first)
+        assert query_rate(kind, 2.0)(pt) == pytest.approx(want)
+        assert query_rate(kind)(pt) == pt.running.summary["queries"][kind]["throughput"]
+    assert query_rate("secondary", 2.0)(pt) is None  # no such query ran
 
 
 def test_secondary_index_claims_read_the_sweep_and_the_query_rates():

@@ -94,17 +94,10 @@ def measured_intervals(phase: StoredPhase) -> list[dict[str, Any]]:
     return [iv for iv in ivs if iv.get("measured")] or ivs
 
 
-def component_counts(phase: StoredPhase, first_s: float | None = None) -> list[float]:
-    """engine.disk_components of the phase's measured intervals; with `first_s`, of those
-    starting within that many seconds of the first one's start (by start: intervals of two
-    runs end a few microseconds apart)."""
-    ivs = measured_intervals(phase)
-    if first_s is not None and ivs:
-        start = float(ivs[0].get("t_start_s") or 0.0)
-        ivs = [iv for iv in ivs
-               if float(iv.get("t_start_s") or 0.0) - start < first_s - 1e-3]
+def component_counts(phase: StoredPhase) -> list[float]:
+    """engine.disk_components of the phase's measured intervals."""
     out = []
-    for iv in ivs:
+    for iv in measured_intervals(phase):
         v = _num((iv.get("engine") or {}).get("disk_components"))
         if v is not None:
             out.append(v)

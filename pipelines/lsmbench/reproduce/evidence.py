@@ -90,11 +90,45 @@ def running_window_s(pt: StoredPoint) -> float | None:
     return float(ivs[-1].get("t_end_s") or 0.0) - float(ivs[0].get("t_start_s") or 0.0)
 
 
-def components_mean_over(first_s: float) -> PointMetric:
+def _first_intervals(pt: StoredPoint, first_s: float) -> list[dict[str, Any]]:
+    """The running phase's measured intervals starting within `first_s` of the first one's
+    start (by start: the intervals of two runs end a few microseconds apart)."""
+    ivs = measured_intervals(pt.running) if pt.running else []
+    if not ivs:
+        return []
+    start = float(ivs[0].get("t_start_s") or 0.0)
+    return [iv for iv in ivs if float(iv.get("t_start_s") or 0.0) - start < first_s - 1e-3]
+
+
+def common_window(ev: CampaignEvidence, *selections: dict[str, Any]) -> float | None:
+    """The shortest running window of the selected groups' complete repetitions when the
+    windows differ by more than a second, else None. A running phase that stops when decided
+    ends early on a failure and runs on while undecided: a figure averaged over whole windows
+    would compare a tree before its deepest merge with one through it, so such figures are
+    compared over each window's first seconds, the same for all."""
+    windows = [w for sel in selections if (g := ev.one(**sel)) is not None
+               for p in g.points if p in ev.points and ev.points[p].ok
+               and (w := running_window_s(ev.points[p]))]
+    if not windows or max(windows) - min(windows) <= 1.0:
+        return None
+    return min(windows)
+
+
+def over_first(first_s: float | None) -> str:
+    """What a comparison over common_window's seconds adds to the figure's name."""
+    return "" if first_s is None else \
+        f" over each running phase's first {first_s:.0f} s (the shortest window compared)"
+
+
+def components_mean_over(first_s: float | None) -> PointMetric:
     """Mean disk components over the first `first_s` seconds of the running phase's measured
-    window."""
+    window (None: all of it)."""
+    if first_s is None:
+        return components_mean
+
     def metric(pt: StoredPoint) -> float | None:
-        counts = component_counts(pt.running, first_s) if pt.running else []
+        counts = [v for iv in _first_intervals(pt, first_s)
+                  if (v := number((iv.get("engine") or {}).get("disk_components"))) is not None]
         return sum(counts) / len(counts) if counts else None
     return metric
 
@@ -102,29 +136,27 @@ def components_mean_over(first_s: float) -> PointMetric:
 def compare_components(ev: CampaignEvidence, a: dict[str, Any], b: dict[str, Any],
                        a_name: str, b_name: str) -> Finding:
     """"a keeps fewer disk components than b", over the same stretch of running for every
-    repetition: the first seconds of the shortest window of the two groups. A running phase
-    that stops when decided ends early on a failure and runs on while undecided, so whole
-    windows would compare a tree before its deepest merge with one through it."""
-    points = [ev.points[p] for g in (ev.one(**a), ev.one(**b)) if g is not None
-              for p in g.points if p in ev.points and ev.points[p].ok]
-    windows = [w for w in (running_window_s(pt) for pt in points) if w]
-    if not windows:
-        return compare(ev.of(components_mean, **a), ev.of(components_mean, **b), a_name,
-                       b_name, higher=False, fmt=fmt_plain, what="mean disk components")
-    first = min(windows)
-    what = "mean disk components"
-    if max(windows) - first > 1.0:
-        what += f" over each running phase's first {first:.0f} s (the shortest window compared)"
+    repetition (common_window)."""
+    first = common_window(ev, a, b)
     metric = components_mean_over(first)
     return compare(ev.of(metric, **a), ev.of(metric, **b), a_name, b_name, higher=False,
-                   fmt=fmt_plain, what=what)
+                   fmt=fmt_plain, what="mean disk components" + over_first(first))
 
 
-def query_rate(kind: str) -> PointMetric:
-    """Queries of `kind` (get, scan) per second in the running phase's measured window."""
+def query_rate(kind: str, first_s: float | None = None) -> PointMetric:
+    """Queries of `kind` (get, scan, secondary) per second in the running phase's measured
+    window, or in its first `first_s` seconds."""
     def metric(pt: StoredPoint) -> float | None:
-        return number(pt.running.summary_get("queries", kind, "throughput")) if pt.running \
-            else None
+        if first_s is None:
+            return number(pt.running.summary_get("queries", kind, "throughput")) \
+                if pt.running else None
+        ivs = _first_intervals(pt, first_s)
+        ops = [number(((iv.get("queries") or {}).get(kind) or {}).get("ops")) for iv in ivs]
+        if not ivs or any(o is None for o in ops):
+            return None
+        seconds = sum(float(iv.get("t_end_s") or 0.0) - float(iv.get("t_start_s") or 0.0)
+                      for iv in ivs)
+        return sum(o for o in ops if o is not None) / seconds if seconds > 0 else None
     return metric
 
 

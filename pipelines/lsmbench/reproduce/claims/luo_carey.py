@@ -14,10 +14,12 @@ from ..evidence import (
     Finding,
     PointMetric,
     all_of,
+    common_window,
     compare,
     compare_components,
     fmt_rate,
     fmt_seconds,
+    over_first,
     param,
     query_rate,
     similar,
@@ -108,13 +110,15 @@ def _query_compare(ev: CampaignEvidence, kind: str, a: dict[str, str], b: dict[s
                    *, higher: bool = True, same: bool = False) -> Finding:
     """Compares the rate of `kind` queries (the groups that ran only that kind)."""
     only = {"get": 1, "scan": 0} if kind == "get" else {"get": 0, "scan": 1}
-    ea = ev.of(query_rate(kind), **a, **only)
-    eb = ev.of(query_rate(kind), **b, **only)
+    first = common_window(ev, {**a, **only}, {**b, **only})
+    ea = ev.of(query_rate(kind, first), **a, **only)
+    eb = ev.of(query_rate(kind, first), **b, **only)
     na = ", ".join(a.values())
     nb = ", ".join(b.values())
+    what = f"{kind} rate" + over_first(first)
     if same:
-        return similar(ea, eb, na, nb, fmt=fmt_rate, what=f"{kind} rate", within=RATE_ALIKE)
-    return compare(ea, eb, na, nb, higher=higher, fmt=fmt_rate, what=f"{kind} rate")
+        return similar(ea, eb, na, nb, fmt=fmt_rate, what=what, within=RATE_ALIKE)
+    return compare(ea, eb, na, nb, higher=higher, fmt=fmt_rate, what=what)
 
 
 def _exact_lower(ev: CampaignEvidence, exact: str, **params: object) -> Finding:
@@ -185,12 +189,16 @@ def _greedy_queries(ev: CampaignEvidence, strategy: str) -> Finding:
     sels = sorted({param(g.params, "selectivity") for g in ev.groups} - {None})
     if not sels:
         return Finding(status=INCONCLUSIVE, ours="-", why="no secondary queries ran")
-    rate = query_rate("secondary")
-    return all_of([compare(
-        ev.of(rate, secondary_maintenance=strategy, scheduler="greedy", selectivity=s),
-        ev.of(rate, secondary_maintenance=strategy, scheduler="fair", selectivity=s),
-        f"greedy, selectivity {s}", f"fair, selectivity {s}", higher=True, fmt=fmt_rate,
-        what="query rate") for s in sels])
+    findings = []
+    for s in sels:
+        greedy = {"secondary_maintenance": strategy, "scheduler": "greedy", "selectivity": s}
+        fair = {**greedy, "scheduler": "fair"}
+        first = common_window(ev, greedy, fair)
+        rate = query_rate("secondary", first)
+        findings.append(compare(ev.of(rate, **greedy), ev.of(rate, **fair),
+                                f"greedy, selectivity {s}", f"fair, selectivity {s}",
+                                higher=True, fmt=fmt_rate, what="query rate" + over_first(first)))
+    return all_of(findings)
 
 
 CLAIMS: list[Claim] = [
