@@ -87,6 +87,21 @@ def restore(archive: Path, results: Path) -> int:
 CLAIMS_MARGIN = 2.0
 
 
+def ended_well(results: Path, name: str, since: float) -> bool:
+    """Whether the suite run's record says experiment `name` ran to its end (exit 0) after
+    `since` (epoch seconds): `lsmbench reproduce` can fail after that, writing the pages, and
+    the stored campaign is then whole."""
+    run = read_run(results / "reproduce")
+    record = run.experiments.get(name) if run is not None else None
+    if record is None or record.exit_code != 0 or not record.finished:
+        return False
+    try:
+        finished = datetime.fromisoformat(record.finished.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return finished.timestamp() >= since
+
+
 def deadline_at(until: str) -> float:
     """--until HH:MM: today's (tomorrow's, when it has passed) epoch seconds."""
     now = datetime.now()
@@ -118,6 +133,7 @@ def run(archive: Path, results: Path, out: Path, papers: list[str], names: list[
             and (archive / f"{e.name}{SUFFIX}").is_file())]
     lsmbench = Path(sys.executable).with_name("lsmbench")
     left: list[str] = []
+    pages_missing = False
     for exp in todo:
         est = estimate_s(exp, False, results, read_run(results / "reproduce"))
         if deadline is not None and est is None:
@@ -137,17 +153,29 @@ def run(archive: Path, results: Path, out: Path, papers: list[str], names: list[
         resume = not names and (results / "reproduce" / exp.name / CAMPAIGN_FILE).is_file()
         print(f"{exp.name}: plan's estimate ~{(est or 0.0) / 60:.0f} min"
               + (", going on from the stored points" if resume else ""), flush=True)
+        began = time.time()
         done = subprocess.run([str(lsmbench), "reproduce", "--quiet", "--experiment", exp.name,
                                "--results", str(results), "--out", str(out),
                                *(["--resume"] if resume else [])], check=False)
-        if done.returncode != 0:  # its record (RESULTS/reproduce) says why; kept: no part
+        if done.returncode != 0 and ended_well(results, exp.name, began):
+            print(f"{exp.name}: lsmbench reproduce exit {done.returncode} after the experiment "
+                  "ended well (its record: exit 0): kept; its pages were not written "
+                  "(`lsmbench reproduce --pages-only` writes them)", file=sys.stderr)
+            pages_missing = True
+        elif done.returncode != 0:  # its record (RESULTS/reproduce) says why; kept: no part
             print(f"{exp.name}: lsmbench reproduce exit {done.returncode}; not kept (`lsmbench "
                   "reproduce --resume --experiment` goes on from its complete points)",
                   file=sys.stderr)
             return done.returncode
+        else:
+            pages_missing = False
         code = save(results, archive, [exp.name])
         if code:
             return code
+    if pages_missing:
+        print(f"the pages were not written after the last experiment: `lsmbench reproduce "
+              f"--pages-only --results {results} --out {out}` writes them", file=sys.stderr)
+        return 1
     if left:
         print(f"left for the next sitting: {', '.join(left)}")
     else:

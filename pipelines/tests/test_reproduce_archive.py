@@ -123,3 +123,37 @@ def test_run_skips_what_is_kept_and_starts_nothing_past_the_deadline(tmp_path: P
     assert "repro-mao-sim: no estimate of its time" in both.stdout
     assert "left for the next sitting: repro-lc-bursts, repro-mao-sim" in both.stdout
     assert not (tmp_path / "o").exists()
+
+
+def _archive_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("reproduce_archive", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_an_experiment_whose_record_says_it_ended_well_is_kept_after_a_late_failure(
+        tmp_path: Path) -> None:
+    """`lsmbench reproduce` can fail after the experiment (writing its pages): the runner
+    keeps the campaign when the suite run's record says the experiment ended with exit 0
+    after the runner started it -- not an older record, not a failed one."""
+    ended_well = _archive_module().ended_well
+    stored_suite(tmp_path, ["repro-lc-size-ratio", "repro-lc-bursts"])
+    record = tmp_path / "reproduce" / RUN_FILE
+    run = SuiteRun.model_validate_json(record.read_text())
+    run.experiments["repro-lc-size-ratio"].finished = "2026-11-28T23:12:09Z"
+    run.experiments["repro-lc-bursts"].finished = "2026-11-28T20:42:01Z"
+    record.write_text(run.model_dump_json())
+    utc_end = datetime.fromisoformat("2026-11-28T23:12:09+00:00").timestamp()
+    assert ended_well(tmp_path, "repro-lc-size-ratio", utc_end - 60)
+    assert not ended_well(tmp_path, "repro-lc-size-ratio", utc_end + 60)  # an older record
+    assert not ended_well(tmp_path, "repro-lc-queries", 0.0)  # no record
+    run.experiments["repro-lc-size-ratio"].exit_code = 1
+    record.write_text(run.model_dump_json())
+    assert not ended_well(tmp_path, "repro-lc-size-ratio", 0.0)  # it failed
+    run.experiments["repro-lc-bursts"].finished = None
+    record.write_text(run.model_dump_json())
+    assert not ended_well(tmp_path, "repro-lc-bursts", 0.0)  # no end stamped
