@@ -124,6 +124,20 @@ def test_run_skips_what_is_kept_and_starts_nothing_past_the_deadline(tmp_path: P
     assert "left for the next sitting: repro-lc-bursts, repro-mao-sim" in both.stdout
     assert not (tmp_path / "o").exists()
 
+    # Without claim repetitions plan's estimate alone is weighed: half the time.
+    def minutes(*extra: str) -> int:
+        proc = archive_cmd("run", tmp_path / "keep2", tmp_path / "r4", "--out", tmp_path / "o",
+                           "--until", soon, "--experiment", "repro-lc-bursts", *extra)
+        assert proc.returncode == 0, proc.stderr
+        line = next(x for x in proc.stdout.splitlines() if "does not fit" in x)
+        return int(line.split("~", 1)[1].split(" min", 1)[0])
+
+    with_room, without = minutes(), minutes("--claim-repetitions", "0")
+    assert abs(with_room - 2 * without) <= 1, (with_room, without)
+    bad = archive_cmd("run", tmp_path / "keep2", tmp_path / "r5", "--out", tmp_path / "o",
+                      "--claim-repetitions", "-1")
+    assert bad.returncode == 2 and "--claim-repetitions: expected 0 or more" in bad.stderr
+
 
 def _archive_module():
     import importlib.util
