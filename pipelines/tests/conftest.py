@@ -44,3 +44,4 @@ from fixtures_influx import influxd  # noqa: E402, F401
 # -- a deployed three-node ssh testbed over sshd in network namespaces (session fixture
 # `three_node_testbed`), shared by the modules that need one; see fixtures_netns.py.
 from fixtures_netns import three_node_testbed  # noqa: E402, F401
+from fixtures_reproduce import lsmbench, store  # noqa: E402, F401 (reproduce's tests)
