@@ -33,7 +33,8 @@ ReportError = ResultsError
 
 __all__ = [
     "Campaign", "GroupRow", "ReportError", "Row", "SearchRow", "StoredPhase", "StoredPoint",
-    "component_counts", "group_rows", "point_row", "read_campaign", "read_point",
+    "component_counts", "group_rows", "interval_components", "measured_intervals", "point_row",
+    "read_campaign", "read_point",
     "resolve_campaign_dir", "search_rows",
 ]
 
@@ -94,14 +95,19 @@ def measured_intervals(phase: StoredPhase) -> list[dict[str, Any]]:
     return [iv for iv in ivs if iv.get("measured")] or ivs
 
 
-def component_counts(phase: StoredPhase) -> list[float]:
-    """engine.disk_components of the phase's measured intervals."""
+def interval_components(intervals: list[dict[str, Any]]) -> list[float]:
+    """engine.disk_components of these intervals (those that report it)."""
     out = []
-    for iv in measured_intervals(phase):
+    for iv in intervals:
         v = _num((iv.get("engine") or {}).get("disk_components"))
         if v is not None:
             out.append(v)
     return out
+
+
+def component_counts(phase: StoredPhase) -> list[float]:
+    """engine.disk_components of the phase's measured intervals."""
+    return interval_components(measured_intervals(phase))
 
 
 def point_row(pt: StoredPoint) -> Row:

@@ -29,7 +29,12 @@ from ..groups import (
 )
 from ..listing import estimate_text
 from ..names import DIMENSION_ALIASES
-from ..report.load import component_counts, measured_intervals, stored_repetition
+from ..report.load import (
+    component_counts,
+    interval_components,
+    measured_intervals,
+    stored_repetition,
+)
 from ..report.papers import bursts
 from ..results import Campaign, StoredPoint, read_campaign
 from ..stats import Estimate, median_ci
@@ -127,8 +132,7 @@ def components_mean_over(first_s: float | None) -> PointMetric:
         return components_mean
 
     def metric(pt: StoredPoint) -> float | None:
-        counts = [v for iv in _first_intervals(pt, first_s)
-                  if (v := number((iv.get("engine") or {}).get("disk_components"))) is not None]
+        counts = interval_components(_first_intervals(pt, first_s))
         return sum(counts) / len(counts) if counts else None
     return metric
 
