@@ -32,7 +32,14 @@ from typing import Any
 from scipy import stats as scipy_stats
 
 from . import verdict as vd
-from .cycles import Coverage, events, interval_writes, phase_deepest_level
+from .cycles import (
+    Coverage,
+    deepest_text,
+    events,
+    interval_writes,
+    merges_into,
+    phase_deepest_level,
+)
 from .spec.models import SteadyState, UntilDecided, VerdictSpec
 
 # ---------------------------------------------------------------- steady-state testing
@@ -99,8 +106,7 @@ def testing_rounds(intervals: list[dict[str, Any]], rule: SteadyState) -> list[R
     start = start_edges[-1] if start_edges else edges[0][0]
     merge_events = events(intervals, "merge")
     level = deepest_level(intervals)
-    ends = sorted(float(e.get("end_s", 0.0)) for e in merge_events
-                  if level is not None and int(e.get("output_level", 0)) >= level)
+    ends = sorted(float(e.get("end_s", 0.0)) for e in merges_into(intervals, level))
     need = rule.deepest_merges if merge_events else 0  # no merge told: time alone
     rounds: list[Round] = []
     writes = 0.0
@@ -260,11 +266,9 @@ class Decision:
 
 def deepest_merges_completed(intervals: list[dict[str, Any]], level: int | None,
                              from_s: float) -> int:
-    """Merges into ``level`` or deeper completed at or after from_s."""
-    if level is None:
-        return 0
-    return sum(1 for e in events(intervals, "merge")
-               if int(e.get("output_level", 0)) >= level and float(e.get("end_s", 0.0)) >= from_s)
+    """Merges into ``level`` or deeper (cycles.merges_into: a one-level tree's major merges)
+    completed at or after from_s."""
+    return sum(1 for e in merges_into(intervals, level) if float(e.get("end_s", 0.0)) >= from_s)
 
 
 def _over_limit_lower_bound(iv: dict[str, Any], limit_us: float) -> float:
@@ -317,8 +321,8 @@ def running_decision(intervals: list[dict[str, Any]], *, rule: UntilDecided,
         return Decision(CONTINUE, now, f"under min_duration ({rule.min_duration:g} s)")
     merges = deepest_merges_completed(regular, deepest, warmup_s)
     if deepest is not None and merges < rule.deepest_merges:
-        return Decision(CONTINUE, now, f"{merges} of {rule.deepest_merges} merges into level "
-                                       f"{deepest} completed")
+        return Decision(CONTINUE, now, f"{merges} of {rule.deepest_merges} merges into "
+                                       f"{deepest_text(deepest)} completed")
     # The criteria need no utilization: the offered rate is the arrival rate.
     fig = vd.running_figures(0.0, offered_rate, regular, None, None, warmup_s)
     v = judge_with_bounds(fig, bounds, None)
@@ -330,7 +334,7 @@ def running_decision(intervals: list[dict[str, Any]], *, rule: UntilDecided,
     flat = flat_backlog(fig, bounds)
     if flat is not True:
         return Decision(CONTINUE, now, "backlog trend not yet flat: " + backlog_text(fig, bounds))
-    what = (f"{merges} merges into level {deepest}" if deepest is not None
+    what = (f"{merges} merges into {deepest_text(deepest)}" if deepest is not None
             else "no merge events (the engine tells none)")
     return Decision(PASS, now, f"decided: {what}, every criterion passing, flat backlog")
 
@@ -359,13 +363,13 @@ def judge_until_decided(fig: vd.RunningFigures, intervals: list[dict[str, Any]],
         enough = merges >= rule.deepest_merges
         coverage = Coverage(
             enough, level, merges, coverage.largest_merge_bytes,
-            f"{merges} completed merge(s) into level {level}, the deepest, in the {window:.0f} s "
-            f"window ({rule.deepest_merges} needed)")
+            f"{merges} completed merge(s) into {deepest_text(level)}, the deepest, in the "
+            f"{window:.0f} s window ({rule.deepest_merges} needed)")
     v = judge_with_bounds(fig, bounds, coverage)
     if v.verdict == vd.INCONCLUSIVE and coverage is not None and not coverage.complete:
         needed = needed_length(coverage, rule, window, cycle_s)
         return v.model_copy(update={"reasons": [
-            *v.reasons, f"{rule.deepest_merges} merges into level {level} needed; "
+            *v.reasons, f"{rule.deepest_merges} merges into {deepest_text(level)} needed; "
             f"{vd.NEEDED_MARK}{needed}"]})
     if v.verdict != vd.SUSTAINABLE:
         return v
@@ -417,14 +421,15 @@ def needed_length(coverage: Coverage | None, rule: UntilDecided, window_s: float
     seen = coverage.merges_into_deepest
     if cycle_s:
         need = cycle_s * (rule.deepest_merges + 1)
-        return (f"about {need:.0f} s ({rule.deepest_merges} merges into level "
-                f"{coverage.deepest_level} at one per ~{cycle_s:.0f} s, and the phase's start)")
+        return (f"about {need:.0f} s ({rule.deepest_merges} merges into "
+                f"{deepest_text(coverage.deepest_level)} at one per ~{cycle_s:.0f} s, and the "
+                "phase's start)")
     if seen:
         per = window_s / seen
         return (f"about {per * (rule.deepest_merges + 1):.0f} s ({seen} merge(s) in "
                 f"{window_s:.0f} s)")
-    return (f"more than {window_s:.0f} s (no merge into level {coverage.deepest_level} "
-            "completed in it)")
+    return (f"more than {window_s:.0f} s (no merge into "
+            f"{deepest_text(coverage.deepest_level)} completed in it)")
 
 
 # ---------------------------------------------------------------- the live monitors

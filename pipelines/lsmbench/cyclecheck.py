@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .cycles import MergeCycle, merge_cycle
+from .cycles import MergeCycle, deepest_text, merge_cycle
 from .digest import canonical_hash
 from .driverio import read_timeseries
 from .engine_options import option_string, record_sizes
@@ -89,9 +89,10 @@ def from_testing(mc: MergeCycle, sim: SimCycles | None,
     records: the records per flush when the testing phase's flush events do not tell them."""
     many = "merge" if mc.merges == 1 else "merges"
     if mc.writes is not None:
-        basis = f"from the testing phase's {mc.merges} {many} into level {mc.level}"
+        basis = f"from the testing phase's {mc.merges} {many} into {deepest_text(mc.level)}"
         return ExpectedCycle(mc.level, mc.writes, basis, pending_end_s=mc.pending_end_s), basis
-    seen = f"the testing phase saw {mc.merges} {many} into level {mc.level} in {mc.phase_s:.0f} s"
+    seen = (f"the testing phase saw {mc.merges} {many} into {deepest_text(mc.level)} in "
+            f"{mc.phase_s:.0f} s")
     per_flush = mc.writes_per_flush or records
     if sim is None or not per_flush:
         why = sim_unknown or "no flush events to count writes by"
@@ -137,9 +138,10 @@ def short_phase_warning(phase_dir: str, running: RunningPhase, rate: float,
         needed = PENDING_MARGIN * cycle.pending_end_s
         if window >= needed:
             return None
-        return (f"{phase_dir} phase {running.duration:g} s may end before the merge into level "
-                f"{cycle.level} that the load left pending (it ended {cycle.pending_end_s:.0f} s "
-                f"into the testing phase; allowing {PENDING_MARGIN:g}x for a slower scheduler: "
+        return (f"{phase_dir} phase {running.duration:g} s may end before the merge into "
+                f"{deepest_text(cycle.level)} that the load left pending (it ended "
+                f"{cycle.pending_end_s:.0f} s into the testing phase; allowing "
+                f"{PENDING_MARGIN:g}x for a slower scheduler: "
                 f"~{needed:.0f} s); without it the verdict is inconclusive; {LENGTHEN} to >= "
                 f"{math.ceil(needed + running.warmup)} s")
     length = f"{running.duration:g} s"
@@ -272,11 +274,11 @@ def _rate_free_note(sim: SimCycles, level: int, records: int, running: RunningPh
     at which the running window holds one."""
     flushes = sim.cycle_flushes(level)
     if flushes is None:
-        return (f"lsm-sim ran {sim.merges_into(level)} merge(s) into level {level} (the deepest "
-                f"after the load) in {sim.flushes - sim.start_flushes} flushes: a running phase "
-                f"may well see none")
+        return (f"lsm-sim ran {sim.merges_into(level)} merge(s) into {deepest_text(level)} (the "
+                f"deepest after the load) in {sim.flushes - sim.start_flushes} flushes: a running "
+                "phase may well see none")
     writes = flushes * records
-    return (f"a merge into level {level} (the deepest after the load) comes every "
+    return (f"a merge into {deepest_text(level)} (the deepest after the load) comes every "
             f"~{flushes:.0f} flushes (~{writes:,.0f} writes, lsm-sim): the running phase's "
             f"{window_s(running):g} s window is sure to see one end only at >= "
             f"{writes / window_s(running):,.0f} writes/s")

@@ -122,6 +122,46 @@ def tree_deepest_level(intervals: list[dict[str, Any]]) -> int | None:
     return None
 
 
+# A tree that keeps every component in one level (size-tiered) merges into its deepest level
+# all the time, mostly a few small components. The merges that shape its rate, as the merges
+# into the last level do a leveled or tiered tree's, are those that rewrite most of the tree:
+# there, a merge into level 0 counts as one into the deepest level only when its inputs are at
+# least this share of the tree's bytes.
+MAJOR_MERGE_SHARE = 0.5
+
+
+def merges_into(intervals: list[dict[str, Any]], level: int | None) -> list[dict[str, Any]]:
+    """The merge events into ``level`` or deeper, in completion order (none for None). Level
+    0 as the deepest is a one-level tree's: only its merges that read at least
+    MAJOR_MERGE_SHARE of the tree (engine.disk_bytes of the interval that tells the merge or of
+    the one before, the larger: the tree before the merge shrank it); every merge into it when
+    the engine does not tell its bytes."""
+    if level is None:
+        return []
+    out = []
+    before = 0.0
+    for iv in intervals:
+        tree = float((iv.get("engine") or {}).get("disk_bytes") or 0.0)
+        for e in iv.get("events") or []:
+            if e.get("kind") != "merge" or int(e.get("output_level", 0)) < level:
+                continue
+            bar = MAJOR_MERGE_SHARE * max(tree, before)
+            if level == 0 and bar > 0 and float(e.get("input_bytes", 0)) < bar:
+                continue
+            out.append(e)
+        before = tree
+    out.sort(key=lambda e: float(e.get("end_s", 0.0)))
+    return out
+
+
+def deepest_text(level: int) -> str:
+    """The deepest level in words, for the merges into it that a phase counts."""
+    if level == 0:
+        return (f"level 0 reading at least {MAJOR_MERGE_SHARE:.0%} of the tree (one level: "
+                "its major merges)")
+    return f"level {level}"
+
+
 def phase_deepest_level(intervals: list[dict[str, Any]]) -> int | None:
     """The deepest level of a phase, whose merges shape its rate: the deepest level of the tree
     it starts from (engine metrics), or a deeper one its merges recur into -- two merges at
@@ -159,19 +199,18 @@ def window_coverage(reference: list[dict[str, Any]], running: list[dict[str, Any
         deepest = max(deepest, tree)
     largest = max(int(e.get("input_bytes", 0)) for e in ref)
     inside = 0
-    for e in events(running, "merge"):
-        if int(e.get("output_level", 0)) < deepest:
-            continue
+    for e in merges_into(running, deepest):
         start, end = float(e.get("start_s", 0.0)), float(e.get("end_s", 0.0))
         if end >= window_start_s and start <= window_end_s:
             inside += 1
     span = window_end_s - window_start_s
     if inside:
         return Coverage(True, deepest, inside, largest,
-                        f"{inside} merge(s) into level {deepest}, the deepest, in the "
-                        f"{span:.0f} s window")
+                        f"{inside} merge(s) into {deepest_text(deepest)}, the deepest, in "
+                        f"the {span:.0f} s window")
     return Coverage(False, deepest, 0, largest,
-                    f"no merge into level {deepest} (the deepest; the testing phase's largest "
+                    f"no merge into {deepest_text(deepest)} (the deepest; the testing phase's "
+                    "largest "
                     f"merge read {largest / 2**20:.1f} MiB) in the {span:.0f} s window: the "
                     f"window did not see the whole merge cycle")
 
@@ -265,7 +304,8 @@ def merge_cycle(intervals: list[dict[str, Any]]) -> MergeCycle | None:
         return None
     deepest = phase_deepest_level(intervals)
     assert deepest is not None  # merges were told
-    into = [e for e in merges if int(e.get("output_level", 0)) == deepest]
+    into = [e for e in merges_into(intervals, deepest)
+            if int(e.get("output_level", 0)) == deepest]
     starts = sorted(float(e.get("start_s", 0.0)) for e in into)
     phase_start, phase_end = spans[0][0], spans[-1][1]
     pending = [float(e.get("end_s", 0.0)) for e in into

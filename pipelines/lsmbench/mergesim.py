@@ -31,6 +31,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .cycles import MAJOR_MERGE_SHARE
 from .engine_options import EngineDescription, description
 from .units import parse_size
 
@@ -110,8 +111,14 @@ class SimCycles:
     deepest: int | None  # the deepest level holding data at the start (None: empty tree)
     # level -> the flushes (after the start, each once) at which a merge into it or deeper ran
     into: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    # When every merge wrote level 0 (a one-level tree: size-tiered), the flushes at which a
+    # major merge ran, one reading at least cycles.MAJOR_MERGE_SHARE of the tree: what the
+    # engine's phases count as merges into its deepest level (cycles.merges_into). None else.
+    major: tuple[int, ...] | None = None
 
     def _at(self, level: int) -> tuple[int, ...]:
+        if level == 0 and self.major is not None:
+            return self.major
         if level in self.into:
             return self.into[level]
         shallowest = min(self.into, default=None)
@@ -135,19 +142,28 @@ def replay(policy: str, decisions: Iterable[tuple[int, int, int, int]], flushes:
            start_flushes: int, flush_bytes: int = 0) -> SimCycles:
     """lsm-sim's decisions (flush count, first stack position, inputs, output level; in the
     order applied) over `flushes` flushes, and the merges into each level after the start.
-    A flush adds a component at level 0 (the engine's memory-to-disk level)."""
+    A flush adds a component at level 0 (the engine's memory-to-disk level); a component's
+    size is counted in flushes (a merge's output: its inputs', no key dropped)."""
     stack: list[int] = []  # levels, oldest first
+    sizes: list[int] = []  # flushes in each component of the stack
     todo = iter(decisions)
     nxt = next(todo, None)
     deepest: int | None = None
     by_level: dict[int, list[int]] = {}
+    major: list[int] = []
     for f in range(1, flushes + 1):
         stack.append(0)
+        sizes.append(1)
         while nxt is not None and nxt[0] == f:
             _, first, n, level = nxt
             if n < 1 or first + n > len(stack):
                 raise SimError(f"lsm-sim decision at flush {f} does not fit the stack")
+            read = sum(sizes[first:first + n])
+            if f > start_flushes and read >= MAJOR_MERGE_SHARE * sum(sizes) and (
+                    not major or major[-1] != f):
+                major.append(f)
             stack[first:first + n] = [level]
+            sizes[first:first + n] = [read]
             if f > start_flushes:
                 at = by_level.setdefault(level, [])
                 if not at or at[-1] != f:
@@ -158,7 +174,9 @@ def replay(policy: str, decisions: Iterable[tuple[int, int, int, int]], flushes:
     levels = sorted(by_level)
     into = {lv: tuple(sorted({f for deeper in levels if deeper >= lv for f in by_level[deeper]}))
             for lv in range(min(levels, default=0), max(levels, default=-1) + 1)}
-    return SimCycles(policy, flush_bytes, start_flushes, flushes, deepest, into)
+    one_level = deepest in (0, None) and set(by_level) <= {0}
+    return SimCycles(policy, flush_bytes, start_flushes, flushes, deepest, into,
+                     tuple(major) if one_level else None)
 
 
 def parse_decisions(text: bytes) -> list[tuple[int, int, int, int]]:

@@ -284,3 +284,23 @@ def test_a_flat_backlog_needs_enough_intervals():
               for n in (first_pass - 1, first_pass)]
     assert points == [adaptive.MIN_FLAT_POINTS - 1, adaptive.MIN_FLAT_POINTS]
     assert "a flat one needs" in decide(series[:first_pass - 1]).reason
+
+
+def test_a_one_level_tree_passes_only_after_merges_of_most_of_the_tree():
+    # Size-tiered: every merge lands in level 0. Small merges every second decide nothing;
+    # the pass waits for two merges that read at least half the tree (the major merges).
+    series = running_series(90)
+    for i, iv in enumerate(series):
+        iv["engine"] = {"disk_components.L0": 6, "disk_bytes": 300 << 20}
+        iv["events"].append({"kind": "merge", "start_s": i + 0.1, "end_s": i + 0.6,
+                             "output_level": 0, "input_bytes": 4 << 20})
+        if i in (40, 75):
+            iv["events"].append({"kind": "merge", "start_s": i - 20.0, "end_s": i + 0.5,
+                                 "output_level": 0, "input_bytes": 280 << 20})
+    rule = UntilDecided(deepest_merges=2, min_duration=30.0)
+    states = [adaptive.running_decision(series[:i], rule=rule, bounds=BOUNDS,
+                                        offered_rate=1000.0, cap_s=180.0, warmup_s=0.0,
+                                        deepest=0) for i in range(1, 91)]
+    first_pass = [d.state for d in states].index(adaptive.PASS) + 1
+    assert first_pass == 76  # the interval of the second major merge, not min_duration's 30
+    assert "1 of 2 merges into level 0 reading at least 50% of the tree" in states[60].reason

@@ -153,6 +153,23 @@ def test_replay_gives_the_flushes_between_merges_into_each_level() -> None:
         mergesim.replay("leveling", [(1, 3, 2, 1)], 2, 0)
 
 
+def test_replay_of_a_one_level_tree_counts_its_major_merges() -> None:
+    # A one-level policy merging the two newest components while they are of a size (sizes
+    # double, as a binary counter): every flush but the odd ones merges into level 0, and a
+    # merge reads the whole tree exactly when the flushes so far are a power of two.
+    decisions, sizes = [], []
+    for f in range(1, 65):
+        sizes.append(1)
+        while len(sizes) >= 2 and sizes[-1] == sizes[-2]:
+            decisions.append((f, len(sizes) - 2, 2, 0))
+            sizes[-2:] = [2 * sizes[-1]]
+    sim = mergesim.replay("size-tiered", decisions, 64, 8)
+    assert sim.deepest == 0 and sim.major == (16, 32, 64)
+    assert sim.merges_into(0) == 3 and sim.cycle_flushes(0) == 24.0
+    # A leveled tree's count is every merge into the level, major or not.
+    assert mergesim.replay("leveling", leveling_decisions(60, 5), 60, LOAD_FLUSHES).major is None
+
+
 def test_records_per_flush_is_what_lsm_sim_says() -> None:
     sim = find_sim()
     assert sim is not None, "lsm-sim is not built (make build)"

@@ -281,3 +281,44 @@ def test_a_level_the_testing_phase_created_once_does_not_raise_the_running_bar()
     assert cycles.phase_deepest_level(testing) == 5
     cov = cycles.window_coverage(testing, running, 0.0, 25.0)
     assert cov is not None and not cov.complete and cov.deepest_level == 5
+
+
+def _one_level(seconds: int, majors: tuple[int, ...], tree_mib: int = 300) -> list[dict]:
+    """A size-tiered phase: one level, a small merge into level 0 every second (2 MiB
+    components), a merge of the whole tree starting at each of ``majors`` (20 s long); the
+    engine tells the tree's bytes."""
+    ivs = _writing(seconds, 100.0)
+    for iv in ivs:
+        iv["engine"] = {"disk_components.L0": 6.0, "disk_bytes": float(tree_mib << 20)}
+    small = [_merge(k + 0.1, k + 0.6, 0, 4 << 20) for k in range(seconds - 1)]
+    big = [_merge(m, m + 20, 0, (tree_mib - 20) << 20) for m in majors]
+    return _with(ivs, small + big)
+
+
+def test_a_one_level_trees_deepest_merges_are_those_that_rewrite_most_of_it() -> None:
+    # Size-tiered keeps one level, so every merge is "into the deepest level"; the small ones
+    # every second must not count as the merge cycle the window has to hold (a running phase
+    # passed at 30 s on 30 of them, none touching the tree's largest component).
+    testing = _one_level(120, majors=(10, 60))
+    running = _one_level(40, majors=())
+    cov = cycles.window_coverage(testing, running, 0.0, 40.0)
+    assert cov is not None and not cov.complete and cov.deepest_level == 0
+    assert cov.merges_into_deepest == 0 and "of the tree" in cov.reason
+    running = _one_level(70, majors=(35,))
+    cov = cycles.window_coverage(testing, running, 0.0, 70.0)
+    assert cov is not None and cov.complete and cov.merges_into_deepest == 1
+    # The cycle is the major merges' (50 s apart), not the small merges' (1 s).
+    mc = cycles.merge_cycle(testing)
+    assert mc is not None and mc.level == 0 and mc.merges == 2 and mc.mean_s == 50.0
+    # Half the tree is the bar: a merge of 40 % is not major, of 60 % is.
+    ivs = _with(_one_level(30, majors=()),
+                [_merge(5, 9, 0, 120 << 20), _merge(12, 19, 0, 180 << 20)])  # of 300 MiB
+    assert [e["input_bytes"] >> 20 for e in cycles.merges_into(ivs, 0)] == [180]
+    # Without the tree's bytes every merge into level 0 counts, as before.
+    for iv in ivs:
+        del iv["engine"]["disk_bytes"]
+    assert len(cycles.merges_into(ivs, 0)) == 31
+    # A leveled tree's deepest merges are still those into its last level, of any size.
+    leveled = _with(_writing(10, 100.0), [_merge(2, 3, 2, 1 << 20), _merge(4, 5, 1, 1 << 20)])
+    leveled[0]["engine"] = {"disk_components.L2": 1.0, "disk_bytes": float(500 << 20)}
+    assert [e["output_level"] for e in cycles.merges_into(leveled, 2)] == [2]
