@@ -210,9 +210,8 @@ def window_coverage(reference: list[dict[str, Any]], running: list[dict[str, Any
                         f"the {span:.0f} s window")
     return Coverage(False, deepest, 0, largest,
                     f"no merge into {deepest_text(deepest)} (the deepest; the testing phase's "
-                    "largest "
-                    f"merge read {largest / 2**20:.1f} MiB) in the {span:.0f} s window: the "
-                    f"window did not see the whole merge cycle")
+                    f"largest merge read {largest / 2**20:.1f} MiB) in the {span:.0f} s window: "
+                    "the window did not see the whole merge cycle")
 
 
 # ---------------------------------------------------------------- the deepest merge's cycle
