@@ -148,7 +148,8 @@ def short_phase_warning(phase_dir: str, running: RunningPhase, rate: float,
     if running.warmup:
         length += f" ({window:g} s after its {running.warmup:g} s warm-up)"
     return (f"{phase_dir} phase {length} is shorter than the expected cycle of merges into "
-            f"level {cycle.level} (~{cycle_s:.0f} s at {rate:,.0f} writes/s, {cycle.basis}): "
+            f"{deepest_text(cycle.level)} (~{cycle_s:.0f} s at {rate:,.0f} writes/s, "
+            f"{cycle.basis}): "
             f"a window this long sees one end only ~{100 * window / cycle_s:.0f} % of the time, "
             f"and without one its verdict is inconclusive; {LENGTHEN} to >= "
             f"{math.ceil(cycle_s + running.warmup)} s")
