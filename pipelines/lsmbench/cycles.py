@@ -39,6 +39,20 @@ def events(intervals: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return out
 
 
+def is_move(e: dict[str, Any]) -> bool:
+    """A merge event that handed its one input to the level below as it was (``moved``:
+    LevelDB's trivial move). It reads and writes nothing, so it is no part of a merge cycle:
+    a partitioned tree moves files into its last level while that level does not yet cover
+    their keys, many a second, none of them the work whose rate a phase measures."""
+    return bool(e.get("moved"))
+
+
+def rewriting_merges(intervals: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The merge events that rewrote their inputs (every one but moves), in completion
+    order."""
+    return [e for e in events(intervals, "merge") if not is_move(e)]
+
+
 @dataclass(frozen=True)
 class CycleThroughput:
     """The write rate over whole memtable cycles of a window."""
@@ -131,11 +145,11 @@ MAJOR_MERGE_SHARE = 0.5
 
 
 def merges_into(intervals: list[dict[str, Any]], level: int | None) -> list[dict[str, Any]]:
-    """The merge events into ``level`` or deeper, in completion order (none for None). Level
-    0 as the deepest is a one-level tree's: only its merges that read at least
-    MAJOR_MERGE_SHARE of the tree (engine.disk_bytes of the interval that tells the merge or of
-    the one before, the larger: the tree before the merge shrank it); every merge into it when
-    the engine does not tell its bytes."""
+    """The merge events into ``level`` or deeper, in completion order (none for None), moves
+    left out (is_move). Level 0 as the deepest is a one-level tree's: only its merges that
+    read at least MAJOR_MERGE_SHARE of the tree (engine.disk_bytes of the interval that tells
+    the merge or of the one before, the larger: the tree before the merge shrank it); every
+    merge into it when the engine does not tell its bytes."""
     if level is None:
         return []
     out = []
@@ -143,7 +157,8 @@ def merges_into(intervals: list[dict[str, Any]], level: int | None) -> list[dict
     for iv in intervals:
         tree = float((iv.get("engine") or {}).get("disk_bytes") or 0.0)
         for e in iv.get("events") or []:
-            if e.get("kind") != "merge" or int(e.get("output_level", 0)) < level:
+            if (e.get("kind") != "merge" or is_move(e)
+                    or int(e.get("output_level", 0)) < level):
                 continue
             bar = MAJOR_MERGE_SHARE * max(tree, before)
             if level == 0 and bar > 0 and float(e.get("input_bytes", 0)) < bar:
@@ -168,8 +183,9 @@ def phase_deepest_level(intervals: list[dict[str, Any]]) -> int | None:
     least. A level the phase creates is a deepening, not a cycle, until a second merge lands in
     it: a tiered tree here deepens as it takes writes (a merge into level L + 1 every
     T^(L+1) flushes, each T times rarer), and a window cannot hold twice what came once.
-    Without level metrics: the deepest level of its merges. None without either."""
-    levels = Counter(int(e.get("output_level", 0)) for e in events(intervals, "merge"))
+    Without level metrics: the deepest level of its merges. None without either. Moves do
+    not count (is_move): a file moved down is no merge cycle of the level it lands in."""
+    levels = Counter(int(e.get("output_level", 0)) for e in rewriting_merges(intervals))
     tree = tree_deepest_level(intervals)
     if tree is None:
         return max(levels) if levels else None
@@ -187,17 +203,18 @@ def window_coverage(reference: list[dict[str, Any]], running: list[dict[str, Any
     must not lower the bar to the level above it. A merge counts
     when its start or end falls in the window (one that spans the whole window
     counts too). None when there are no merge events to judge by (an engine
-    that does not tell them, or no merge at all in the reference).
+    that does not tell them, or no merge at all in the reference), or when the
+    reference's merges were all moves and no level metrics name the last level.
     """
-    ref = events(reference, "merge")
-    if not ref:
+    if not events(reference, "merge"):
         return None
-    deepest = phase_deepest_level(reference)
-    assert deepest is not None  # ref has merges
-    tree = tree_deepest_level(running)
-    if tree is not None:
-        deepest = max(deepest, tree)
-    largest = max(int(e.get("input_bytes", 0)) for e in ref)
+    ref = rewriting_merges(reference)
+    levels = [lv for lv in (phase_deepest_level(reference), tree_deepest_level(running))
+              if lv is not None]
+    if not levels:
+        return None  # moves alone and no level metrics: nothing to say which level is last
+    deepest = max(levels)
+    largest = max((int(e.get("input_bytes", 0)) for e in ref), default=0)
     inside = 0
     for e in merges_into(running, deepest):
         start, end = float(e.get("start_s", 0.0)), float(e.get("end_s", 0.0))
@@ -295,14 +312,16 @@ PENDING_WITHIN_S = 1.0
 
 def merge_cycle(intervals: list[dict[str, Any]]) -> MergeCycle | None:
     """The deepest level (phase_deepest_level, as window_coverage) and the mean time
-    between consecutive starts of the merges into it. None when the phase tells no merge (an
-    engine that does not tell its events, or a phase too short to merge)."""
+    between consecutive starts of the merges into it (moves left out). None when the phase
+    tells no merge (an engine that does not tell its events, or a phase too short to merge),
+    or only moves and no level metrics."""
     merges = events(intervals, "merge")
     spans = _regular(intervals)
     if not merges or not spans:
         return None
     deepest = phase_deepest_level(intervals)
-    assert deepest is not None  # merges were told
+    if deepest is None:
+        return None  # moves alone and no level metrics
     into = [e for e in merges_into(intervals, deepest)
             if int(e.get("output_level", 0)) == deepest]
     starts = sorted(float(e.get("start_s", 0.0)) for e in into)

@@ -159,12 +159,15 @@ def replay(policy: str, decisions: Iterable[tuple[int, int, int, int]], flushes:
             if n < 1 or first + n > len(stack):
                 raise SimError(f"lsm-sim decision at flush {f} does not fit the stack")
             read = sum(sizes[first:first + n])
-            if f > start_flushes and read >= MAJOR_MERGE_SHARE * sum(sizes) and (
+            # One input is a move (lsm-sim's, as the engine's): no merge, as
+            # cycles.merges_into does not count the engine's.
+            counted = f > start_flushes and n > 1
+            if counted and read >= MAJOR_MERGE_SHARE * sum(sizes) and (
                     not major or major[-1] != f):
                 major.append(f)
             stack[first:first + n] = [level]
             sizes[first:first + n] = [read]
-            if f > start_flushes:
+            if counted:
                 at = by_level.setdefault(level, [])
                 if not at or at[-1] != f:
                     at.append(f)

@@ -304,3 +304,24 @@ def test_a_one_level_tree_passes_only_after_merges_of_most_of_the_tree():
     first_pass = [d.state for d in states].index(adaptive.PASS) + 1
     assert first_pass == 76  # the interval of the second major merge, not min_duration's 30
     assert "1 of 2 merges into level 0 reading at least 50% of the tree" in states[60].reason
+
+
+def test_moves_into_the_deepest_level_neither_close_rounds_nor_pass_a_running_phase():
+    # Partitioned leveling hands files down as they are (moves) many a second while its last
+    # level fills; rounds and the running pass wait for merges that rewrite data.
+    def with_moves(series: list[dict]) -> list[dict]:
+        for i, iv in enumerate(series):
+            iv["events"].append({"kind": "merge", "start_s": i + 0.1, "end_s": i + 0.2,
+                                 "output_level": 2, "input_bytes": 2 << 20, "inputs": 1,
+                                 "moved": True})
+        return series
+
+    series = with_moves(running_series(90, merges_at=(50, 80)))
+    rule = UntilDecided(deepest_merges=2, min_duration=30.0)
+    states = [adaptive.running_decision(series[:i], rule=rule, bounds=BOUNDS,
+                                        offered_rate=1000.0, cap_s=180.0, warmup_s=0.0,
+                                        deepest=2) for i in range(1, 91)]
+    first_pass = [d.state for d in states].index(adaptive.PASS) + 1
+    assert first_pass == 81  # the second merge, not min_duration's 30 on moves
+    rounds = adaptive.testing_rounds(series, SteadyState(round=10.0, deepest_merges=1))
+    assert [r.end_s for r in rounds] == [51.0, 81.0]

@@ -322,3 +322,37 @@ def test_a_one_level_trees_deepest_merges_are_those_that_rewrite_most_of_it() ->
     leveled = _with(_writing(10, 100.0), [_merge(2, 3, 2, 1 << 20), _merge(4, 5, 1, 1 << 20)])
     leveled[0]["engine"] = {"disk_components.L2": 1.0, "disk_bytes": float(500 << 20)}
     assert [e["output_level"] for e in cycles.merges_into(leveled, 2)] == [2]
+
+
+def _moves_into(level: int, seconds: int, every_s: int = 1) -> list[dict]:
+    """A partitioned tree's moves: one 2 MiB file handed down as it is every ``every_s``."""
+    return [dict(_merge(k + 0.1, k + 0.2, level, 2 << 20), inputs=1, output_bytes=0,
+                 moved=True) for k in range(0, seconds - 1, every_s)]
+
+
+def test_a_move_is_no_merge_into_the_deepest_level() -> None:
+    # Partitioned leveling moves files into its last level while that level does not cover
+    # their keys yet, many a second; a running phase passed at 30 s on 20 such moves and not
+    # one merge. A move rewrites nothing: no merge cycle, no bar for the level it lands in.
+    leveled = {"disk_components.L3": 50.0, "disk_bytes": float(300 << 20)}
+    merges = [_merge(20, 30, 3, 20 << 20), _merge(80, 92, 3, 24 << 20)]
+    testing = _with(_writing(120, 100.0), [*_moves_into(3, 120), *merges])
+    running = _with(_writing(40, 100.0), _moves_into(3, 40))
+    for iv in testing + running:
+        iv["engine"] = dict(leveled)
+    assert [e["moved"] for e in cycles.merges_into(testing, 3)] == [False, False]
+    cov = cycles.window_coverage(testing, running, 0.0, 40.0)
+    assert cov is not None and not cov.complete and cov.merges_into_deepest == 0
+    assert cov.largest_merge_bytes == 24 << 20  # the largest merge, not a move
+    mc = cycles.merge_cycle(testing)
+    assert mc is not None and mc.level == 3 and mc.merges == 2 and mc.mean_s == 60.0
+    # A level that only moves reach is not the phase's deepest; one merges recur into is.
+    into4 = _with(_writing(30, 100.0), _moves_into(4, 30, every_s=5))
+    into4[0]["engine"] = dict(leveled)
+    assert cycles.phase_deepest_level(into4) == 3
+    assert cycles.phase_deepest_level(_with(into4, [_merge(5, 9, 4, 8 << 20),
+                                                    _merge(15, 19, 4, 8 << 20)])) == 4
+    # Moves alone without level metrics: no level to name, nothing to judge.
+    bare = _with(_writing(30, 100.0), _moves_into(2, 30))
+    assert cycles.phase_deepest_level(bare) is None and cycles.merge_cycle(bare) is None
+    assert cycles.window_coverage(bare, bare, 0.0, 30.0) is None
