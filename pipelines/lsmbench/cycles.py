@@ -206,9 +206,10 @@ def window_coverage(reference: list[dict[str, Any]], running: list[dict[str, Any
     that does not tell them, or no merge at all in the reference), or when the
     reference's merges were all moves and no level metrics name the last level.
     """
-    if not events(reference, "merge"):
+    told = events(reference, "merge")
+    if not told:
         return None
-    ref = rewriting_merges(reference)
+    ref = [e for e in told if not is_move(e)]
     levels = [lv for lv in (phase_deepest_level(reference), tree_deepest_level(running))
               if lv is not None]
     if not levels:
