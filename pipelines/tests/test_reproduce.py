@@ -392,7 +392,8 @@ def test_secondary_index_claims_read_the_sweep_and_the_query_rates():
         rate = query_rate("secondary")(pt)
         assert rate is not None and rate > 0, pid
     by_id = {c.id: c for c in all_claims()}
-    evidence = {"secondary-indexes": ev, "secondary-indexes-queries": ev}
+    evidence = {"secondary-indexes": ev, "secondary-indexes-sweep": ev,
+                "secondary-indexes-queries": ev}
     for cid in ("LC29", "LC30", "LC32", "LC33", "LC34", "LC35"):
         assert by_id[cid].judge(evidence).status == INCONCLUSIVE, cid
     # The sweep's two ends, as measured, and one run is no evidence.
