@@ -25,6 +25,7 @@ from lsmbench.reproduce.evidence import (
     compare,
     fmt_plain,
     fmt_seconds,
+    much,
     param,
     query_rate,
     read_evidence,
@@ -107,6 +108,35 @@ def test_similar_is_an_equivalence_within_a_margin():
     # An interval down to 0 bounds no ratio; two runs give no interval.
     assert judge([0, 1, 2], [1, 2, 3]).status == INCONCLUSIVE
     assert judge([1, 2], [1, 2, 3]).status == INCONCLUSIVE
+
+
+def test_much_is_beyond_the_margin_in_the_claimed_direction():
+    def judge(a, b, higher=True, within=2.0):
+        return much(median_ci(a), median_ci(b), "a", "b", higher=higher, fmt=fmt_plain,
+                    what="x", within=within)
+
+    # a/b between 30/3 = 10 and 32/2 = 16: much higher, beyond a factor of 2 either way round.
+    f = judge([30, 31, 32], [2, 2.5, 3])
+    assert f.status == REPRODUCED and "a/b between 10.00 and 16.00: more than a factor of 2" \
+        in f.why
+    assert judge([2, 2.5, 3], [30, 31, 32], higher=False).status == REPRODUCED
+    # Apart (compare would say reproduced) but 1.05-1.15 apart: not much, under either margin.
+    f = judge([105, 106, 107], [93, 95, 100])
+    assert f.status == NOT_REPRODUCED and "not more than a factor of 2" in f.why
+    assert judge([105, 106, 107], [93, 95, 100], within=1.2).status == NOT_REPRODUCED
+    # The other way round is no "much higher" either.
+    assert judge([2, 2.5, 3], [30, 31, 32]).status == NOT_REPRODUCED
+    # Lower: b/a is the ratio; alike p99s at two utilizations are not "much smaller".
+    f = judge([3.0, 3.1, 3.3], [2.1, 3.2, 3.4], higher=False)
+    assert f.status == NOT_REPRODUCED and "b/a between" in f.why
+    # Straddling the margin: a/b from 1.5 to 4; medians 2.5 (a 25 % log-distance from 2):
+    # undecided, with the repetitions that would settle it.
+    f = judge([4.5, 5, 6], [1.5, 2, 3])
+    assert f.status == INCONCLUSIVE and "more than a factor of 2 or not" in f.why
+    assert f.repetitions is not None and f.repetitions > 3
+    # No interval, or one down to 0: no status.
+    assert judge([30, 31], [2, 3, 4]).status == INCONCLUSIVE
+    assert judge([30, 31, 32], [0, 1, 2]).status == INCONCLUSIVE
 
 
 def test_an_undecided_comparison_names_its_groups_and_all_of_keeps_the_open_ones():

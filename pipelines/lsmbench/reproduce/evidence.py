@@ -410,27 +410,74 @@ def similar(a: Estimate, b: Estimate, a_name: str, b_name: str, *,
         return Finding(status=NOT_REPRODUCED, ours=ours,
                        why=f"the {what} ratio {span}: they differ by more than {margin}")
     n = _repetitions_to_settle(a, b, within, low, high)
-    more = ("; the medians' ratio sits on the margin: no practical number of repetitions "
-            "settles it" if n is None
-            else f"; the ratio is too close to the margin for its spread: "
-                 f"{beyond_practical(each=True)} to settle it"
-            if n > PRACTICAL_REPETITIONS
-            else f"; ~{n} repetitions each would settle it if the medians hold")
     return Finding(status=INCONCLUSIVE, ours=ours, repetitions=n, groups=_compared(a, b),
                    why=f"the {what} ratio {span}: within {margin} or not, the intervals "
-                       f"cannot tell{more}")
+                       f"cannot tell{_settling_text(n)}")
 
 
 def _repetitions_to_settle(a: Estimate, b: Estimate, within: float, low: float,
                            high: float) -> int | None:
-    """About how many repetitions each would bring the ratio's range wholly inside or wholly
-    outside the margin, if the medians hold: its spread around the medians' ratio (in logs)
-    shrinks as 1/sqrt(n) until it no longer reaches the nearer edge. None when the medians'
-    ratio is within 1 % of an edge."""
+    """About how many repetitions each would bring the ratio a/b's range wholly inside or
+    wholly outside the margin, if the medians hold."""
     assert a.median is not None and b.median is not None and b.median > 0 and a.median > 0
-    ratio = a.median / b.median
-    edge = min(abs(math.log(ratio / within)), abs(math.log(ratio * within)))
+    return _settle(min(a.n, b.n), a.median / b.median, low, high, (within, 1 / within))
+
+
+def _settle(n: int, ratio: float, low: float, high: float,
+            edges: Sequence[float]) -> int | None:
+    """About how many repetitions each would keep a ratio's range [low, high] off every edge
+    of a margin, if the medians' `ratio` holds: the range's spread around the ratio (in logs)
+    shrinks as 1/sqrt(n) until it no longer reaches the nearest edge. None when the ratio is
+    within 1 % of an edge."""
+    edge = min(abs(math.log(ratio / e)) for e in edges)
     if edge <= math.log(1.01):
         return None
     spread = max(math.log(high / ratio), math.log(ratio / low))
-    return repetitions_needed(min(a.n, b.n), spread, edge)
+    return repetitions_needed(n, spread, edge)
+
+
+def much(a: Estimate, b: Estimate, a_name: str, b_name: str, *, higher: bool,
+         fmt: Callable[[float], str], what: str, within: float) -> Finding:
+    """The claim "a's `what` is *much* higher (lower) than b's": the ratio a/b (b/a) beyond
+    the factor `within`, the margin inside which `similar` calls two alike. Reproduced when
+    the ratio's whole plausible range (as in `similar`) lies beyond it; not reproduced when
+    the whole range lies at or under it -- alike, or the other way; inconclusive when it
+    straddles. (Not "the intervals are apart": two tight groups 5 % apart are apart, and
+    "much" would then mean nothing.)"""
+    ours = f"{a_name} {est(a, fmt)}; {b_name} {est(b, fmt)}"
+    if not (a.has_interval and b.has_interval):
+        return Finding(status=INCONCLUSIVE, ours=ours,
+                       why=f"fewer than 3 repetitions, no interval of {what}")
+    assert a.ci_low is not None and a.ci_high is not None and a.median is not None
+    assert b.ci_low is not None and b.ci_high is not None and b.median is not None
+    big, small, big_name, small_name = (a, b, a_name, b_name) if higher else (b, a, b_name,
+                                                                             a_name)
+    assert big.ci_low is not None and big.ci_high is not None and big.median is not None
+    assert small.ci_low is not None and small.ci_high is not None
+    assert small.median is not None
+    margin = margin_text(within)
+    if min(a.ci_low, b.ci_low) <= 0:
+        return Finding(status=INCONCLUSIVE, ours=ours, why=(
+            f"an interval of {what} reaches 0: the ratio is unbounded, beyond {margin} or not"))
+    low, high = big.ci_low / small.ci_high, big.ci_high / small.ci_low
+    span = f"the {what} ratio {big_name}/{small_name} between {low:.2f} and {high:.2f}"
+    if low > within:
+        return Finding(status=REPRODUCED, ours=ours, why=f"{span}: more than {margin}")
+    if high <= within:
+        return Finding(status=NOT_REPRODUCED, ours=ours, why=(
+            f"{span}: not more than {margin}, so not much {'higher' if higher else 'lower'}"))
+    n = _settle(min(a.n, b.n), big.median / small.median, low, high, (within,))
+    return Finding(status=INCONCLUSIVE, ours=ours, repetitions=n, groups=_compared(a, b),
+                   why=f"{span}: more than {margin} or not, the intervals cannot tell"
+                       f"{_settling_text(n)}")
+
+
+def _settling_text(n: int | None) -> str:
+    """What a ratio's range that straddles a margin's edge would need (`_settle`'s n)."""
+    if n is None:
+        return "; the medians' ratio sits on the margin: no practical number of repetitions " \
+               "settles it"
+    if n > PRACTICAL_REPETITIONS:
+        return ("; the ratio is too close to the margin for its spread: "
+                f"{beyond_practical(each=True)} to settle it")
+    return f"; ~{n} repetitions each would settle it if the medians hold"
