@@ -462,13 +462,13 @@ def much(a: Estimate, b: Estimate, a_name: str, b_name: str, *, higher: bool,
     low, high = big.ci_low / small.ci_high, big.ci_high / small.ci_low
     span = f"the {what} ratio {big_name}/{small_name} between {low:.2f} and {high:.2f}"
     if low > within:
-        return Finding(status=REPRODUCED, ours=ours, why=f"{span}: more than {margin}")
+        return Finding(status=REPRODUCED, ours=ours, why=f"{span}: beyond {margin}")
     if high <= within:
         return Finding(status=NOT_REPRODUCED, ours=ours, why=(
-            f"{span}: not more than {margin}, so not much {'higher' if higher else 'lower'}"))
+            f"{span}: not beyond {margin}, so not much {'higher' if higher else 'lower'}"))
     n = _settle(min(a.n, b.n), big.median / small.median, low, high, (within,))
     return Finding(status=INCONCLUSIVE, ours=ours, repetitions=n, groups=_compared(a, b),
-                   why=f"{span}: more than {margin} or not, the intervals cannot tell"
+                   why=f"{span}: beyond {margin} or not, the intervals cannot tell"
                        f"{_settling_text(n)}")
 
 
