@@ -592,6 +592,28 @@ def test_one_experiment_again_into_the_stored_run(store, tmp_path, lsmbench):
     assert pages.read_run(store / "reproduce") == after  # refused calls changed nothing
 
 
+def test_a_run_built_up_by_experiments_says_its_whole_span_and_commits():
+    """A full variant kept in sittings: the record's own start, end and commit are its first
+    invocation's; the page's header must span every experiment on it."""
+    def exp(name, commit, started, finished):
+        return pages.ExperimentRun(name=name, command="-", exit_code=0, seconds=1.0,
+                                   commit=commit, started=started, finished=finished)
+
+    run = pages.SuiteRun(variant="full", started="2026-11-28T19:45:00Z",
+                         ended="2026-11-28T20:21:03Z", commit="aaa", experiments={
+                             "one": exp("one", "aaa", None, "2026-11-28T20:21:00Z"),
+                             "two": exp("two", "ccc", "2026-11-29T08:49:24Z",
+                                        "2026-11-29T09:48:09Z"),
+                             "three": exp("three", "bbb", "2026-11-29T07:41:00Z",
+                                          "2026-11-29T08:04:00Z")})
+    parts = pages.run_in_parts(run, ["one", "two", "three"])
+    assert parts is not None
+    assert (parts.started, parts.ended) == ("2026-11-28T19:45:00Z", "2026-11-29T09:48:09Z")
+    assert parts.commits == ["aaa", "bbb", "ccc"]  # the record's, then by when they ended
+    # The experiments of one invocation: the record says it all.
+    assert pages.run_in_parts(run, ["one"]) is None
+
+
 def test_full_only_experiments_and_results_the_run_did_not_make(store, tmp_path, lsmbench):
     """--quick leaves out the full-only experiments and their pages say why; a result in the
     store that the recorded suite run did not make (an older run's) is not evidence."""

@@ -93,6 +93,31 @@ class SuiteRun(BaseModel):
     experiments: dict[str, ExperimentRun] = {}
 
 
+@dataclass(frozen=True)
+class RunInParts:
+    """A suite run built up by `--experiment` runs after it (a long full variant kept in
+    sittings): from the first experiment's start to the last one's end, at these commits."""
+
+    started: str
+    ended: str
+    commits: list[str]
+
+
+def run_in_parts(run: SuiteRun, names: list[str]) -> RunInParts | None:
+    """The span of the experiments `names` when they ran at more than one commit or past the
+    run record's own end; None when the record's start, end and commit describe them all."""
+    exps = sorted((run.experiments[n] for n in names if n in run.experiments),
+                  key=lambda e: e.finished or "")
+    commits = list(dict.fromkeys(e.commit for e in exps if e.commit))
+    ends = [e.finished for e in exps if e.finished]
+    last = max([*ends, run.ended or ""])
+    if len(set([*commits, run.commit])) <= 1 and last == (run.ended or ""):
+        return None
+    first = min([e.started for e in exps if e.started] + [run.started])
+    return RunInParts(started=first, ended=last or "?",
+                      commits=list(dict.fromkeys([c for c in [run.commit, *commits] if c])))
+
+
 def read_run(store: Path) -> SuiteRun | None:
     try:
         return SuiteRun.model_validate_json((store / RUN_FILE).read_text())
@@ -255,6 +280,7 @@ def render_page(paper: str, exps: list[Experiment], evidence: Evidence, run: Sui
     sections = [section(e, evidence, run, out_dir) for e in exps if e.paper == paper]
     text = markdown_environment().get_template(TEMPLATE).render(
         paper=paper, title=PAPERS[paper], run=run, rows=rows, tally=tally(rows),
+        parts=run_in_parts(run, [e.name for e in exps if e.paper == paper]) if run else None,
         sections=sections, total_seconds=sum(s.run.took_s for s in sections if s.run),
         comparison=changes_since(earlier, rows) if earlier is not None else None)
     path = out_dir / f"{paper}.md"
