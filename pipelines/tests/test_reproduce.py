@@ -610,8 +610,9 @@ def test_a_run_built_up_by_experiments_says_its_whole_span_and_commits():
     assert parts is not None
     assert (parts.started, parts.ended) == ("2026-11-28T19:45:00Z", "2026-11-29T09:48:09Z")
     assert parts.commits == ["aaa", "bbb", "ccc"]  # the record's, then by when they ended
-    # The experiments of one invocation: the record says it all.
+    # The experiments of one invocation: the record says it all, also while it runs.
     assert pages.run_in_parts(run, ["one"]) is None
+    assert pages.run_in_parts(run.model_copy(update={"ended": None}), ["one"]) is None
 
 
 def test_full_only_experiments_and_results_the_run_did_not_make(store, tmp_path, lsmbench):

@@ -110,11 +110,12 @@ def run_in_parts(run: SuiteRun, names: list[str]) -> RunInParts | None:
                   key=lambda e: e.finished or "")
     commits = list(dict.fromkeys(e.commit for e in exps if e.commit))
     ends = [e.finished for e in exps if e.finished]
-    last = max([*ends, run.ended or ""])
-    if len(set([*commits, run.commit])) <= 1 and last == (run.ended or ""):
+    # A run still under way (no end) is not "in parts" for ending after itself.
+    past_end = run.ended is not None and any(end > run.ended for end in ends)
+    if len(set([*commits, run.commit])) <= 1 and not past_end:
         return None
     first = min([e.started for e in exps if e.started] + [run.started])
-    return RunInParts(started=first, ended=last or "?",
+    return RunInParts(started=first, ended=max([*ends, run.ended or ""]) or "?",
                       commits=list(dict.fromkeys([c for c in [run.commit, *commits] if c])))
 
 
