@@ -383,6 +383,22 @@ def margin_text(within: float) -> str:
     return f"±{(within - 1) * 100:.0f} %" if within < 1.5 else f"a factor of {within:g}"
 
 
+def _ratio_bounds(a: Estimate, b: Estimate, ours: str, what: str,
+                  question: str) -> tuple[float, float] | Finding:
+    """The plausible range of the ratio of a's and b's medians, a.low/b.high to a.high/b.low;
+    or, when there is none (no interval, or one down to 0), the inconclusive finding that
+    says why `question` ("within ±20 %") cannot be answered."""
+    if not (a.has_interval and b.has_interval):
+        return Finding(status=INCONCLUSIVE, ours=ours,
+                       why=f"fewer than 3 repetitions, no interval of {what}")
+    assert a.ci_low is not None and a.ci_high is not None
+    assert b.ci_low is not None and b.ci_high is not None
+    if min(a.ci_low, b.ci_low) <= 0:
+        return Finding(status=INCONCLUSIVE, ours=ours, why=(
+            f"an interval of {what} reaches 0: the ratio is unbounded, {question} or not"))
+    return a.ci_low / b.ci_high, a.ci_high / b.ci_low
+
+
 def similar(a: Estimate, b: Estimate, a_name: str, b_name: str, *,
             fmt: Callable[[float], str], what: str, within: float) -> Finding:
     """The claim "a's and b's `what` are about the same", as an equivalence: the ratio a/b
@@ -392,16 +408,11 @@ def similar(a: Estimate, b: Estimate, a_name: str, b_name: str, *,
     "the intervals overlap": wide intervals would then make any two groups similar, and more
     repetitions would part any two that differ at all.)"""
     ours = f"{a_name} {est(a, fmt)}; {b_name} {est(b, fmt)}"
-    if not (a.has_interval and b.has_interval):
-        return Finding(status=INCONCLUSIVE, ours=ours,
-                       why=f"fewer than 3 repetitions, no interval of {what}")
-    assert a.ci_low is not None and a.ci_high is not None
-    assert b.ci_low is not None and b.ci_high is not None
     margin = margin_text(within)
-    if min(a.ci_low, b.ci_low) <= 0:
-        return Finding(status=INCONCLUSIVE, ours=ours, why=(
-            f"an interval of {what} reaches 0: the ratio is unbounded, within {margin} or not"))
-    low, high = a.ci_low / b.ci_high, a.ci_high / b.ci_low
+    bounds = _ratio_bounds(a, b, ours, what, f"within {margin}")
+    if isinstance(bounds, Finding):
+        return bounds
+    low, high = bounds
     span = f"{a_name}/{b_name} between {low:.2f} and {high:.2f}"
     if 1 / within <= low and high <= within:
         return Finding(status=REPRODUCED, ours=ours,
@@ -445,21 +456,14 @@ def much(a: Estimate, b: Estimate, a_name: str, b_name: str, *, higher: bool,
     straddles. (Not "the intervals are apart": two tight groups 5 % apart are apart, and
     "much" would then mean nothing.)"""
     ours = f"{a_name} {est(a, fmt)}; {b_name} {est(b, fmt)}"
-    if not (a.has_interval and b.has_interval):
-        return Finding(status=INCONCLUSIVE, ours=ours,
-                       why=f"fewer than 3 repetitions, no interval of {what}")
-    assert a.ci_low is not None and a.ci_high is not None and a.median is not None
-    assert b.ci_low is not None and b.ci_high is not None and b.median is not None
     big, small, big_name, small_name = (a, b, a_name, b_name) if higher else (b, a, b_name,
                                                                              a_name)
-    assert big.ci_low is not None and big.ci_high is not None and big.median is not None
-    assert small.ci_low is not None and small.ci_high is not None
-    assert small.median is not None
     margin = margin_text(within)
-    if min(a.ci_low, b.ci_low) <= 0:
-        return Finding(status=INCONCLUSIVE, ours=ours, why=(
-            f"an interval of {what} reaches 0: the ratio is unbounded, beyond {margin} or not"))
-    low, high = big.ci_low / small.ci_high, big.ci_high / small.ci_low
+    bounds = _ratio_bounds(big, small, ours, what, f"beyond {margin}")
+    if isinstance(bounds, Finding):
+        return bounds
+    low, high = bounds
+    assert big.median is not None and small.median is not None
     span = f"the {what} ratio {big_name}/{small_name} between {low:.2f} and {high:.2f}"
     if low > within:
         return Finding(status=REPRODUCED, ours=ours, why=f"{span}: beyond {margin}")
