@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -669,6 +670,12 @@ def test_an_undecided_claim_gets_the_repetitions_it_needs(tmp_path, lsmbench, mo
     assert "--resume" in record.more["command"] and "groups: [" in record.more["command"]
     section = (out / "luo-carey.md").read_text().split("## Experiment rm-three", 1)[1]
     assert "Then, for XT1" in section and "service_time_us=50; service_time_us=60" in section
+    # The repetitions' seconds are said once, after "Then": "Ran in" is the experiment's own
+    # time (it used to include them, so a reader adding the two counted them twice).
+    ran = re.search(r"Ran in (\d+) s", section)
+    assert ran is not None and record.more["seconds"] >= 2
+    assert int(ran.group(1)) == round(record.seconds)
+    assert record.took_s == pytest.approx(record.seconds + record.more["seconds"])
 
     # With --claim-repetitions 0 nothing is added.
     proc = lsmbench("reproduce", "--paper", "luo-carey", "--results", str(tmp_path / "r0"),

@@ -71,11 +71,15 @@ class ExperimentRun(BaseModel):
     more: dict[str, Any] | None = None
 
     @property
+    def own_s(self) -> float:
+        """How long the experiment's own points took: a resumed one's over its runs summed;
+        without the repetitions added for its claims (`more`, which has its own figure)."""
+        return max(self.seconds, self.points_s or 0.0) if self.resumed else self.seconds
+
+    @property
     def took_s(self) -> float:
-        """How long the experiment took: a resumed one's points' time (its runs summed), and
-        the repetitions added for its claims."""
-        base = max(self.seconds, self.points_s or 0.0) if self.resumed else self.seconds
-        return base + float((self.more or {}).get("seconds") or 0.0)
+        """How long the experiment took in all: its own points and its claims' repetitions."""
+        return self.own_s + float((self.more or {}).get("seconds") or 0.0)
 
 
 class SuiteRun(BaseModel):

@@ -269,7 +269,7 @@ def run_suite(exps: list[Experiment], quick: bool, store: Path,
                              claim_repetitions=claim_repetitions)
             keep(result)
             say(f"reproduce: [{i}/{len(exps)}] {exp.name}: exit {result.exit_code} in "
-                f"{result.took_s:.0f} s{more_text(result)}")
+                f"{result.own_s:.0f} s{more_text(result)}")
     if into is None or ends:
         run.ended = now()
     write_atomic(store / RUN_FILE, run.model_dump_json(indent=2).encode())
