@@ -44,7 +44,6 @@ from lsmbench.reproduce.suite import PAPERS, SUITE, experiments
 DATASETS = Path(__file__).parent / "fixtures" / "datasets" / "results"
 
 
-
 def test_a_dimension_is_found_by_its_alias_or_its_last_part():
     params = {"merge_policy": "leveling", "phases.running.queries.operations.get": 1}
     assert param(params, "policy") == "leveling"
