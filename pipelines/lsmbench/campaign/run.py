@@ -122,6 +122,10 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
                          _undecided_groups(store, spec.name).items() if helps}
         wave = [p for p in todo if p.rep == r and group_id(p.params) in undecided]
         if not wave:
+            # Resumed, these groups may have repetition r and lack a later one (a plan of
+            # repetitions interrupted between two waves, or one going past an earlier plan).
+            if any(p.rep > r and group_id(p.params) in undecided for p in todo):
+                continue
             break
         for p in wave:
             added[group_id(p.params)] = added.get(group_id(p.params), 0) + 1

@@ -148,7 +148,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             else [e for e in exps if runs_in(e, args.quick)])
     if args.resume and not names and stored is not None:
         done = [e.name for e in todo if e.name in stored.experiments
-                and stored.experiments[e.name].exit_code == 0]
+                and stored.experiments[e.name].exit_code == 0
+                and not stored.experiments[e.name].plan_pending]
         if done:
             say(f"reproduce: --resume: {plural(len(done), 'experiment')} finished before, not "
                 f"run again: {', '.join(done)}")

@@ -224,6 +224,17 @@ class CampaignEvidence:
     groups: list[Group]
     points: dict[str, StoredPoint] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)  # non-campaign evidence (sim tables)
+    # While groups_read runs a check: the groups it took estimates of.
+    _reads: list[str] | None = field(default=None, repr=False)
+
+    def groups_read(self, check: Callable[[CampaignEvidence], object]) -> list[str]:
+        """The groups `check` (a claim's) takes estimates of, each once, in order."""
+        self._reads = []
+        try:
+            check(self)
+            return list(dict.fromkeys(self._reads))
+        finally:
+            self._reads = None
 
     def select(self, **params: Any) -> list[Group]:
         """The groups whose matrix values include these: a name as in the spec's matrix, or
@@ -245,6 +256,8 @@ class CampaignEvidence:
         and interval over the group's complete repetitions."""
         if group is None:
             return Estimate()
+        if self._reads is not None:
+            self._reads.append(group.group)
         if isinstance(metric, str):
             found = getattr(group, metric)
         else:

@@ -5,6 +5,13 @@ then runs the experiment again with `--resume` and `matrix.repetitions.groups` n
 groups, up to the largest number a claim needs (capped): the instrument measures until the
 claim is decided, not for as long as the spec's repetitions said.
 
+A plan gives its repetitions to every group that another claim compares with one of its
+groups too (and so on): repetitions run later than the rest, for one side of a comparison
+only, would compare this sitting's machine with an earlier one's, and one claim's plan
+would move another claim's verdict without measuring its other side. (It happened: LC19's
+plan gave tiering + fair 10 more afternoon repetitions, tiering + greedy none, and LC16,
+which compares the two, went from reproduced to inconclusive.)
+
 Looking again after more data is sequential testing: the intervals' coverage is per look,
 not across looks, so a claim decided on the second look has a somewhat higher chance of
 being decided by chance than its interval says; the page says when a claim's groups got
@@ -20,11 +27,13 @@ from .evidence import INCONCLUSIVE, CampaignEvidence
 
 @dataclass
 class Wanted:
-    """The repetitions an experiment's undecided claims want: each group up to `repetitions`."""
+    """The repetitions an experiment's undecided claims want: each group up to `repetitions`
+    (`balance`: those of them that only other claims' comparisons bring in, with the claims)."""
 
     repetitions: int
     groups: list[str]
     claims: list[str] = field(default_factory=list)
+    balance: dict[str, list[str]] = field(default_factory=dict)
 
 
 def repetitions_wanted(experiment: str, ev: CampaignEvidence, cap: int) -> Wanted | None:
@@ -34,9 +43,8 @@ def repetitions_wanted(experiment: str, ev: CampaignEvidence, cap: int) -> Wante
     groups: set[str] = set()
     claims: list[str] = []
     most = 0
-    for claim in all_claims():
-        if claim.experiment != experiment:
-            continue
+    mine = [c for c in all_claims() if c.experiment == experiment]
+    for claim in mine:
         finding = claim.check(ev)
         n = finding.repetitions
         if finding.status != INCONCLUSIVE or n is None or n > cap or not finding.groups:
@@ -46,4 +54,29 @@ def repetitions_wanted(experiment: str, ev: CampaignEvidence, cap: int) -> Wante
         most = max(most, n)
     if not claims:
         return None
-    return Wanted(repetitions=most, groups=sorted(groups), claims=claims)
+    balance = _compared_with(groups, {c.id: ev.groups_read(c.check) for c in mine
+                                      if c.id not in claims})
+    return Wanted(repetitions=most, groups=sorted(groups | set(balance)), claims=claims,
+                  balance=balance)
+
+
+def _compared_with(planned: set[str], reads: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The groups outside `planned` that a claim (of `reads`: the groups each reads) compares
+    with a planned one, until none is left out: each with those claims."""
+    added: dict[str, list[str]] = {}
+    inside = set(planned)
+    grew = True
+    while grew:
+        grew = False
+        for claim, read in reads.items():
+            if len(read) < 2 or not inside & set(read):
+                continue
+            for g in read:
+                if g not in planned:
+                    added.setdefault(g, [])
+                    if claim not in added[g]:
+                        added[g].append(claim)
+                if g not in inside:
+                    inside.add(g)
+                    grew = True
+    return dict(sorted(added.items()))

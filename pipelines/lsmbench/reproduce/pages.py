@@ -66,8 +66,11 @@ class ExperimentRun(BaseModel):
     # `seconds` is the last run's part, `points_s` the stored points' own wall time, all runs'.
     resumed: bool = False
     points_s: float | None = None
-    # More repetitions for undecided claims (runner._more_repetitions): claims, groups,
-    # repetitions (each group up to), exit_code, seconds, command.
+    # More repetitions for undecided claims (runner._more_repetitions), the last plan: claims,
+    # groups, repetitions (each group up to), exit_code, seconds, command; done (False: it
+    # was interrupted, and `--resume` goes on with it; absent in older records: True),
+    # points_s (the wall time of the points it added; absent in older records) and earlier
+    # (the plans before it whose points the store keeps, oldest first).
     more: dict[str, Any] | None = None
 
     @property
@@ -77,9 +80,23 @@ class ExperimentRun(BaseModel):
         return max(self.seconds, self.points_s or 0.0) if self.resumed else self.seconds
 
     @property
+    def plans(self) -> list[dict[str, Any]]:
+        """Every plan of repetitions for its claims that the stored points hold, oldest first
+        (each a `more` without its `earlier`)."""
+        if not self.more:
+            return []
+        last = {k: v for k, v in self.more.items() if k != "earlier"}
+        return [*self.more.get("earlier", []), last]
+
+    @property
+    def plan_pending(self) -> bool:
+        """Its last plan of repetitions was interrupted: `--resume` goes on with it."""
+        return self.more is not None and self.more.get("done") is False
+
+    @property
     def took_s(self) -> float:
         """How long the experiment took in all: its own points and its claims' repetitions."""
-        return self.own_s + float((self.more or {}).get("seconds") or 0.0)
+        return self.own_s + sum(float(p.get("seconds") or 0.0) for p in self.plans)
 
 
 class SuiteRun(BaseModel):

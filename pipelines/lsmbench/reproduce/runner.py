@@ -16,6 +16,7 @@ from collections import deque
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from ..exits import EXIT_ENV, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, Terminated
 from ..fingerprint import cpu_model, git_commit, host_fingerprint
@@ -126,32 +127,64 @@ def _simulated(exp: Experiment, shown: str, start: float, run: Callable[[], obje
 
 def run_one(exp: Experiment, quick: bool, store: Path, testbed: str | None = None,
             node: str | None = None, resume: bool = False,
-            claim_repetitions: int = 0) -> ExperimentRun:
+            claim_repetitions: int = 0, previous: ExperimentRun | None = None,
+            checkpoint: Callable[[ExperimentRun], None] | None = None) -> ExperimentRun:
     """One experiment; a run or tune one on `node` of the kept `testbed` when given, going on
     from its complete points with `resume`; then, for a run one that succeeded, more
     repetitions of the groups its undecided claims compare, up to `claim_repetitions` each
-    (more.py; 0: none)."""
+    (more.py; 0: none). With `resume`, `previous` is the experiment's stored record: the
+    plans of repetitions it made stay in the new one, and one it left interrupted goes on.
+    `checkpoint` stores the record while such a plan runs, so that an interruption leaves
+    the plan for `--resume`."""
     started = now()
     result = _run_one(exp, quick, store, testbed, node, resume)
     result.started = started
-    if exp.kind == "run" and result.exit_code == 0 and claim_repetitions > 0:
-        _more_repetitions(exp, quick, store, testbed, node, claim_repetitions, result)
+    plans = previous.plans if resume and previous is not None else []
+    if exp.kind == "run" and result.exit_code == 0 and (claim_repetitions > 0 or plans):
+        _more_repetitions(exp, quick, store, testbed, node, claim_repetitions, result, plans,
+                          checkpoint or (lambda _: None))
     return result
 
 
+def _plan_points_s(plan: dict[str, Any]) -> float:
+    """The wall time of the points a plan added (its whole time in records that lack it)."""
+    return float(plan.get("points_s", plan.get("seconds")) or 0.0)
+
+
 def _more_repetitions(exp: Experiment, quick: bool, store: Path, testbed: str | None,
-                      node: str | None, cap: int, result: ExperimentRun) -> None:
+                      node: str | None, cap: int, result: ExperimentRun,
+                      before: list[dict[str, Any]],
+                      checkpoint: Callable[[ExperimentRun], None]) -> None:
     """The experiment again with --resume and matrix.repetitions.groups, when some of its
-    claims want more repetitions (recorded in result.more)."""
+    claims want more repetitions, or when the last of the plans `before` (the stored ones)
+    was interrupted (recorded in result.more, with the plans before it)."""
     import json
 
     from ..spec.checks import repetition_range
     from .evidence import read_evidence
-    from .more import repetitions_wanted
+    from .more import Wanted, repetitions_wanted
 
-    ev = read_evidence(store, exp.name)
-    wanted = repetitions_wanted(exp.name, ev, cap) if ev is not None else None
+    earlier = list(before)
+    pending = (earlier.pop() if earlier and earlier[-1].get("done") is False
+               and int(earlier[-1]["repetitions"]) <= cap else None)
+    # The stored points include those the plans added, which have their own figures: the
+    # experiment's own time ("Ran in") is the rest.
+    if result.points_s is not None:
+        added = sum(_plan_points_s(p) for p in [*earlier, *([pending] if pending else [])])
+        result.points_s = round(max(0.0, result.points_s - added), 1)
+    if pending is not None:
+        # Going on as planned: estimating again from the part it measured would be one more
+        # look at the data, and the plan's number was chosen before any of it.
+        wanted: Wanted | None = Wanted(repetitions=int(pending["repetitions"]),
+                                       groups=list(pending["groups"]),
+                                       claims=list(pending["claims"]),
+                                       balance=dict(pending.get("balance") or {}))
+    else:
+        ev = read_evidence(store, exp.name) if cap > 0 else None
+        wanted = repetitions_wanted(exp.name, ev, cap) if ev is not None else None
     if wanted is None:
+        if earlier:  # the plans that added the kept points stay on record
+            result.more = {**earlier[-1], **({"earlier": earlier[:-1]} if earlier[1:] else {})}
         return
     campaign = json.loads((store / exp.name / "campaign.json").read_text())
     rep_min, rep_max = repetition_range(campaign["spec"].get("matrix") or {})
@@ -161,12 +194,29 @@ def _more_repetitions(exp: Experiment, quick: bool, store: Path, testbed: str | 
     groups = ", ".join("'" + g.replace("'", "''") + "'" for g in wanted.groups)
     more = f"matrix.repetitions={{min: {rep_min}, max: {most}, groups: [{groups}]}}"
     cmd = [*command(exp, quick, store, testbed, node, resume=True), "--set", more]
-    start = time.monotonic()
-    code, tail = run_child(cmd)
-    result.more = {"claims": wanted.claims, "groups": wanted.groups,
-                   "repetitions": most, "exit_code": code,
-                   "seconds": round(time.monotonic() - start, 1),
-                   "command": "lsmbench " + shlex.join(cmd[3:])}
+    carried_s = float(pending["seconds"]) if pending else 0.0
+    carried_points_s = _plan_points_s(pending) if pending else 0.0
+    start, points_before = time.monotonic(), points_wall_s(store, exp.name)
+
+    def record(code: int | None) -> None:
+        result.more = {"claims": wanted.claims, "groups": wanted.groups,
+                       "repetitions": most, "exit_code": code, "done": code is not None,
+                       "seconds": round(carried_s + time.monotonic() - start, 1),
+                       "points_s": round(carried_points_s + points_wall_s(store, exp.name)
+                                         - points_before, 1),
+                       "command": "lsmbench " + shlex.join(cmd[3:]),
+                       **({"balance": wanted.balance} if wanted.balance else {}),
+                       **({"earlier": earlier} if earlier else {})}
+
+    record(None)
+    checkpoint(result)
+    try:
+        code, tail = run_child(cmd)
+    except KeyboardInterrupt:
+        record(None)
+        checkpoint(result)
+        raise
+    record(code)
     if code != 0:
         result.exit_code = code
         result.error = (f"{failure_text(code, tail)}, while adding repetitions for "
@@ -210,7 +260,8 @@ def more_text(result: ExperimentRun) -> str:
     if not m:
         return ""
     return (f", then up to {m['repetitions']} repetitions of {len(m['groups'])} group(s) for "
-            f"{', '.join(m['claims'])} ({m['seconds']:.0f} s)")
+            f"{', '.join(m['claims'])} ({m['seconds']:.0f} s"
+            f"{', interrupted' if result.plan_pending else ''})")
 
 
 def new_run(quick: bool) -> SuiteRun:
@@ -244,18 +295,25 @@ def run_suite(exps: list[Experiment], quick: bool, store: Path,
         run.testbed = record
     store.mkdir(parents=True, exist_ok=True)
 
-    def keep(result: ExperimentRun) -> None:
-        result.finished = now()
-        result.commit = commit
-        run.experiments[result.name] = result
-        write_atomic(store / RUN_FILE, run.model_dump_json(indent=2).encode())
+    lock = threading.Lock()  # with a testbed, the nodes' threads keep their records
 
+    def keep(result: ExperimentRun) -> None:
+        with lock:
+            result.finished = now()
+            result.commit = commit
+            run.experiments[result.name] = result
+            write_atomic(store / RUN_FILE, run.model_dump_json(indent=2).encode())
+
+    # With `resume`, the stored records (taken before any is replaced): their plans of
+    # repetitions stay, and an interrupted one goes on.
+    previous = dict(run.experiments) if resume else {}
     if nodes is not None:
         write_atomic(store / RUN_FILE, run.model_dump_json(indent=2).encode())
         try:
             run_spread(exps, nodes,
                        lambda e, node: run_one(e, quick, store, nodes.name if node else None,
-                                               node, resume, claim_repetitions),
+                                               node, resume, claim_repetitions,
+                                               previous.get(e.name), keep),
                        keep, say, estimates or {})
         except KeyboardInterrupt as e:
             # Here, not in the threads that wait for the nodes' children: they end with them.
@@ -266,7 +324,8 @@ def run_suite(exps: list[Experiment], quick: bool, store: Path,
         for i, exp in enumerate(exps, 1):
             say(f"reproduce: [{i}/{len(exps)}] {exp.name} ({exp.paper}): {exp.title}")
             result = run_one(exp, quick, store, resume=resume,
-                             claim_repetitions=claim_repetitions)
+                             claim_repetitions=claim_repetitions,
+                             previous=previous.get(exp.name), checkpoint=keep)
             keep(result)
             say(f"reproduce: [{i}/{len(exps)}] {exp.name}: exit {result.exit_code} in "
                 f"{result.own_s:.0f} s{more_text(result)}")
