@@ -54,6 +54,10 @@ def repetitions_wanted(experiment: str, ev: CampaignEvidence, cap: int) -> Wante
         most = max(most, n)
     if not claims:
         return None
+    # By the groups each other claim reads, not by its separate comparisons: a claim of two
+    # disjoint comparisons brings in both when one touches the plan (more than needed, never
+    # fewer). The planned claims' own decided parts are not looked at: one sharing a group
+    # with an open part would be left unbalanced (no claim is like that today).
     balance = _compared_with(groups, {c.id: ev.groups_read(c.check) for c in mine
                                       if c.id not in claims})
     return Wanted(repetitions=most, groups=sorted(groups | set(balance)), claims=claims,
