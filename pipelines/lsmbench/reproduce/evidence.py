@@ -224,15 +224,16 @@ class CampaignEvidence:
     groups: list[Group]
     points: dict[str, StoredPoint] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)  # non-campaign evidence (sim tables)
-    # While groups_read runs a check: the groups it took estimates of.
+    # While `reading` runs a check: the groups it took estimates of.
     _reads: list[str] | None = field(default=None, repr=False)
 
-    def groups_read(self, check: Callable[[CampaignEvidence], object]) -> list[str]:
-        """The groups `check` (a claim's) takes estimates of, each once, in order."""
+    def reading(self, check: Callable[[CampaignEvidence], Finding]
+                ) -> tuple[Finding, list[str]]:
+        """`check` (a claim's) on this evidence, and the groups it took estimates of, each
+        once, in order."""
         self._reads = []
         try:
-            check(self)
-            return list(dict.fromkeys(self._reads))
+            return check(self), list(dict.fromkeys(self._reads))
         finally:
             self._reads = None
 

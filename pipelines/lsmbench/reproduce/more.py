@@ -43,9 +43,11 @@ def repetitions_wanted(experiment: str, ev: CampaignEvidence, cap: int) -> Wante
     groups: set[str] = set()
     claims: list[str] = []
     most = 0
-    mine = [c for c in all_claims() if c.experiment == experiment]
-    for claim in mine:
-        finding = claim.check(ev)
+    reads: dict[str, list[str]] = {}
+    for claim in all_claims():
+        if claim.experiment != experiment:
+            continue
+        finding, reads[claim.id] = ev.reading(claim.check)
         n = finding.repetitions
         if finding.status != INCONCLUSIVE or n is None or n > cap or not finding.groups:
             continue
@@ -58,8 +60,7 @@ def repetitions_wanted(experiment: str, ev: CampaignEvidence, cap: int) -> Wante
     # disjoint comparisons brings in both when one touches the plan (more than needed, never
     # fewer). The planned claims' own decided parts are not looked at: one sharing a group
     # with an open part would be left unbalanced (no claim is like that today).
-    balance = _compared_with(groups, {c.id: ev.groups_read(c.check) for c in mine
-                                      if c.id not in claims})
+    balance = _compared_with(groups, {c: r for c, r in reads.items() if c not in claims})
     return Wanted(repetitions=most, groups=sorted(groups | set(balance)), claims=claims,
                   balance=balance)
 
