@@ -280,3 +280,37 @@ def test_repetitions_for_listed_groups_are_checked(tmp_path, lsmbench):
     path.write_text(yaml.safe_dump(spec))
     proc = lsmbench("validate", str(path))
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_planned_claims_decided_part_is_balanced_too(monkeypatch):
+    """A claim whose decided part (A against B) shares a group with its open part (A against
+    C): the plan for A and C runs B as well, or A's new repetitions would be compared with
+    B's old ones. (Reads are given, not measured: only the plan is under test.)"""
+    from lsmbench.reproduce import more
+    from lsmbench.reproduce.claims.claim import Claim
+
+    findings = {
+        "XP1": (Finding(status=INCONCLUSIVE, ours="-", why="A vs C overlap", repetitions=6,
+                        groups=["g=A", "g=C"]), ["g=A", "g=B", "g=C"]),
+        "XP2": (Finding(status=REPRODUCED, ours="-", why="-"), ["g=D"]),  # one group alone
+        "XP3": (Finding(status=REPRODUCED, ours="-", why="-"), ["g=D", "g=E"]),  # apart
+    }
+
+    class Reads:
+        def reading(self, check):
+            return findings[check.__name__]
+
+    def claim(cid: str) -> Claim:
+        def check(ev):
+            raise AssertionError("read through `reading`")
+        check.__name__ = cid
+        return Claim(id=cid, paper="luo-carey", source="-", text="-", theirs="-",
+                     experiment="xp", check=check)
+
+    monkeypatch.setattr(more, "all_claims", lambda: [claim(c) for c in findings])
+    wanted = more.repetitions_wanted("xp", Reads(), cap=12)
+    assert wanted is not None
+    assert (wanted.claims, wanted.repetitions) == (["XP1"], 6)
+    assert wanted.groups == ["g=A", "g=B", "g=C"]
+    assert wanted.balance == {"g=B": ["XP1"]}
+    assert more.repetitions_wanted("xp", Reads(), cap=5) is None  # 6 wanted, 5 allowed

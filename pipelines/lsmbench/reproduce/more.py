@@ -5,10 +5,11 @@ then runs the experiment again with `--resume` and `matrix.repetitions.groups` n
 groups, up to the largest number a claim needs (capped): the instrument measures until the
 claim is decided, not for as long as the spec's repetitions said.
 
-A plan gives its repetitions to every group that another claim compares with one of its
-groups too (and so on): repetitions run later than the rest, for one side of a comparison
-only, would compare this sitting's machine with an earlier one's, and one claim's plan
-would move another claim's verdict without measuring its other side. (It happened: LC19's
+A plan gives its repetitions to every group that a claim compares with one of its groups
+too (another claim, or a decided part of a planned one; and so on): repetitions run later
+than the rest, for one side of a comparison only, would compare this sitting's machine with
+an earlier one's, and one claim's plan would move another claim's verdict without measuring
+its other side. (It happened: LC19's
 plan gave tiering + fair 10 more afternoon repetitions, tiering + greedy none, and LC16,
 which compares the two, went from reproduced to inconclusive.)
 
@@ -56,11 +57,12 @@ def repetitions_wanted(experiment: str, ev: CampaignEvidence, cap: int) -> Wante
         most = max(most, n)
     if not claims:
         return None
-    # By the groups each other claim reads, not by its separate comparisons: a claim of two
+    # By the groups each claim reads, not by its separate comparisons: a claim of two
     # disjoint comparisons brings in both when one touches the plan (more than needed, never
-    # fewer). The planned claims' own decided parts are not looked at: one sharing a group
-    # with an open part would be left unbalanced (no claim is like that today).
-    balance = _compared_with(groups, {c: r for c, r in reads.items() if c not in claims})
+    # fewer). The planned claims are read too: a decided part of one that shares a group
+    # with its open part (A against B decided, A against C open) needs B as much as another
+    # claim's comparison would.
+    balance = _compared_with(groups, reads)
     return Wanted(repetitions=most, groups=sorted(groups | set(balance)), claims=claims,
                   balance=balance)
 

@@ -1,0 +1,101 @@
+"""Is a group's query-rate spread the tree or the machine? For each point of the groups that
+run queries: the rate over the running phase's first seconds (`--head`, default 2 s: the
+loaded tree, before the configurations' merges part it) and over the rest of the claim's
+window (`--seconds`), and how the two correlate over the group's repetitions (Spearman, scipy).
+
+Every repetition of a group starts from the same kind of loaded tree, so a spread of the head
+rates is the machine's speed at the time (a shared VM's neighbours, its CPU share), not the
+configuration; a correlation between head and rest says that speed carries through the
+window. docs/results/adaptive-rerun.md ("LC19's repetitions") quotes this for
+repro-lc-queries. Reads the store only; measures nothing.
+
+    .venv/bin/python pipelines/bench/query_rate_noise.py RESULTS/reproduce/repro-lc-queries \
+        [--kind get] [--seconds 32] [--head 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from lsmbench.report.load import measured_intervals
+from lsmbench.reproduce.evidence import read_evidence
+from lsmbench.results import StoredPoint
+from lsmbench.values import number
+from scipy import stats
+
+
+def head_and_rest(pt: StoredPoint, kind: str, head_s: float, window_s: float
+                  ) -> tuple[float, float] | None:
+    """The `kind` query rate over the running phase's intervals starting in its first
+    `head_s` seconds, and over those starting after them and within `window_s` (the
+    intervals a claim's "first T s" takes: evidence.query_rate)."""
+    ivs = measured_intervals(pt.running) if pt.running else []
+    if not ivs:
+        return None
+    start = float(ivs[0].get("t_start_s") or 0.0)
+    head: list[dict[str, Any]] = []
+    rest: list[dict[str, Any]] = []
+    for iv in ivs:
+        at = float(iv.get("t_start_s") or 0.0) - start
+        if at < window_s - 1e-3:
+            (head if at < head_s - 1e-3 else rest).append(iv)
+
+    def rate(part: list[dict[str, Any]]) -> float | None:
+        ops = [number(((iv.get("queries") or {}).get(kind) or {}).get("ops")) for iv in part]
+        secs = sum(float(iv.get("t_end_s") or 0.0) - float(iv.get("t_start_s") or 0.0)
+                   for iv in part)
+        if not part or secs <= 0 or any(o is None for o in ops):
+            return None
+        return sum(o for o in ops if o is not None) / secs
+
+    h, r = rate(head), rate(rest)
+    return (h, r) if h and r else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("campaign", type=Path, help="RESULTS/reproduce/NAME")
+    ap.add_argument("--kind", default="get", help="get, scan or secondary (default get)")
+    ap.add_argument("--seconds", type=float, default=32.0,
+                    help="the window the claim compares (default 32 s)")
+    ap.add_argument("--head", type=float, default=2.0, help="the first seconds (default 2)")
+    args = ap.parse_args(argv)
+    ev = read_evidence(args.campaign.parent, args.campaign.name)
+    if ev is None:
+        print(f"{args.campaign}: no stored campaign with points", file=sys.stderr)
+        return 2
+    if not 0 < args.head < args.seconds:
+        print(f"--head {args.head:g}: must be above 0 and under --seconds ({args.seconds:g})",
+              file=sys.stderr)
+        return 2
+    shown = 0
+    for group in ev.groups:
+        rows = []
+        for pid in group.points:
+            pt = ev.points.get(pid)
+            found = head_and_rest(pt, args.kind, args.head, args.seconds) \
+                if pt is not None and pt.ok else None
+            if found:
+                rows.append((pid, *found))
+        if len(rows) < 3:
+            continue
+        shown += 1
+        heads, rests = [r[1] for r in rows], [r[2] for r in rows]
+        rho, p = stats.spearmanr(heads, rests)
+        print(f"{group.group} (n={len(rows)}): head {min(heads):,.0f}-{max(heads):,.0f}/s, "
+              f"rest {min(rests):,.0f}-{max(rests):,.0f}/s; Spearman rho {rho:.2f} (p {p:.3f})")
+        for pid, head, rest in rows:
+            print(f"  {pid}: first {args.head:g} s {head:,.0f}/s, "
+                  f"{args.head:g}-{args.seconds:g} s {rest:,.0f}/s")
+    if not shown:
+        print(f"{args.campaign}: no group with 3 points that ran {args.kind} queries",
+              file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
