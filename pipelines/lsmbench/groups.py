@@ -40,7 +40,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from .points import group_id
-from .stats import Estimate, median_ci
+from .stats import Estimate, half_width_at, median_ci
 from .store import STATE_COMPLETE, PointRecord
 from .values import dig as _get
 from .values import number as _num
@@ -305,8 +305,7 @@ def _what_would_decide(e: Estimate, bound: float, is_time: bool) -> str:
     if distance <= 0.01 * bound:
         return (f": the median {shown} is within 1 % of it, so no practical number of "
                 "repetitions decides it; the group sits at the bound")
-    half_width = max(e.median - e.ci_low, e.ci_high - e.median)
-    n = repetitions_needed(e.n, half_width, distance)
+    n = repetitions_needed(e.n, half_width_at(e), distance)
     if n > PRACTICAL_REPETITIONS:
         return (f": the median {shown} is {distance / bound:.0%} from it, too close for its "
                 f"spread: {beyond_practical()}, so no practical number decides it; the "
@@ -331,8 +330,17 @@ def beyond_practical(*, each: bool = False) -> str:
 
 def repetitions_needed(n: int, half_width: float, distance: float) -> int:
     """About how many repetitions make an interval of this half-width at n repetitions
-    narrower than distance, its width shrinking as 1/sqrt(n)."""
+    narrower than distance, its width shrinking as 1/sqrt(n). (The half-width at the
+    confidence the answer is judged at: stats.half_width_at.)"""
     return max(n + 1, math.ceil(n * (half_width / distance) ** 2))
+
+
+def repetitions_to_part(a: Estimate, b: Estimate, distance: float) -> int:
+    """About how many repetitions each make two intervals (each at its own n, each ~1/sqrt(n)
+    as wide, at the judged confidence) together narrower than `distance`: the smallest m with
+    (h_a sqrt(n_a) + h_b sqrt(n_b)) / sqrt(m) <= distance."""
+    spread = half_width_at(a) * math.sqrt(a.n) + half_width_at(b) * math.sqrt(b.n)
+    return max(min(a.n, b.n) + 1, math.ceil((spread / distance) ** 2))
 
 
 def judge_group(reps: Sequence[Repetition]) -> tuple[GroupVerdict, dict[str, int], list[str]]:

@@ -30,8 +30,9 @@ def test_compare_needs_apart_intervals_in_the_claimed_direction():
     overlapping = median_ci([6, 9, 13])
     f = compare(high, overlapping, "a", "b", higher=True, fmt=fmt_plain, what="x")
     assert f.status == INCONCLUSIVE and "overlap" in f.why
-    # half-widths 1 and 4 against a gap of 2: 3 x (5 / 2)^2 = 18.75
-    assert f.why.endswith("; ~19 repetitions each would part them if the medians hold")
+    # half-widths 1 and 4 against a gap of 2, each 75 % interval widened to 95 % (x 1.704):
+    # 3 x (5 x 1.704 / 2)^2 = 54.5 (taken as 95 % intervals, 18.75: the estimate of old)
+    assert f.why.endswith("; ~55 repetitions each would part them if the medians hold")
     f = compare(high, median_ci([9, 11.05, 13]), "a", "b", higher=True, fmt=fmt_plain, what="x")
     assert f.why.endswith("the medians are within 1 %: no practical number of repetitions "
                           "parts them")
@@ -60,8 +61,10 @@ def test_similar_is_an_equivalence_within_a_margin():
     f = judge([5, 6, 8], [5, 9, 10])
     assert f.status == INCONCLUSIVE and "the intervals cannot tell" in f.why
     # medians 6 and 9: 0.667, 0.223 (in logs) from the nearer edge 0.833; the range reaches
-    # 1.6, 0.875 from 0.667: 3 x (0.875 / 0.223)^2 = 46.2 -> 47 repetitions each.
-    assert f.repetitions == 47 and "~47 repetitions each would settle it" in f.why
+    # 1.6, 0.875 from 0.667, widened from 75 % to 95 % (x 1.704):
+    # 3 x (0.875 x 1.704 / 0.223)^2 = 134.2 -> 135 each, past any practical number.
+    assert f.repetitions == 135 and "more than 100 repetitions each would be needed to " \
+        "settle it" in f.why
     # A medians' ratio on the margin's edge (1.2): no number of repetitions settles it.
     f = judge([110, 120, 130], [95, 100, 105])
     assert f.status == INCONCLUSIVE and f.repetitions is None and "sits on the margin" in f.why
@@ -119,7 +122,7 @@ def test_an_undecided_comparison_names_its_groups_and_all_of_keeps_the_open_ones
                     fmt=fmt_plain, what="x")
     assert open_.status == INCONCLUSIVE and open_.groups == ["g3", "g4"]
     both = all_of([apart, open_])
-    assert (both.status, both.repetitions, both.groups) == (INCONCLUSIVE, 19, ["g3", "g4"])
+    assert (both.status, both.repetitions, both.groups) == (INCONCLUSIVE, 55, ["g3", "g4"])
     # A part no number of repetitions decides: neither does the whole.
     stuck = compare(est([10, 11, 12], "g5"), est([9, 11.05, 13], "g6"), "a", "b", higher=True,
                     fmt=fmt_plain, what="x")

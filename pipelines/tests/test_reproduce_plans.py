@@ -75,6 +75,10 @@ def test_an_undecided_claim_gets_the_repetitions_it_needs(tmp_path, lsmbench, mo
                     "--out", str(out))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "then up to 3 repetitions of 2 group(s) for XT1" in proc.stdout
+    # Announced before it runs: what it lacks (a third of 50 and of 60), and about how long.
+    assert re.search(r"reproduce: rm-three: more repetitions for XT1: up to 3 of 2 group\(s\), "
+                     r"2 point\(s\) to run, ~\d+s at their points' median time so far",
+                     proc.stdout), proc.stdout
     store = results / "reproduce"
     reps: dict[int, int] = {}
     for p in Store(store).points("rm-three"):
@@ -193,6 +197,8 @@ def test_an_interrupted_plan_of_repetitions_goes_on_as_planned(tmp_path, lsmbenc
                     str(results), "--out", str(out))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "finished before" not in proc.stdout
+    assert "rm-plan: going on with the interrupted plan for XT2: up to 3 of 2 group(s), " \
+        "1 point(s) to run" in proc.stdout, proc.stdout
     assert reps() == {50: 3, 60: 3, 70: 2}
     record = pages.read_run(store).experiments["rm-plan"]
     assert not record.plan_pending and record.more["exit_code"] == 0

@@ -17,8 +17,9 @@ if TYPE_CHECKING:
     from .changes import EarlierPage
 
 # The most repetitions per group reproduce adds for an undecided claim (--claim-repetitions):
-# a dozen part two medians whose gap is at least half their 3-repetition intervals' summed
-# half-widths (groups.repetitions_needed), at a few minutes a point in the full variant.
+# a dozen part two medians whose gap is at least 0.85 times their 3-repetition intervals'
+# summed half-widths (groups.repetitions_to_part: 75 % intervals widened to 95 % ones), at a
+# few minutes a point in the full variant.
 CLAIM_REPETITIONS = 12
 
 

@@ -26,6 +26,7 @@ from ..groups import (
     beyond_practical,
     group_repetitions,
     repetitions_needed,
+    repetitions_to_part,
 )
 from ..listing import estimate_text
 from ..names import DIMENSION_ALIASES
@@ -37,7 +38,7 @@ from ..report.load import (
 )
 from ..report.papers import bursts
 from ..results import Campaign, StoredPoint, read_campaign
-from ..stats import Estimate, median_ci
+from ..stats import Estimate, median_ci, widening
 from ..values import dig, number
 
 Status = Literal["reproduced", "not reproduced", "inconclusive", "not run"]
@@ -342,9 +343,7 @@ def _what_would_separate(a: Estimate, b: Estimate) -> tuple[str, int | None]:
     scale = max(abs(a.median), abs(b.median))
     if gap <= 0.01 * scale:
         return "; the medians are within 1 %: no practical number of repetitions parts them", None
-    half = (max(a.median - a.ci_low, a.ci_high - a.median)
-            + max(b.median - b.ci_low, b.ci_high - b.median))
-    n = repetitions_needed(min(a.n, b.n), half, gap)
+    n = repetitions_to_part(a, b, gap)
     if n > PRACTICAL_REPETITIONS:
         return (f"; the medians are too close for their spread: "
                 f"{beyond_practical(each=True)} to part them"), n
@@ -445,20 +444,21 @@ def _repetitions_to_settle(a: Estimate, b: Estimate, within: float, low: float,
     """About how many repetitions each would bring the ratio a/b's range wholly inside or
     wholly outside the margin, if the medians hold."""
     assert a.median is not None and b.median is not None and b.median > 0 and a.median > 0
-    return _settle(min(a.n, b.n), a.median / b.median, low, high, (within, 1 / within))
+    return _settle(a, b, a.median / b.median, low, high, (within, 1 / within))
 
 
-def _settle(n: int, ratio: float, low: float, high: float,
+def _settle(a: Estimate, b: Estimate, ratio: float, low: float, high: float,
             edges: Sequence[float]) -> int | None:
-    """About how many repetitions each would keep a ratio's range [low, high] off every edge
-    of a margin, if the medians' `ratio` holds: the range's spread around the ratio (in logs)
-    shrinks as 1/sqrt(n) until it no longer reaches the nearest edge. None when the ratio is
-    within 1 % of an edge."""
+    """About how many repetitions each would keep a ratio's range [low, high] (from a's and
+    b's intervals) off every edge of a margin, if the medians' `ratio` holds: the range's
+    spread around the ratio (in logs, widened to the judged confidence) shrinks as
+    1/sqrt(n) until it no longer reaches the nearest edge. None when the ratio is within 1 %
+    of an edge."""
     edge = min(abs(math.log(ratio / e)) for e in edges)
     if edge <= math.log(1.01):
         return None
-    spread = max(math.log(high / ratio), math.log(ratio / low))
-    return repetitions_needed(n, spread, edge)
+    spread = max(math.log(high / ratio), math.log(ratio / low)) * widening(a, b)
+    return repetitions_needed(min(a.n, b.n), spread, edge)
 
 
 def much(a: Estimate, b: Estimate, a_name: str, b_name: str, *, higher: bool,
@@ -484,7 +484,7 @@ def much(a: Estimate, b: Estimate, a_name: str, b_name: str, *, higher: bool,
     if high <= within:
         return Finding(status=NOT_REPRODUCED, ours=ours, why=(
             f"{span}: not beyond {margin}, so not much {'higher' if higher else 'lower'}"))
-    n = _settle(min(a.n, b.n), big.median / small.median, low, high, (within,))
+    n = _settle(a, b, big.median / small.median, low, high, (within,))
     return Finding(status=INCONCLUSIVE, ours=ours, repetitions=n, groups=_compared(a, b),
                    why=f"{span}: beyond {margin} or not, the intervals cannot tell"
                        f"{_settling_text(n)}")

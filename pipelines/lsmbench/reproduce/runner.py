@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..exits import EXIT_ENV, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, Terminated
 from ..fingerprint import cpu_model, git_commit, host_fingerprint
@@ -26,6 +26,9 @@ from .simlong import SimLongError, run_long
 from .simtable import SimTableError, run_validate
 from .spread import Nodes, run_spread
 from .suite import Experiment
+
+if TYPE_CHECKING:
+    from .more import Wanted
 
 # The children running now (several at once with --testbed), so that an interruption that
 # reached only this process (a SIGTERM) reaches them too.
@@ -128,21 +131,22 @@ def _simulated(exp: Experiment, shown: str, start: float, run: Callable[[], obje
 def run_one(exp: Experiment, quick: bool, store: Path, testbed: str | None = None,
             node: str | None = None, resume: bool = False,
             claim_repetitions: int = 0, previous: ExperimentRun | None = None,
-            checkpoint: Callable[[ExperimentRun], None] | None = None) -> ExperimentRun:
+            checkpoint: Callable[[ExperimentRun], None] | None = None,
+            say: Callable[[str], None] | None = None) -> ExperimentRun:
     """One experiment; a run or tune one on `node` of the kept `testbed` when given, going on
     from its complete points with `resume`; then, for a run one that succeeded, more
     repetitions of the groups its undecided claims compare, up to `claim_repetitions` each
     (more.py; 0: none). With `resume`, `previous` is the experiment's stored record: the
     plans of repetitions it made stay in the new one, and one it left interrupted goes on.
     `checkpoint` stores the record while such a plan runs, so that an interruption leaves
-    the plan for `--resume`."""
+    the plan for `--resume`; `say` announces a plan before it starts (it can take hours)."""
     started = now()
     result = _run_one(exp, quick, store, testbed, node, resume)
     result.started = started
     plans = previous.plans if resume and previous is not None else []
     if exp.kind == "run" and result.exit_code == 0 and (claim_repetitions > 0 or plans):
         _more_repetitions(exp, quick, store, testbed, node, claim_repetitions, result, plans,
-                          checkpoint or (lambda _: None))
+                          checkpoint or (lambda _: None), say or (lambda _: None))
     return result
 
 
@@ -154,7 +158,8 @@ def _plan_points_s(plan: dict[str, Any]) -> float:
 def _more_repetitions(exp: Experiment, quick: bool, store: Path, testbed: str | None,
                       node: str | None, cap: int, result: ExperimentRun,
                       before: list[dict[str, Any]],
-                      checkpoint: Callable[[ExperimentRun], None]) -> None:
+                      checkpoint: Callable[[ExperimentRun], None],
+                      say: Callable[[str], None]) -> None:
     """The experiment again with --resume and matrix.repetitions.groups, when some of its
     claims want more repetitions, or when the last of the plans `before` (the stored ones)
     was interrupted (recorded in result.more, with the plans before it)."""
@@ -194,6 +199,7 @@ def _more_repetitions(exp: Experiment, quick: bool, store: Path, testbed: str | 
     groups = ", ".join("'" + g.replace("'", "''") + "'" for g in wanted.groups)
     more = f"matrix.repetitions={{min: {rep_min}, max: {most}, groups: [{groups}]}}"
     cmd = [*command(exp, quick, store, testbed, node, resume=True), "--set", more]
+    say(plan_outlook(exp.name, store, wanted, most, going_on=pending is not None))
     carried_s = float(pending["seconds"]) if pending else 0.0
     carried_points_s = _plan_points_s(pending) if pending else 0.0
     start, points_before = time.monotonic(), points_wall_s(store, exp.name)
@@ -221,6 +227,37 @@ def _more_repetitions(exp: Experiment, quick: bool, store: Path, testbed: str | 
         result.exit_code = code
         result.error = (f"{failure_text(code, tail)}, while adding repetitions for "
                         f"{', '.join(wanted.claims)}")
+
+
+def plan_outlook(name: str, store: Path, wanted: Wanted, most: int, going_on: bool) -> str:
+    """What a plan is about to run: the points its groups lack and, at their complete points'
+    median wall time so far, about how long they take."""
+    from statistics import median
+
+    from ..units import format_duration
+    from .evidence import read_evidence
+
+    ev = read_evidence(store, name)
+    groups = {g.group: g for g in ev.groups} if ev is not None else {}
+    points, seconds, timed = 0, 0.0, True
+    for gid in wanted.groups:
+        group = groups.get(gid)
+        lacking = most - (group.complete if group is not None else 0)
+        if lacking <= 0:
+            continue
+        points += lacking
+        walls = [float(w) for p in (group.points if group is not None else [])
+                 if (pt := ev.points.get(p) if ev is not None else None) is not None
+                 and pt.ok and (w := pt.record.get("wall_s"))]
+        if walls:
+            seconds += lacking * median(walls)
+        else:
+            timed = False
+    pace = f", ~{format_duration(seconds)} at their points' median time so far" if timed \
+        else ""
+    how = "going on with the interrupted plan" if going_on else "more repetitions"
+    return (f"reproduce: {name}: {how} for {', '.join(wanted.claims)}: up to {most} of "
+            f"{len(wanted.groups)} group(s), {points} point(s) to run{pace}")
 
 
 def points_wall_s(store: Path, name: str) -> float:
@@ -313,7 +350,7 @@ def run_suite(exps: list[Experiment], quick: bool, store: Path,
             run_spread(exps, nodes,
                        lambda e, node: run_one(e, quick, store, nodes.name if node else None,
                                                node, resume, claim_repetitions,
-                                               previous.get(e.name), keep),
+                                               previous.get(e.name), keep, say),
                        keep, say, estimates or {})
         except KeyboardInterrupt as e:
             # Here, not in the threads that wait for the nodes' children: they end with them.
@@ -325,7 +362,7 @@ def run_suite(exps: list[Experiment], quick: bool, store: Path,
             say(f"reproduce: [{i}/{len(exps)}] {exp.name} ({exp.paper}): {exp.title}")
             result = run_one(exp, quick, store, resume=resume,
                              claim_repetitions=claim_repetitions,
-                             previous=previous.get(exp.name), checkpoint=keep)
+                             previous=previous.get(exp.name), checkpoint=keep, say=say)
             keep(result)
             say(f"reproduce: [{i}/{len(exps)}] {exp.name}: exit {result.exit_code} in "
                 f"{result.own_s:.0f} s{more_text(result)}")
