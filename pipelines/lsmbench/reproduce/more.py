@@ -9,9 +9,9 @@ A plan gives its repetitions to every group that a claim compares with one of it
 too (another claim, or a decided part of a planned one; and so on): repetitions run later
 than the rest, for one side of a comparison only, would compare this sitting's machine with
 an earlier one's, and one claim's plan would move another claim's verdict without measuring
-its other side. (It happened: LC19's
-plan gave tiering + fair 10 more afternoon repetitions, tiering + greedy none, and LC16,
-which compares the two, went from reproduced to inconclusive.)
+its other side. (It happened: LC19's plan gave tiering + fair 10 more afternoon repetitions,
+tiering + greedy none, and LC16, which compares the two, went from reproduced to
+inconclusive.)
 
 Looking again after more data is sequential testing: the intervals' coverage is per look,
 not across looks, so a claim decided on the second look has a somewhat higher chance of
