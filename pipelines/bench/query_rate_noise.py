@@ -18,41 +18,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
-from lsmbench.report.load import measured_intervals
-from lsmbench.reproduce.evidence import read_evidence
-from lsmbench.results import StoredPoint
-from lsmbench.values import number
+from lsmbench.reproduce.evidence import query_rate, read_evidence
 from scipy import stats
-
-
-def head_and_rest(pt: StoredPoint, kind: str, head_s: float, window_s: float
-                  ) -> tuple[float, float] | None:
-    """The `kind` query rate over the running phase's intervals starting in its first
-    `head_s` seconds, and over those starting after them and within `window_s` (the
-    intervals a claim's "first T s" takes: evidence.query_rate)."""
-    ivs = measured_intervals(pt.running) if pt.running else []
-    if not ivs:
-        return None
-    start = float(ivs[0].get("t_start_s") or 0.0)
-    head: list[dict[str, Any]] = []
-    rest: list[dict[str, Any]] = []
-    for iv in ivs:
-        at = float(iv.get("t_start_s") or 0.0) - start
-        if at < window_s - 1e-3:
-            (head if at < head_s - 1e-3 else rest).append(iv)
-
-    def rate(part: list[dict[str, Any]]) -> float | None:
-        ops = [number(((iv.get("queries") or {}).get(kind) or {}).get("ops")) for iv in part]
-        secs = sum(float(iv.get("t_end_s") or 0.0) - float(iv.get("t_start_s") or 0.0)
-                   for iv in part)
-        if not part or secs <= 0 or any(o is None for o in ops):
-            return None
-        return sum(o for o in ops if o is not None) / secs
-
-    h, r = rate(head), rate(rest)
-    return (h, r) if h and r else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,23 +31,26 @@ def main(argv: list[str] | None = None) -> int:
                     help="the window the claim compares (default 32 s)")
     ap.add_argument("--head", type=float, default=2.0, help="the first seconds (default 2)")
     args = ap.parse_args(argv)
-    ev = read_evidence(args.campaign.parent, args.campaign.name)
-    if ev is None:
-        print(f"{args.campaign}: no stored campaign with points", file=sys.stderr)
-        return 2
     if not 0 < args.head < args.seconds:
         print(f"--head {args.head:g}: must be above 0 and under --seconds ({args.seconds:g})",
               file=sys.stderr)
         return 2
+    ev = read_evidence(args.campaign.parent, args.campaign.name)
+    if ev is None:
+        print(f"{args.campaign}: no stored campaign with points", file=sys.stderr)
+        return 2
+    head_of = query_rate(args.kind, args.head)
+    rest_of = query_rate(args.kind, args.seconds, after_s=args.head)
     shown = 0
     for group in ev.groups:
         rows = []
         for pid in group.points:
             pt = ev.points.get(pid)
-            found = head_and_rest(pt, args.kind, args.head, args.seconds) \
-                if pt is not None and pt.ok else None
-            if found:
-                rows.append((pid, *found))
+            if pt is None or not pt.ok:
+                continue
+            head, rest = head_of(pt), rest_of(pt)
+            if head and rest:
+                rows.append((pid, head, rest))
         if len(rows) < 3:
             continue
         shown += 1

@@ -14,18 +14,20 @@ import argparse
 import sys
 from pathlib import Path
 
-from lsmbench.groups import group_repetitions
-from lsmbench.report.load import stored_repetition
 from lsmbench.reproduce.claims import all_claims
-from lsmbench.reproduce.evidence import CampaignEvidence, Finding, read_evidence
+from lsmbench.reproduce.evidence import (
+    CampaignEvidence,
+    Finding,
+    campaign_evidence,
+    read_evidence,
+)
 
 
 def first_repetitions(full: CampaignEvidence, first: int) -> CampaignEvidence:
     """The evidence as it was with only repetitions 0 .. first-1 of each group."""
-    kept = [p for p in full.campaign.points if int(p.record.get("rep") or 0) < first]
-    return CampaignEvidence(name=full.name, campaign=full.campaign,
-                            groups=group_repetitions([stored_repetition(p) for p in kept]),
-                            points={p.id: p for p in kept})
+    return campaign_evidence(full.name, full.campaign,
+                             [p for p in full.campaign.points
+                              if int(p.record.get("rep") or 0) < first])
 
 
 def estimate(f: Finding) -> str:

@@ -96,14 +96,17 @@ def running_window_s(pt: StoredPoint) -> float | None:
     return float(ivs[-1].get("t_end_s") or 0.0) - float(ivs[0].get("t_start_s") or 0.0)
 
 
-def _first_intervals(pt: StoredPoint, first_s: float) -> list[dict[str, Any]]:
+def _first_intervals(pt: StoredPoint, first_s: float, after_s: float = 0.0
+                     ) -> list[dict[str, Any]]:
     """The running phase's measured intervals starting within `first_s` of the first one's
-    start (by start: the intervals of two runs end a few microseconds apart)."""
+    start, and not within `after_s` of it (by start: the intervals of two runs end a few
+    microseconds apart)."""
     ivs = measured_intervals(pt.running) if pt.running else []
     if not ivs:
         return []
     start = float(ivs[0].get("t_start_s") or 0.0)
-    return [iv for iv in ivs if float(iv.get("t_start_s") or 0.0) - start < first_s - 1e-3]
+    return [iv for iv in ivs
+            if after_s - 1e-3 <= float(iv.get("t_start_s") or 0.0) - start < first_s - 1e-3]
 
 
 def common_window(ev: CampaignEvidence, *selections: dict[str, Any]) -> float | None:
@@ -148,14 +151,14 @@ def compare_components(ev: CampaignEvidence, a: dict[str, Any], b: dict[str, Any
                    fmt=fmt_plain, what="mean disk components" + over_first(first))
 
 
-def query_rate(kind: str, first_s: float | None = None) -> PointMetric:
+def query_rate(kind: str, first_s: float | None = None, after_s: float = 0.0) -> PointMetric:
     """Queries of `kind` (get, scan, secondary) per second in the running phase's measured
-    window, or in its first `first_s` seconds."""
+    window, or in its first `first_s` seconds (those after its first `after_s`)."""
     def metric(pt: StoredPoint) -> float | None:
         if first_s is None:
             return number(pt.running.summary_get("queries", kind, "throughput")) \
                 if pt.running else None
-        ivs = _first_intervals(pt, first_s)
+        ivs = _first_intervals(pt, first_s, after_s)
         ops = [number(((iv.get("queries") or {}).get(kind) or {}).get("ops")) for iv in ivs]
         if not ivs or any(o is None for o in ops):
             return None
@@ -276,9 +279,15 @@ def read_evidence(results: Path, name: str) -> CampaignEvidence | None:
     campaign = read_campaign(d)
     if not campaign.points:
         return None
-    reps = [stored_repetition(p) for p in campaign.points]
-    return CampaignEvidence(name=name, campaign=campaign, groups=group_repetitions(reps),
-                            points={p.id: p for p in campaign.points})
+    return campaign_evidence(name, campaign, campaign.points)
+
+
+def campaign_evidence(name: str, campaign: Campaign, points: list[StoredPoint]
+                      ) -> CampaignEvidence:
+    """The evidence of these points of the campaign (all of them, or some: a backtest)."""
+    return CampaignEvidence(name=name, campaign=campaign,
+                            groups=group_repetitions([stored_repetition(p) for p in points]),
+                            points={p.id: p for p in points})
 
 
 # ---------------------------------------------------------------- judging

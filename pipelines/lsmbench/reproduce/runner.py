@@ -28,6 +28,7 @@ from .spread import Nodes, run_spread
 from .suite import Experiment
 
 if TYPE_CHECKING:
+    from .evidence import CampaignEvidence
     from .more import Wanted
 
 # The children running now (several at once with --testbed), so that an interruption that
@@ -177,6 +178,7 @@ def _more_repetitions(exp: Experiment, quick: bool, store: Path, testbed: str | 
     if result.points_s is not None:
         added = sum(_plan_points_s(p) for p in [*earlier, *([pending] if pending else [])])
         result.points_s = round(max(0.0, result.points_s - added), 1)
+    ev = read_evidence(store, exp.name) if pending is not None or cap > 0 else None
     if pending is not None:
         # Going on as planned: estimating again from the part it measured would be one more
         # look at the data, and the plan's number was chosen before any of it.
@@ -185,7 +187,6 @@ def _more_repetitions(exp: Experiment, quick: bool, store: Path, testbed: str | 
                                        claims=list(pending["claims"]),
                                        balance=dict(pending.get("balance") or {}))
     else:
-        ev = read_evidence(store, exp.name) if cap > 0 else None
         wanted = repetitions_wanted(exp.name, ev, cap) if ev is not None else None
     if wanted is None:
         if earlier:  # the plans that added the kept points stay on record
@@ -199,7 +200,7 @@ def _more_repetitions(exp: Experiment, quick: bool, store: Path, testbed: str | 
     groups = ", ".join("'" + g.replace("'", "''") + "'" for g in wanted.groups)
     more = f"matrix.repetitions={{min: {rep_min}, max: {most}, groups: [{groups}]}}"
     cmd = [*command(exp, quick, store, testbed, node, resume=True), "--set", more]
-    say(plan_outlook(exp.name, store, wanted, most, going_on=pending is not None))
+    say(plan_outlook(exp.name, ev, wanted, most, going_on=pending is not None))
     carried_s = float(pending["seconds"]) if pending else 0.0
     carried_points_s = _plan_points_s(pending) if pending else 0.0
     start, points_before = time.monotonic(), points_wall_s(store, exp.name)
@@ -229,26 +230,25 @@ def _more_repetitions(exp: Experiment, quick: bool, store: Path, testbed: str | 
                         f"{', '.join(wanted.claims)}")
 
 
-def plan_outlook(name: str, store: Path, wanted: Wanted, most: int, going_on: bool) -> str:
-    """What a plan is about to run: the points its groups lack and, at their complete points'
-    median wall time so far, about how long they take."""
+def plan_outlook(name: str, ev: CampaignEvidence | None, wanted: Wanted, most: int,
+                 going_on: bool) -> str:
+    """What a plan is about to run: the points its groups lack (in `ev`, the experiment's
+    evidence before it) and, at their complete points' median wall time so far, about how
+    long they take."""
     from statistics import median
 
     from ..units import format_duration
-    from .evidence import read_evidence
 
-    ev = read_evidence(store, name)
-    groups = {g.group: g for g in ev.groups} if ev is not None else {}
     points, seconds, timed = 0, 0.0, True
     for gid in wanted.groups:
-        group = groups.get(gid)
+        group = next((g for g in ev.groups if g.group == gid), None) if ev else None
         lacking = most - (group.complete if group is not None else 0)
         if lacking <= 0:
             continue
         points += lacking
-        walls = [float(w) for p in (group.points if group is not None else [])
-                 if (pt := ev.points.get(p) if ev is not None else None) is not None
-                 and pt.ok and (w := pt.record.get("wall_s"))]
+        found = [ev.points.get(p) for p in group.points] if ev and group else []
+        walls = [float(w) for pt in found
+                 if pt is not None and pt.ok and (w := pt.record.get("wall_s"))]
         if walls:
             seconds += lacking * median(walls)
         else:
