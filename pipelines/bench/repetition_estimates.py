@@ -46,6 +46,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"--first {args.first}: at least 3 (fewer have no interval)", file=sys.stderr)
         return 2
     only = {c.strip() for c in args.claims.split(",") if c.strip()}
+    known = {c.id: c.experiment for c in all_claims()}
+    unknown = sorted(only - set(known))
+    if unknown:
+        print(f"--claims: no claim {', '.join(unknown)} (claims are LC1, ..., M1, ..., PV1, ...)",
+              file=sys.stderr)
+        return 2
+    untested = [n for n in args.experiments if n not in known.values()]
+    if untested:
+        print(f"{', '.join(untested)}: no claim is judged on it (experiments with claims: "
+              f"{', '.join(sorted(set(known.values())))})", file=sys.stderr)
+        return 2
     for name in args.experiments:
         full = read_evidence(args.store, name)
         if full is None:

@@ -36,6 +36,10 @@ def test_first_repetitions_against_all() -> None:
 def test_bad_input_exits_2(tmp_path: Path) -> None:
     proc = estimates_cmd(STORE, "repro-lc-schedulers", "--first", 2)
     assert proc.returncode == 2 and "--first 2: at least 3" in proc.stderr
+    proc = estimates_cmd(STORE, "repro-lc-schedulers", "--claims", "LC2,XX9")
+    assert proc.returncode == 2 and "--claims: no claim XX9" in proc.stderr
+    proc = estimates_cmd(STORE, "no-such-experiment")
+    assert proc.returncode == 2 and "no-such-experiment: no claim is judged on it" in proc.stderr
     proc = estimates_cmd(tmp_path, "repro-lc-schedulers")
     assert proc.returncode == 2 and "no stored campaign with points" in proc.stderr
     assert "Traceback" not in proc.stderr

@@ -77,7 +77,7 @@ def test_an_undecided_claim_gets_the_repetitions_it_needs(tmp_path, lsmbench, mo
     assert "then up to 3 repetitions of 2 group(s) for XT1" in proc.stdout
     # Announced before it runs: what it lacks (a third of 50 and of 60), and about how long.
     assert re.search(r"reproduce: rm-three: more repetitions for XT1: up to 3 of 2 group\(s\), "
-                     r"2 point\(s\) to run, ~\d+s at their points' median time so far",
+                     r"2 point\(s\) to run, ~[\dhms]+ at their points' median time so far",
                      proc.stdout), proc.stdout
     store = results / "reproduce"
     reps: dict[int, int] = {}
