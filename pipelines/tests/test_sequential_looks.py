@@ -39,9 +39,9 @@ def test_first_look_matches_the_exact_rate() -> None:
 def test_more_looks_only_add() -> None:
     # The same draws (one seed) judged at 3 and then at 14: every pair the first look decided
     # stays decided the same way, and the second look adds little: two 95 % intervals of 14
-    # part a null pair about 0.1 % of the time (4,000 pairs: +0.0 points; docs/results/
-    # reproduce.md). A judge that took 14's intervals at 75 %, or called touching intervals
-    # apart, would add several points.
+    # (98.7 % really: order statistics) parted none of 4,000 null pairs the first look left
+    # (docs/results/reproduce.md). A judge that took 14's intervals at 75 %, or called
+    # touching intervals apart, would add several points.
     looks = load()
     print(f"seed {SEED}")
     first = looks.sequential((3,), 250, SEED, "lognormal", drawn=14)
