@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from lsmbench.reproduce.evidence import (
@@ -70,23 +70,37 @@ def judge_at(a: np.ndarray, b: np.ndarray, n: int) -> Finding:
                    higher=True, fmt=fmt_plain, what="x")
 
 
+def count(trials: int, seed: int, distribution: str, drawn: int,
+          judge: Callable[[np.ndarray, np.ndarray], str], schedule: tuple[int, ...]
+          ) -> LooksOutcome:
+    """`trials` null pairs of `drawn` repetitions per group (one seed: the same pairs for
+    every judge given the same `drawn`), each judged once by `judge` (its final status)."""
+    rng = np.random.default_rng(seed)
+    counts = {REPRODUCED: 0, NOT_REPRODUCED: 0}
+    for _ in range(trials):
+        a, b = draw(rng, distribution, drawn), draw(rng, distribution, drawn)
+        status = judge(a, b)
+        if status != INCONCLUSIVE:
+            counts[status] += 1
+    return LooksOutcome(schedule=schedule, trials=trials, reproduced=counts[REPRODUCED],
+                        not_reproduced=counts[NOT_REPRODUCED])
+
+
 def sequential(schedule: Sequence[int], trials: int, seed: int, distribution: str,
                drawn: int | None = None) -> LooksOutcome:
     """Judge each trial's pair at every look of `schedule` until one decides. Each group
     draws `drawn` repetitions (default: the last look's), so two schedules given the same
     seed and `drawn` judge the same pairs."""
-    rng = np.random.default_rng(seed)
-    most = max(max(schedule), drawn or 0)
-    counts = {REPRODUCED: 0, NOT_REPRODUCED: 0}
-    for _ in range(trials):
-        a, b = draw(rng, distribution, most), draw(rng, distribution, most)
+    def first_decided(a: np.ndarray, b: np.ndarray) -> str:
+        status = INCONCLUSIVE
         for n in schedule:
             status = judge_at(a, b, n).status
             if status != INCONCLUSIVE:
-                counts[status] += 1
                 break
-    return LooksOutcome(schedule=tuple(schedule), trials=trials,
-                        reproduced=counts[REPRODUCED], not_reproduced=counts[NOT_REPRODUCED])
+        return status
+
+    return count(trials, seed, distribution, max(max(schedule), drawn or 0), first_decided,
+                 tuple(schedule))
 
 
 def planned(cap: int, trials: int, seed: int, distribution: str,
@@ -94,19 +108,14 @@ def planned(cap: int, trials: int, seed: int, distribution: str,
     """As `lsmbench reproduce --claim-repetitions cap` does: a look at 3 and, when that is
     inconclusive with an estimate of at most `cap` repetitions each, one more look there
     (`drawn` as in `sequential`)."""
-    rng = np.random.default_rng(seed)
-    most = max(cap, drawn or 0)
-    counts = {REPRODUCED: 0, NOT_REPRODUCED: 0}
-    for _ in range(trials):
-        a, b = draw(rng, distribution, most), draw(rng, distribution, most)
+    def plan(a: np.ndarray, b: np.ndarray) -> str:
         first = judge_at(a, b, 3)
         if first.status == INCONCLUSIVE and first.repetitions is not None \
                 and first.repetitions <= cap:
-            first = judge_at(a, b, first.repetitions)
-        if first.status != INCONCLUSIVE:
-            counts[first.status] += 1
-    return LooksOutcome(schedule=(3, cap), trials=trials, reproduced=counts[REPRODUCED],
-                        not_reproduced=counts[NOT_REPRODUCED])
+            return judge_at(a, b, first.repetitions).status
+        return first.status
+
+    return count(trials, seed, distribution, max(cap, drawn or 0), plan, (3, cap))
 
 
 def parse_schedule(text: str) -> tuple[int, ...]:

@@ -9,6 +9,7 @@ import tarfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from bench_scripts import load_bench_script
 from lsmbench.paths import project_root
 from lsmbench.reproduce.pages import RUN_FILE, ExperimentRun, SuiteRun
 from lsmbench.reproduce.suite import SUITE
@@ -142,13 +143,7 @@ def test_run_skips_what_is_kept_and_starts_nothing_past_the_deadline(tmp_path: P
 
 
 def _archive_module():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("reproduce_archive", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench_script("reproduce_archive")
 
 
 def test_an_experiment_whose_record_says_it_ended_well_is_kept_after_a_late_failure(

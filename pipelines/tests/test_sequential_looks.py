@@ -3,25 +3,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from types import ModuleType
 
 import pytest
-from lsmbench.paths import project_root
+from bench_scripts import BENCH, load_bench_script
 
-SCRIPT = project_root() / "pipelines" / "bench" / "sequential_looks.py"
+SCRIPT = BENCH / "sequential_looks.py"
 SEED = 29
 
 
 def load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("sequential_looks", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["sequential_looks"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench_script("sequential_looks")
 
 
 def test_first_look_matches_the_exact_rate() -> None:

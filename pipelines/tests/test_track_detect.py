@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bench_scripts import load_bench_script
 from lsmbench.cli import main
 from lsmbench.track import synthetic
 from lsmbench.track.detect import (
@@ -300,14 +301,7 @@ def test_the_generator_is_seeded_and_its_noise_has_the_asked_cov_and_rho():
 
 def _bound_module():
     """pipelines/bench/track_detect_bound.py (a script, not part of the package)."""
-    import importlib.util
-
-    path = PIPELINES / "bench" / "track_detect_bound.py"
-    spec = importlib.util.spec_from_file_location("track_detect_bound", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench_script("track_detect_bound")
 
 
 def test_the_bounds_informed_test_is_students_two_sample_t_for_independent_nights():
