@@ -143,6 +143,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.trials < 1:
         print(f"--trials {args.trials}: at least 1", file=sys.stderr)
         return 2
+    if args.seed < 0:
+        print(f"--seed {args.seed}: at least 0", file=sys.stderr)
+        return 2
     if any(cap < 4 for cap in args.plan_cap or ()):
         print("--plan-cap: at least 4 (a plan adds to the first look's 3)", file=sys.stderr)
         return 2

@@ -59,7 +59,7 @@ def test_a_plan_looks_again_only_where_its_estimate_allows() -> None:
 def test_bad_input_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     looks = load()
     for bad in (["--schedule", "2,9"], ["--schedule", "9,3"], ["--schedule", "3,x"],
-                ["--plan-cap", "3"], ["--trials", "0"]):
+                ["--plan-cap", "3"], ["--trials", "0"], ["--seed", "-1"]):
         try:
             code = looks.main(["--trials", "1", *bad])
         except SystemExit as e:  # argparse's own refusal
