@@ -216,6 +216,7 @@ void PhaseRun::CloseInterval(const Timeline& tl, int64_t now, bool end_of_runnin
     }
     result_->window_end_s = interval->t_end_s;
     result_->process_window_end = interval->process_end;
+    result_->metrics_window_end = interval->engine;
     result_->window_intervals++;
     for (int t = 0; t < kNumOpTypes; t++) result_->window_ops[t] += interval->Ops(t);
     for (int q = 0; q < kNumQueryTypes; q++) {

@@ -352,17 +352,21 @@ Json SummaryJson(const RunConfig& config, const RunResult& r, const RunInfo& inf
   }
 
   const uint64_t slow_ns = static_cast<uint64_t>(config.slow_ms * 1e6);
+  // The window's engine figures end where its last measured interval does (a drain's
+  // stalls and writes are not the window's); a run that measured no interval has the end.
+  const Metrics& window_end = r.metrics_window_end.empty() ? r.metrics_end : r.metrics_window_end;
   j["stalls"] = {{"slow_ms", config.slow_ms},
                  {"slow_writes", write_proc.CountAtLeast(slow_ns)},
                  {"slow_write_latencies", write.CountAtLeast(slow_ns)},
                  {"zero_write_intervals", r.zero_write_intervals},
-                 {"engine_stall_count",
-                  MetricDelta(r.metrics_window_start, r.metrics_end, "stall_count")},
-                 {"engine_stall_micros",
-                  MetricDelta(r.metrics_window_start, r.metrics_end, "stall_micros")}};
+                 {"engine_stall_count", MetricDelta(r.metrics_window_start, window_end,
+                                                    "stall_count")},
+                 {"engine_stall_micros", MetricDelta(r.metrics_window_start, window_end,
+                                                     "stall_micros")}};
   j["process"] = ProcessJson(r.process_window_start, r.process_window_end, window_s,
                              r.usable_cpus);
   j["engine_metrics"] = {{"window_start", MetricsJson(r.metrics_window_start)},
+                         {"window_end", MetricsJson(window_end)},
                          {"end", MetricsJson(r.metrics_end)}};
   j["next_insert_id"] = r.next_insert_id;
   j["errors"] = r.errors;

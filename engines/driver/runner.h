@@ -112,8 +112,9 @@ struct RunResult {
   // Arrived before the final snapshot but never completed: in `latency` at
   // their wait until the final snapshot (lower bounds), counted here.
   uint64_t censored_ops[kNumOpTypes] = {};
-  // Engine metrics at the start of the window and at the end.
-  Metrics metrics_window_start, metrics_end;
+  // Engine metrics at the start of the window, at its end (the last measured
+  // interval's snapshot: before any drain) and at the end of the run.
+  Metrics metrics_window_start, metrics_window_end, metrics_end;
   // The process's usage at the window's first and last snapshots (not the
   // final one, which comes after it).
   ProcessUsage process_window_start, process_window_end;

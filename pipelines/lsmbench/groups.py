@@ -39,6 +39,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from .metrics import stall_time
 from .points import group_id
 from .stats import Estimate, half_width_at, median_ci
 from .store import STATE_COMPLETE, PointRecord
@@ -96,7 +97,7 @@ class Repetition(BaseModel):
     p99_write_latency_s: float | None = None
     p999_write_latency_s: float | None = None
     stall_count: float | None = None  # the engine's stalls in the running window
-    stall_s: float | None = None
+    stall_s: float | None = None  # metrics.stall_time: seconds stalled in the running window
     final_backlog_s: float | None = None  # final queue in seconds of arrivals
     # phases.running.search: the point searched; its answer (None: not even low, or no search)
     searched: bool = False
@@ -182,7 +183,8 @@ def make_repetition(point_id: str, record: dict[str, Any],
     """A repetition from point.json and the summary.json of its headline running phase.
 
     The headline verdict's own figures come first (verdicts since lsmbench.verdict/2 carry
-    p50, p99.9, stalls and the final backlog); the summary fills in for older records."""
+    p50, p99.9 and the final backlog); the summary fills in for older records. The stall time
+    is the summary's (lsmbench.metrics.stall_time), as the verdict computes it."""
     v = record.get("verdict") if isinstance(record.get("verdict"), dict) else {}
     s = running_summary or {}
     sustainable = v.get("sustainable") if isinstance(v.get("sustainable"), bool) else None
@@ -190,7 +192,7 @@ def make_repetition(point_id: str, record: dict[str, Any],
     arrival = _num(v.get("arrival_rate"))
     final_q = _num(v.get("final_queue_length"))
     old_backlog = final_q / arrival if final_q is not None and arrival else None
-    engine_us = _num(_get(s, "stalls", "engine_stall_micros"))
+    stall = stall_time(s)
     rep = record.get("rep")
     search = record.get("search") if isinstance(record.get("search"), dict) else None
     return Repetition(
@@ -218,10 +220,8 @@ def make_repetition(point_id: str, record: dict[str, Any],
                                    _us_to_s(_get(s, "write_latency_us", "p99"))),
         p999_write_latency_s=_first(_num(v.get("p999_write_latency_s")),
                                     _us_to_s(_get(s, "write_latency_us", "p999"))),
-        stall_count=_first(_num(v.get("engine_stall_count")),
-                           _num(_get(s, "stalls", "engine_stall_count"))),
-        stall_s=_first(_num(v.get("engine_stall_s")),
-                       engine_us / 1e6 if engine_us is not None else None),
+        stall_count=stall.count if stall is not None else None,
+        stall_s=stall.seconds if stall is not None else None,
         final_backlog_s=_first(_num(v.get("final_backlog_s")), old_backlog),
         searched=search is not None,
         max_sustainable_utilization=_num((search or {}).get("utilization")),

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from scipy import stats as scipy_stats
 
 from .cycles import Coverage, flush_cycle_throughput, window_coverage
+from .metrics import STALL_INTERVALS, StallTime, stall_time
 from .spec.models import TestingPhase, VerdictSpec
 from .stats import MIN_SLOPE_POINTS, Slope, backlog_slope
 from .values import number
@@ -245,8 +246,9 @@ class RunningFigures(BaseModel):
     max_queue_length: float | None = None
     queue_slope_per_s: float | None = None  # least-squares trend of the queue (informative)
     backlog_slope: Slope | None = None  # Theil-Sen over the second half, with its interval
-    stalled_s: float | None = None  # intervals with no completed write although writes waited
+    stalled_s: float | None = None  # metrics.stall_time: the engine's, else the interval rule
     window_s: float | None = None  # the measured window's length (regular intervals)
+    stall: StallTime | None = None  # stalled_s with its source
     engine_stall_count: float | None = None
     engine_stall_s: float | None = None
     p50_write_latency_s: float | None = None
@@ -295,8 +297,11 @@ class Verdict(BaseModel):
     offered_rate: float | None = None
     backlog_slope: Slope | None = None
     max_backlog_growth: float = DEFAULT_MAX_BACKLOG_GROWTH
-    stalled_s: float | None = None
+    stalled_s: float | None = None  # metrics.stall_time over the window
     window_s: float | None = None
+    # where stalled_s came from: "engine" (its stall accounting) or "intervals" (whole
+    # intervals without a completed write); absent in records from before it existed
+    stall_source: str | None = None
     max_stalled_fraction: float = DEFAULT_MAX_STALLED_FRACTION
     max_rate_shortfall: float = DEFAULT_MAX_RATE_SHORTFALL
     engine_stall_count: float | None = None
@@ -437,9 +442,10 @@ def _stall_criterion(fig: RunningFigures, max_fraction: float) -> Criterion:
                          reason="stalled time not computed (no time series)")
     frac = fig.stalled_s / fig.window_s
     ok = frac <= max_fraction
+    how = (fig.stall.describe() if fig.stall is not None
+           else StallTime(fig.stalled_s, fig.window_s, STALL_INTERVALS).describe())
     text = (f"writes stalled {fig.stalled_s:.3g} s of {fig.window_s:.3g} s ({frac:.1%}, "
-            f"{'<=' if ok else '>'} {max_fraction:.1%}): intervals with no completed write "
-            "while writes waited")
+            f"{'<=' if ok else '>'} {max_fraction:.1%}): {how}")
     return Criterion(name="stalls", ok=ok, value=frac, limit=max_fraction, reason=text)
 
 
@@ -476,8 +482,9 @@ def judge(fig: RunningFigures, p99_limit_s: float = DEFAULT_P99_LIMIT_S,
     * the final queue < max_backlog_s of arrivals;
     * the queue does not grow steadily over the second half of the window: the lower end of
       the 95 % interval of its Theil-Sen slope is at most max_backlog_growth x offered rate;
-    * intervals with no completed write while writes waited make up at most
-      max_stalled_fraction of the window;
+    * writes were stalled at most max_stalled_fraction of the window (metrics.stall_time:
+      the engine's stall time, else whole intervals with no completed write while writes
+      waited);
     * the achieved rate is at least (1 - max_rate_shortfall) x the offered rate.
 
     A run that fails none of them is *inconclusive*, not sustainable, when one of them could
@@ -531,6 +538,8 @@ def judge(fig: RunningFigures, p99_limit_s: float = DEFAULT_P99_LIMIT_S,
         max_backlog_growth=max_backlog_growth,
         stalled_s=fig.stalled_s,
         window_s=fig.window_s,
+        stall_source=fig.stall.source if fig.stall is not None else (
+            STALL_INTERVALS if fig.stalled_s is not None else None),
         max_stalled_fraction=max_stalled_fraction,
         max_rate_shortfall=max_rate_shortfall,
         engine_stall_count=fig.engine_stall_count,
@@ -727,7 +736,11 @@ def running_figures(
         except VerdictError:
             achieved = None
     stalls = summary.get("stalls") or {}
-    stalled = stalled_seconds(intervals, warmup_s)
+    # The summary's figure, the one every view shows; the interval rule over the time series
+    # only for outputs without one.
+    stall = stall_time(summary)
+    stalled = ((stall.seconds, stall.window_s) if stall is not None and stall.window_s
+               else stalled_seconds(intervals, warmup_s))
     engine_us = number(stalls.get("engine_stall_micros"))
     p50, p999 = number(latency.get("p50")), number(latency.get("p999"))
     return RunningFigures(
@@ -744,6 +757,7 @@ def running_figures(
         backlog_slope=second_half_backlog(intervals, warmup_s),
         stalled_s=stalled[0] if stalled else None,
         window_s=stalled[1] if stalled else None,
+        stall=stall if stall is not None and stall.window_s else None,
         engine_stall_count=number(stalls.get("engine_stall_count")),
         engine_stall_s=engine_us / 1e6 if engine_us is not None else None,
         p50_write_latency_s=p50 / 1e6 if p50 is not None else None,

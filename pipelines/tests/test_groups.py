@@ -314,7 +314,10 @@ def test_ls_json_gives_groups_with_median_ci_verdict_and_agreement(tmp_path, cap
     for i in range(3):  # a group whose repetitions agree
         v = old_verdict(0.1 + i / 100)
         v.update(failed=[], schema="lsmbench.verdict/2", engine_stall_count=float(i))
-        write_point(store, "c", {"policy": "leveling"}, i, v, 2000.0 + i)
+        # The stall figures are the running summary's (metrics.stall_time), as the verdict's.
+        write_point(store, "c", {"policy": "leveling"}, i, v, 2000.0 + i,
+                    {"stalls": {"engine_stall_count": float(i),
+                                "engine_stall_micros": 1000.0 * i}})
     write_point(store, "c", {"policy": "leveling"}, 3, None, None, state="failed")
 
     assert main(["ls", "c", "--json", "--results", str(tmp_path)]) == 0
@@ -339,6 +342,7 @@ def test_ls_json_gives_groups_with_median_ci_verdict_and_agreement(tmp_path, cap
     assert lv["verdict"] == "sustainable" and lv["repetitions"] == 4 and lv["failed"] == 1
     assert lv["agree"] == {"sustainable": 3, "not-sustainable": 0}
     assert lv["stall_count"]["median"] == 1.0
+    assert lv["stall_s"]["median"] == pytest.approx(0.001)
     assert any("rep=3 failed, not counted: testing: boom" in r for r in lv["reasons"])
 
     # The per-repetition rows stay reachable.

@@ -314,6 +314,10 @@ def test_recorded_point_arithmetic(point):
     assert f.p99_write_latency_s == pytest.approx(
         running.summary["write_latency_us"]["p99"] / 1e6, rel=1e-3)
     v = judge(f, expect["p99_limit_s"], expect["max_backlog_s"])
+    # The stall criterion judges the engine's own stall time (the tiering point's 0.275 s of
+    # 8 s fails it; the interval rule saw no whole second without a write and passed it).
+    assert v.stalled_s == pytest.approx(expect["stall_s"], rel=1e-9)
+    assert v.stall_source == expect["stall_source"]
     assert v.sustainable is expect["sustainable"]
     assert v.final_queue_length == expect["final_queue_length"]
 

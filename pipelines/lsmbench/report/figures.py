@@ -360,21 +360,24 @@ def flushes_figure(points: Sequence[StoredPoint]) -> Figure | None:
         ax_wa.plot(fl, wa, color=st.color, linestyle=st.linestyle, marker=st.marker,
                    markersize=3, label=lab, alpha=alpha)
         ax_c.step(fl, comps, where="post", color=st.color, linestyle=st.linestyle, alpha=alpha)
-    ax_wa.set_ylabel("write amplification (x)")
+    ax_wa.set_ylabel("cumulative write amplification over the phase (x)")
     ax_c.set_ylabel("disk components (SSTables)")
     for ax in (ax_wa, ax_c):
         ax.set_xlabel("flushes (count)")
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
-    ax_wa.set_title("write amplification over flushes", fontsize="medium")
+    ax_wa.set_title("cumulative write amplification over flushes", fontsize="medium")
     ax_c.set_title("SSTable count over flushes", fontsize="medium")
     figure_legend(fig, (ax_wa, ax_c))
     return Figure("flushes", "Write amplification and SSTable count over flushes",
                   "The engine's cumulative write amplification ((bytes flushed + bytes merged) / "
-                  "user bytes) and its number of disk "
+                  "user bytes since the engine opened the store for the phase, warm-up "
+                  "included) and its number of disk "
                   "components, sampled at each driver interval and plotted against the flushes "
                   "completed so far in the phase named in the legend (the one with the most "
-                  "flushes). A group's repetitions are drawn each, in the group's colour.",
+                  "flushes). A group's repetitions are drawn each, in the group's colour. The "
+                  "tables' write amplification is another figure: the running phase's, over "
+                  "its measured window only.",
                   render_png(fig))
 
 

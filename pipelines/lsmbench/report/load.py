@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..groups import Group, Repetition, group_repetitions, make_repetition
+from ..metrics import stall_time, write_amplification
 from ..results.reading import (
     Campaign,
     ResultsError,
@@ -58,8 +59,9 @@ class Row:
     proc_p99_ms: float | None
     proc_p999_ms: float | None
     stall_count: float | None  # engine stalls in the running window
-    stall_s: float | None
-    write_amplification: float | None  # engine's (flushed + merged) / user bytes at the end
+    stall_s: float | None  # metrics.stall_time of the running window
+    # metrics.write_amplification of the running window: (flushed + merged) / user bytes
+    write_amplification: float | None
     avg_components: float | None  # disk components over the running phase's intervals
     max_components: float | None
     sustainable: bool | None
@@ -72,6 +74,8 @@ class Row:
     max_sustainable_rate: float | None = None
     max_sustainable_utilization: float | None = None
     search: dict[str, Any] | None = None  # point.json search (steps, bracket, summary)
+    stall_source: str | None = None  # metrics.STALL_ENGINE / STALL_INTERVALS
+    write_amplification_window: str | None = None  # metrics.WA_WINDOW, ...
 
     def values(self) -> dict[str, float | None]:
         return {k: getattr(self, k) for k in NUMERIC_COLUMNS}
@@ -119,7 +123,8 @@ def point_row(pt: StoredPoint) -> Row:
         return _ms(run.summary_get(name, q)) if run else None
 
     comps = component_counts(run) if run else []
-    stall_us = _num(run.summary_get("stalls", "engine_stall_micros")) if run else None
+    stall = stall_time(run.summary) if run else None
+    wa = write_amplification(run.summary) if run else None
     return Row(
         point=pt.id,
         params=pt.params,
@@ -132,10 +137,11 @@ def point_row(pt: StoredPoint) -> Row:
         proc_p50_ms=lat("write_processing_latency_us", "p50"),
         proc_p99_ms=lat("write_processing_latency_us", "p99"),
         proc_p999_ms=lat("write_processing_latency_us", "p999"),
-        stall_count=_num(run.summary_get("stalls", "engine_stall_count")) if run else None,
-        stall_s=stall_us / 1e6 if stall_us is not None else None,
-        write_amplification=_num(run.summary_get("engine_metrics", "end", "write_amplification"))
-        if run else None,
+        stall_count=stall.count if stall is not None else None,
+        stall_s=stall.seconds if stall is not None else None,
+        write_amplification=wa.value if wa is not None else None,
+        stall_source=stall.source if stall is not None else None,
+        write_amplification_window=wa.window if wa is not None else None,
         avg_components=sum(comps) / len(comps) if comps else None,
         max_components=max(comps) if comps else None,
         sustainable=v.get("sustainable") if isinstance(v.get("sustainable"), bool) else None,

@@ -167,9 +167,9 @@ def activity_figure(points: Sequence[StoredPoint]) -> Figure | None:
         ax_io.plot(s.t, s.client_mib_s, color="#0072B2", drawstyle="steps-pre",
                    label="client writes (key + value bytes)")
         ax_io.plot(s.t, s.disk_write_mib_s, color="#D55E00", linestyle="--",
-                   drawstyle="steps-pre", label="disk writes (process)")
+                   drawstyle="steps-pre", label="writes dirtied (process; not device bytes)")
         ax_io.plot(s.t, s.disk_read_mib_s, color="#009E73", linestyle=":",
-                   drawstyle="steps-pre", label="disk reads (process)")
+                   drawstyle="steps-pre", label="reads from the block layer (process)")
         ax_io.set_ylabel("MiB/s")
         ax_io.set_title(f"{g.label} [{ph.name}]", fontsize="small")
         for level, (xs, ys) in level_bytes(ph).items():

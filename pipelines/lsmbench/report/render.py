@@ -67,7 +67,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("proc_p999_ms", "processing p99.9", "ms", 3),
     Column("stall_count", "stalls", "count", 0),
     Column("stall_s", "stall time", "s", 3),
-    Column("write_amplification", "write amp.", "x", 3),
+    Column("write_amplification", "write amp. (window)", "x", 3),
     Column("avg_components", "avg components", "count", 3),
     Column("max_components", "max components", "count", 0),
 )

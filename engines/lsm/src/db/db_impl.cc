@@ -196,20 +196,28 @@ Status DBImpl::Write(Writer* w) {
 }
 
 Status DBImpl::MakeRoomForWrite(std::unique_lock<std::mutex>& lock, bool force) {
-  uint64_t stall_start = 0;
-  bool merge_stall = false;
-  auto end_stall = [&] {
-    if (stall_start == 0) return;
-    uint64_t micros = env_->NowMicros() - stall_start;
-    (merge_stall ? counters_.merge_stall_micros : counters_.memory_stall_micros)
+  // Stalls begin and end rarely (a few times a second at most), so they take stats_mu_:
+  // the counter and the stall in progress change together, as GetStats reads them.
+  bool stalled = false;
+  auto end_stall_locked = [&] {
+    const uint64_t micros = env_->NowMicros() - stall_begin_micros_;
+    (stall_is_merge_ ? counters_.merge_stall_micros : counters_.memory_stall_micros)
         .fetch_add(micros, std::memory_order_relaxed);
-    stall_start = 0;
+    stall_begin_micros_ = 0;
+  };
+  auto end_stall = [&] {
+    if (!stalled) return;
+    std::lock_guard<std::mutex> stats_lock(stats_mu_);
+    end_stall_locked();
+    stalled = false;
   };
   auto begin_stall = [&](bool is_merge_stall) {
-    if (stall_start != 0 && merge_stall == is_merge_stall) return;
-    end_stall();
-    merge_stall = is_merge_stall;
-    stall_start = env_->NowMicros();
+    std::lock_guard<std::mutex> stats_lock(stats_mu_);
+    if (stalled && stall_is_merge_ == is_merge_stall) return;
+    if (stalled) end_stall_locked();
+    stalled = true;
+    stall_is_merge_ = is_merge_stall;
+    stall_begin_micros_ = env_->NowMicros();
     (is_merge_stall ? counters_.merge_stalls : counters_.memory_stalls)
         .fetch_add(1, std::memory_order_relaxed);
   };
@@ -665,6 +673,14 @@ Stats DBImpl::GetStats() const {
     st = component_stats_;
     // Under stats_mu_ still: the component and merge parts are one snapshot.
     merge_control_->AddMergeStats(&st);
+    // The stall in progress counts up to now (read with its counter, under the same lock).
+    st.merge_stall_micros = counters_.merge_stall_micros.load(std::memory_order_relaxed);
+    st.memory_stall_micros = counters_.memory_stall_micros.load(std::memory_order_relaxed);
+    if (stall_begin_micros_ != 0) {
+      const uint64_t now = env_->NowMicros();
+      const uint64_t ongoing = now > stall_begin_micros_ ? now - stall_begin_micros_ : 0;
+      (stall_is_merge_ ? st.merge_stall_micros : st.memory_stall_micros) += ongoing;
+    }
   }
   auto load = [](const std::atomic<uint64_t>& v) { return v.load(std::memory_order_relaxed); };
   st.puts = load(counters_.puts);
@@ -677,9 +693,7 @@ Stats DBImpl::GetStats() const {
   st.merge_bytes_read = load(counters_.merge_bytes_read);
   st.merge_bytes_written = load(counters_.merge_bytes_written);
   st.merge_stalls = load(counters_.merge_stalls);
-  st.merge_stall_micros = load(counters_.merge_stall_micros);
   st.memory_stalls = load(counters_.memory_stalls);
-  st.memory_stall_micros = load(counters_.memory_stall_micros);
   st.slowdowns = load(counters_.slowdowns);
   st.slowdown_micros = load(counters_.slowdown_micros);
   if (io_budget_ != nullptr) {

@@ -189,6 +189,11 @@ class DBImpl final : public DB, private MergeControl::Host {
   // guarded by stats_mu_: the component part of Stats, and the background
   // error as text (GetStats must not take mu_ to read bg_error_)
   Stats component_stats_;
+  // guarded by stats_mu_: the write stall in progress (0: none), so that GetStats counts it
+  // up to now -- a snapshot taken during a long stall would otherwise see none of it, and a
+  // window's stall time would depend on where the stall ended.
+  uint64_t stall_begin_micros_ = 0;
+  bool stall_is_merge_ = false;
 
   std::thread flush_thread_;
 };

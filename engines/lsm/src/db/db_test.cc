@@ -3,8 +3,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <fstream>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -576,6 +580,64 @@ TEST(IdleSchedulerDBTest, BadIdleModeIsInvalidArgument) {
   EXPECT_TRUE(s.IsInvalidArgument());
   EXPECT_NE(s.ToString().find("idle_mode"), std::string::npos) << s.ToString();
   EXPECT_NE(s.ToString().find("rate, after_burst"), std::string::npos) << s.ToString();
+}
+
+// Holds every table file's creation until opened: the flush thread waits, the memtables fill up
+// and the writer stalls for as long as the test wants.
+class TableGateEnv final : public EnvWrapper {
+ public:
+  TableGateEnv() : EnvWrapper(Env::Default()) {}
+  Status NewWritableFile(const std::string& f, std::unique_ptr<WritableFile>* r) override {
+    if (f.size() > 4 && f.compare(f.size() - 4, 4, ".sst") == 0) {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return open_; });
+    }
+    return EnvWrapper::NewWritableFile(f, r);
+  }
+  void Open() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = false;
+};
+
+TEST(DBTest, StatsCountAStallInProgressUpToNow) {
+  // A snapshot taken during a stall sees it so far: a window that ends mid-stall gets the
+  // part inside it, not nothing (nor, at the next snapshot, all of it).
+  test::TempDir dir;
+  TableGateEnv env;
+  Options options;
+  options.env = &env;
+  options.memtable_bytes = 4 * 1024;
+  options.memory_components = 2;
+  auto db = OpenOrDie(options, dir.path());
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    for (int i = 0; i < 2000; i++) EXPECT_TRUE(db->Put(Key(i), std::string(100, 'v')).ok());
+    done = true;
+  });
+  Stats st = db->GetStats();
+  for (int i = 0; i < 2000 && st.memory_stalls == 0; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    st = db->GetStats();
+  }
+  ASSERT_EQ(st.memory_stalls, 1u) << "the writer stalls once the memtables are full";
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const Stats during = db->GetStats();
+  EXPECT_FALSE(done.load()) << "the stall lasts until the gate opens";
+  EXPECT_EQ(during.memory_stalls, 1u);
+  EXPECT_GE(during.memory_stall_micros, st.memory_stall_micros + 50000)
+      << "at least the 50 ms slept since the first look";
+  env.Open();
+  writer.join();
+  ASSERT_TRUE(db->WaitForIdle().ok());
+  const Stats after = db->GetStats();
+  EXPECT_GE(after.memory_stall_micros, during.memory_stall_micros) << "never counted back";
 }
 
 }  // namespace
