@@ -27,6 +27,7 @@ import pandas as pd
 
 from ..cycles import events
 from ..groups import point_group
+from ..metrics import stall_time, write_amplification
 from ..points import phase_name, phase_utilization
 from ..values import number
 from ..verdict import verdict_word
@@ -45,6 +46,9 @@ POINT_COLUMNS: dict[str, str] = {
     "headline": "boolean", "phase_status": "string", "phase_exit_code": "Int64",
     "phase_wall_s": "float64", "throttled": "boolean",
     "cgroup_read_bytes": "Int64", "cgroup_write_bytes": "Int64",
+    # lsmbench.metrics over the phase's measured window, the figures every view shows
+    "stall_s": "float64", "stall_source": "string", "stall_count": "float64",
+    "write_amplification": "float64", "write_amplification_window": "string",
     "verdict": "string", "sustainable": "boolean", "failed_criteria": "string",
     "verdict_reasons": "string",
 }
@@ -247,6 +251,13 @@ def point_rows(campaign: str, pt: StoredPoint) -> list[dict[str, Any]]:
             "cgroup_read_bytes": _io_total(info, "read_bytes"),
             "cgroup_write_bytes": _io_total(info, "write_bytes"),
         })
+        stall = stall_time(stored.summary) if stored else None
+        wa = write_amplification(stored.summary) if stored else None
+        if stall is not None:
+            row.update(stall_s=stall.seconds, stall_source=stall.source,
+                       stall_count=stall.count)
+        if wa is not None:
+            row.update(write_amplification=wa.value, write_amplification_window=wa.window)
         if v is not None:
             row["verdict"] = verdict_word(v)
             row["sustainable"] = v.get("sustainable") if isinstance(v.get("sustainable"), bool) \
