@@ -16,6 +16,25 @@ double Seconds(const struct timeval& tv) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6;
 }
 
+std::string ReadAll(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return "";
+  std::stringstream text;
+  text << f.rdbuf();
+  return text.str();
+}
+
+// The io.stat of this process's cgroup, found once: a process does not move
+// between cgroups after lsmbench starts it in one.
+const std::string& OwnIoStatPath() {
+  static const std::string path = [] {
+    const std::string dir = CgroupV2Dir(ReadAll("/proc/self/cgroup"),
+                                        ReadAll("/proc/self/mountinfo"));
+    return dir.empty() ? dir : dir + "/io.stat";
+  }();
+  return path;
+}
+
 }  // namespace
 
 bool ParseProcIo(const std::string& text, uint64_t* read_bytes, uint64_t* write_bytes) {
@@ -40,8 +59,72 @@ bool ParseProcIo(const std::string& text, uint64_t* read_bytes, uint64_t* write_
   return have_read && have_write;
 }
 
+bool ParseIoStat(const std::string& text, uint64_t* read_bytes, uint64_t* write_bytes) {
+  uint64_t read = 0, write = 0;
+  bool any = false;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string device, kv;
+    if (!(fields >> device)) continue;
+    bool have_read = false, have_write = false;
+    uint64_t r = 0, w = 0;
+    while (fields >> kv) {
+      const size_t eq = kv.find('=');
+      if (eq == std::string::npos) continue;
+      const std::string key = kv.substr(0, eq);
+      if (key != "rbytes" && key != "wbytes") continue;
+      char* end = nullptr;
+      const unsigned long long v = std::strtoull(kv.c_str() + eq + 1, &end, 10);
+      if (end == kv.c_str() + eq + 1 || *end != '\0') return false;
+      (key == "rbytes" ? r : w) = v;
+      (key == "rbytes" ? have_read : have_write) = true;
+    }
+    if (have_read && have_write) {
+      read += r;
+      write += w;
+      any = true;
+    }
+  }
+  *read_bytes = read;
+  *write_bytes = write;
+  return any;
+}
+
+std::string CgroupV2Dir(const std::string& proc_cgroup, const std::string& mountinfo) {
+  std::string path;
+  {
+    std::istringstream in(proc_cgroup);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("0::", 0) == 0) path = line.substr(3);
+    }
+  }
+  if (path.empty() || path == "/") return "";
+  // mountinfo: "ID PARENT MAJ:MIN ROOT MOUNT_POINT OPTIONS... - FSTYPE SOURCE SUPER"
+  std::istringstream in(mountinfo);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t dash = line.find(" - ");
+    if (dash == std::string::npos) continue;
+    std::istringstream after(line.substr(dash + 3));
+    std::string fstype;
+    if (!(after >> fstype) || fstype != "cgroup2") continue;
+    std::istringstream before(line.substr(0, dash));
+    std::string id, parent, devno, root, mount_point;
+    if (!(before >> id >> parent >> devno >> root >> mount_point)) continue;
+    return mount_point + path;
+  }
+  return "";
+}
+
 ProcessUsage ReadProcessUsage() {
   ProcessUsage u;
+  if (!OwnIoStatPath().empty()) {
+    u.device_known = ParseIoStat(ReadAll(OwnIoStatPath()), &u.device_read_bytes,
+                                 &u.device_write_bytes);
+  }
   std::ifstream io("/proc/self/io");
   if (io) {
     std::stringstream text;

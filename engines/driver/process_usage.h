@@ -7,6 +7,12 @@
 // writes to tmpfs count nothing, writes count when their pages are dirtied.
 // CPU time is getrusage(RUSAGE_SELF): every thread, the client threads of the
 // driver included.
+//
+// Device bytes are the process's cgroup v2 `io.stat` (`rbytes`, `wbytes`
+// summed over devices): the bytes issued to the devices, writeback included
+// (v2 charges it to the cgroup that dirtied the pages). They are this
+// process's only when it runs alone in its cgroup, as lsmbench runs it under
+// a throttle; the reader of the output decides (point.json's cgroup_backend).
 #ifndef LSMBENCH_DRIVER_PROCESS_USAGE_H_
 #define LSMBENCH_DRIVER_PROCESS_USAGE_H_
 
@@ -20,6 +26,9 @@ struct ProcessUsage {
   bool disk_known = false;  // false where the kernel keeps no I/O accounting
   uint64_t disk_read_bytes = 0;
   uint64_t disk_write_bytes = 0;
+  bool device_known = false;  // false outside a cgroup v2 of its own (the root)
+  uint64_t device_read_bytes = 0;
+  uint64_t device_write_bytes = 0;
   double cpu_user_s = 0;
   double cpu_system_s = 0;
 };
@@ -29,6 +38,14 @@ ProcessUsage ReadProcessUsage();
 
 // Parses the text of /proc/<pid>/io; false unless both byte counters are in it.
 bool ParseProcIo(const std::string& text, uint64_t* read_bytes, uint64_t* write_bytes);
+
+// Parses a cgroup v2 io.stat ("MAJ:MIN rbytes=.. wbytes=.. ..." per device):
+// the bytes summed over its devices; false unless a line has both counters.
+bool ParseIoStat(const std::string& text, uint64_t* read_bytes, uint64_t* write_bytes);
+
+// The cgroup v2 directory of /proc/self/cgroup's "0::PATH" under the cgroup2
+// mount of /proc/self/mountinfo's text; "" for the root cgroup or without v2.
+std::string CgroupV2Dir(const std::string& proc_cgroup, const std::string& mountinfo);
 
 // The CPUs this process may run on (its affinity mask; at least 1).
 int UsableCpus();

@@ -35,6 +35,31 @@ TEST(ProcessUsageTest, ParsesProcIo) {
   EXPECT_FALSE(ParseProcIo("", &r, &w));
 }
 
+TEST(ProcessUsageTest, ParsesIoStatSummedOverDevices) {
+  uint64_t r = 1, w = 1;
+  EXPECT_TRUE(ParseIoStat(
+      "254:0 rbytes=4096 wbytes=50331648 rios=1 wios=12 dbytes=0 dios=0\n"
+      "8:16 rbytes=100 wbytes=200 rios=1 wios=2 dbytes=0 dios=0\n",
+      &r, &w));
+  EXPECT_EQ(r, 4196u);
+  EXPECT_EQ(w, 50331848u);
+  EXPECT_TRUE(ParseIoStat("", &r, &w) == false) << "a cgroup that did no I/O yet lists none";
+  EXPECT_FALSE(ParseIoStat("254:0 rios=1 wios=2\n", &r, &w));
+  EXPECT_FALSE(ParseIoStat("254:0 rbytes=x wbytes=2\n", &r, &w));
+}
+
+TEST(ProcessUsageTest, FindsItsOwnCgroupV2DirectoryUnderTheMount) {
+  const std::string mountinfo =
+      "24 30 0:22 / /sys ro,nosuid shared:7 - sysfs sysfs rw\n"
+      "28 24 0:26 / /sys/fs/cgroup rw,nosuid shared:4 - cgroup2 cgroup2 rw,nsdelegate\n";
+  EXPECT_EQ(CgroupV2Dir("0::/lsmbench/run-1\n", mountinfo), "/sys/fs/cgroup/lsmbench/run-1");
+  // Hybrid hierarchies list v1 controllers too; only the "0::" line is v2's.
+  EXPECT_EQ(CgroupV2Dir("12:blkio:/x\n0::/a/b\n", mountinfo), "/sys/fs/cgroup/a/b");
+  EXPECT_EQ(CgroupV2Dir("0::/\n", mountinfo), "") << "the root's counters are everyone's";
+  EXPECT_EQ(CgroupV2Dir("12:blkio:/x\n", mountinfo), "") << "v1 only";
+  EXPECT_EQ(CgroupV2Dir("0::/a\n", "24 30 0:22 / /sys ro - sysfs sysfs rw\n"), "");
+}
+
 TEST(ProcessUsageTest, CpuTimeGrowsWithWork) {
   const ProcessUsage before = ReadProcessUsage();
   // getrusage counts in scheduler ticks on some kernels: work until it moves

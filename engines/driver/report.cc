@@ -53,6 +53,15 @@ Json ProcessJson(const ProcessUsage& start, const ProcessUsage& end, double secs
     j["disk_read_bytes_per_s"] = Rate(read, secs);
     j["disk_write_bytes_per_s"] = Rate(write, secs);
   }
+  if (start.device_known && end.device_known) {
+    auto delta = [](uint64_t a, uint64_t b) { return b >= a ? b - a : uint64_t{0}; };
+    const uint64_t read = delta(start.device_read_bytes, end.device_read_bytes);
+    const uint64_t write = delta(start.device_write_bytes, end.device_write_bytes);
+    j["device_read_bytes"] = read;
+    j["device_write_bytes"] = write;
+    j["device_read_bytes_per_s"] = Rate(read, secs);
+    j["device_write_bytes_per_s"] = Rate(write, secs);
+  }
   const double user = std::max(end.cpu_user_s - start.cpu_user_s, 0.0);
   const double system = std::max(end.cpu_system_s - start.cpu_system_s, 0.0);
   j["cpu_user_s"] = user;

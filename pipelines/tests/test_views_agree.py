@@ -121,6 +121,12 @@ def _md_rows(md: str) -> dict[str, dict[str, str]]:
     return rows
 
 
+def _md_cell(row: dict[str, str], heading: str) -> str:
+    """The cell under the one heading that starts with this text."""
+    (cell,) = (v for k, v in row.items() if k.startswith(heading))
+    return cell
+
+
 def _export_rows(out: Path) -> list[dict[str, str]]:
     with open(out / "points.csv", newline="") as f:
         return list(csv.DictReader(f))
@@ -207,9 +213,9 @@ def test_every_view_shows_the_same_figures_of_a_point(shape: str, views, capsys)
         _same(_float(html.get("max_write_throughput")), r["max"], f"{where}: report.html max")
         # summary.md (rounded as the page rounds)
         md = v["md"][pid]
-        assert md["stall time (s, running window)"] == fmt(stall), f"{where}: summary.md"
-        assert md["write amp. (running window)"] == fmt(wa), f"{where}: summary.md"
-        assert md["write p99 (ms)"] == fmt(r["p99_ms"]), f"{where}: summary.md"
+        assert _md_cell(md, "stall time") == fmt(stall), f"{where}: summary.md stall"
+        assert _md_cell(md, "write amp.") == fmt(wa), f"{where}: summary.md write amp"
+        assert _md_cell(md, "write p99") == fmt(r["p99_ms"]), f"{where}: summary.md p99"
         # export's points table
         row = export[pid]
         _same(_float(row["stall_s"]), stall, f"{where}: export stall_s")
@@ -229,8 +235,8 @@ def test_the_verdict_judges_the_stall_time_the_views_show(views) -> None:
         verdict = r["record"]["verdict"]
         stall = r["stall"]
         assert stall is not None and stall.source == STALL_ENGINE, pid
-        assert verdict["stall_source"] == STALL_ENGINE, pid
         _same(verdict["stalled_s"], stall.seconds, f"{pid}: the verdict's stalled_s")
+        assert verdict.get("stall_source") == STALL_ENGINE, pid
         _same(_float(export[pid]["verdict_stalled_s"]), stall.seconds, f"{pid}: export")
         crit = next(c for c in verdict["criteria"] if c["name"] == "stalls")
         assert f"writes stalled {stall.seconds:.3g} s" in crit["reason"], crit["reason"]
