@@ -25,7 +25,6 @@ from typing import Any
 
 import pytest
 import yaml
-
 from lsmbench.cli import main
 from lsmbench.metrics import STALL_ENGINE, stall_time, write_amplification
 from lsmbench.report.render import fmt

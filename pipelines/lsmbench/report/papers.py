@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from matplotlib.figure import Figure as MplFigure
 from matplotlib.ticker import NullFormatter, ScalarFormatter
@@ -115,12 +115,17 @@ class ActivitySeries:
     disk_read_mib_s: list[float]
     disk_write_mib_s: list[float]
     cpu_percent: list[float]
+    # The device's bytes (the phase's own cgroup v2 io.stat): only for a phase that ran alone
+    # in its cgroup (own_cgroup), else empty
+    device_write_mib_s: list[float] = field(default_factory=list)
+    device_read_mib_s: list[float] = field(default_factory=list)
 
 
-def activity_series(ph: StoredPhase) -> ActivitySeries:
+def activity_series(ph: StoredPhase, own_cgroup: bool = False) -> ActivitySeries:
     """Per regular interval (at its end): the clients' write throughput in MiB/s (writes x
     the workload's key + value bytes), the process's disk read and write MiB/s, and its CPU
-    use in % of its CPUs."""
+    use in % of its CPUs; with own_cgroup (the phase ran alone in a cgroup v2 of its own) the
+    device's read and write MiB/s too."""
     workload = _get(ph.summary or {}, "config", "workload") or {}
     record = ((_num(workload.get("key_size")) or 0.0) + (_num(workload.get("value_size")) or 0.0)
               if isinstance(workload, dict) else 0.0)
@@ -140,7 +145,21 @@ def activity_series(ph: StoredPhase) -> ActivitySeries:
         s.disk_write_mib_s.append(write / dt / MIB if write is not None else math.nan)
         cpu = _num(proc.get("cpu_utilization"))
         s.cpu_percent.append(cpu * 100 if cpu is not None else math.nan)
+        if own_cgroup:
+            dread, dwrite = (_num(proc.get("device_read_bytes")),
+                             _num(proc.get("device_write_bytes")))
+            s.device_read_mib_s.append(dread / dt / MIB if dread is not None else math.nan)
+            s.device_write_mib_s.append(dwrite / dt / MIB if dwrite is not None else math.nan)
+    if own_cgroup and all(math.isnan(v) for v in s.device_write_mib_s):
+        s.device_write_mib_s, s.device_read_mib_s = [], []
     return s
+
+
+def ran_in_own_cgroup(pt: StoredPoint, ph: StoredPhase) -> bool:
+    """Whether the phase ran alone in a cgroup v2 of its own (a throttled phase): only then
+    are its cgroup's device counters its own."""
+    info = _get(pt.record, "phases", ph.name)
+    return isinstance(info, dict) and info.get("cgroup_backend") == "v2"
 
 
 def activity_figure(points: Sequence[StoredPoint]) -> Figure | None:
@@ -162,7 +181,7 @@ def activity_figure(points: Sequence[StoredPoint]) -> Figure | None:
     level_colors = [f"C{i % 10}" for i in range(max(deepest, 8) + 1)]
     for c, (g, ph) in enumerate(chosen):
         ax_io, ax_levels, ax_cpu, ax_merge, ax_flush = (grid[r][c] for r in range(5))
-        s = activity_series(ph)
+        s = activity_series(ph, ran_in_own_cgroup(g.points[0], ph))
         # Interval means: each value holds over the interval that ends at its time
         ax_io.plot(s.t, s.client_mib_s, color="#0072B2", drawstyle="steps-pre",
                    label="client writes (key + value bytes)")
@@ -170,6 +189,9 @@ def activity_figure(points: Sequence[StoredPoint]) -> Figure | None:
                    drawstyle="steps-pre", label="writes dirtied (process; not device bytes)")
         ax_io.plot(s.t, s.disk_read_mib_s, color="#009E73", linestyle=":",
                    drawstyle="steps-pre", label="reads from the block layer (process)")
+        if s.device_write_mib_s:
+            ax_io.plot(s.t, s.device_write_mib_s, color="#CC79A7", drawstyle="steps-pre",
+                       label="device writes (its cgroup's io.stat)")
         ax_io.set_ylabel("MiB/s")
         ax_io.set_title(f"{g.label} [{ph.name}]", fontsize="small")
         for level, (xs, ys) in level_bytes(ph).items():
@@ -219,8 +241,11 @@ def activity_figure(points: Sequence[StoredPoint]) -> Figure | None:
         "is above half the phase's highest). "
         "Differs from the paper: the engine and the clients are one process, so CPU and disk "
         "include the driver's client threads; disk bytes are the block layer's "
-        "(/proc/self/io: reads the page cache serves count nothing, writes count when dirtied), "
-        "not dstat's device view; the memtable's data is not drawn.", render_png(fig))
+        "(/proc/self/io: reads the page cache serves count nothing, writes count when dirtied, "
+        "so they can exceed a device throttle); a phase that ran in a cgroup of its own (a "
+        "throttled one) also has its device writes, the bytes its cgroup's io.stat issued to "
+        "the device, the figure the throttle limits; the memtable's data is not drawn.",
+        render_png(fig))
 
 
 # ---------------------------------------------------------------- Mao et al. 3 and 5
