@@ -25,6 +25,7 @@ from lsmbench.report.papers import (
     numeric_dimensions,
     parameter_figure,
     parameter_series,
+    ran_in_own_cgroup,
     tick_labels,
     tradeoff_figure,
     tradeoff_points,
@@ -158,6 +159,33 @@ def test_the_activity_series_are_the_drivers_interval_figures(points):
             assert sum(ys[i] for _, ys in levels.values()) == iv["engine"]["disk_bytes"]
     # bursty writes show in the disk: the process wrote during the run
     assert all(max(activity_series(_running(pt)).disk_write_mib_s) > 0 for pt in points)
+
+
+def test_device_writes_are_drawn_only_for_a_phase_alone_in_its_cgroup(tmp_path):
+    """A throttled phase (its own cgroup v2) has the device's bytes, the figure the throttle
+    limits; the process's dirtied bytes can pass it (48 MB/s throttle, 52 MiB/s dirtied)."""
+    ivs = [{"t_start_s": float(i), "t_end_s": i + 1.0, "throughput": {"writes": 10},
+            "process": {"disk_write_bytes": 52 * MIB, "disk_read_bytes": 0,
+                        "device_write_bytes": 47.9e6, "device_read_bytes": 1e6,
+                        "cpu_utilization": 0.5}} for i in range(3)]
+    ph = StoredPhase("running", ivs, {"config": {"workload": {"key_size": 8,
+                                                              "value_size": 1000}}}, None)
+
+    def point(backend):
+        info = {"running": {"cgroup_backend": backend}} if backend else {}
+        return StoredPoint("p", tmp_path, {"phases": info}, None, None, {"running": ph})
+
+    assert ran_in_own_cgroup(point("v2"), ph)
+    assert not ran_in_own_cgroup(point("v1"), ph) and not ran_in_own_cgroup(point(None), ph)
+    s = activity_series(ph, own_cgroup=True)
+    assert s.device_write_mib_s == pytest.approx([47.9e6 / MIB] * 3)
+    assert s.disk_write_mib_s == pytest.approx([52.0] * 3)
+    # An unthrottled phase's cgroup is shared: its counters are not the phase's.
+    assert activity_series(ph).device_write_mib_s == []
+    # A store from before the driver read io.stat: nothing to draw.
+    for iv in ivs:
+        del iv["process"]["device_write_bytes"], iv["process"]["device_read_bytes"]
+    assert activity_series(ph, own_cgroup=True).device_write_mib_s == []
 
 
 def test_bursts_follow_the_arrival_schedule_or_the_traced_rate(tmp_path, points):
