@@ -288,7 +288,8 @@ def running_decision(intervals: list[dict[str, Any]], *, rule: UntilDecided,
                      warmup_s: float, deepest: int | None) -> Decision:
     """Whether a running phase is decided by the intervals so far.
 
-    Fail (certain): the stalled time already exceeds max_stalled_fraction of the capped window;
+    Fail (certain): the stalled time (verdict.window_stall: the engine's, as the final verdict
+    judges it) already exceeds max_stalled_fraction of the capped window;
     or the writes known to have waited longer than the p99 bound exceed 1 % of all the writes
     the capped window can hold. Either criterion then fails however the phase goes on.
 
@@ -303,9 +304,9 @@ def running_decision(intervals: list[dict[str, Any]], *, rule: UntilDecided,
         return Decision(CONTINUE, 0.0, "no interval yet")
     now = float(regular[-1]["t_end_s"])
     window_cap = max(cap_s - warmup_s, 1e-9)
-    stalled = vd.stalled_seconds(regular, warmup_s)
-    if stalled is not None and stalled[0] > bounds.max_stalled_fraction * window_cap:
-        return Decision(FAIL, now, f"writes stalled {stalled[0]:.3g} s, more than "
+    stall = vd.window_stall(None, regular, warmup_s)
+    if stall is not None and stall.seconds > bounds.max_stalled_fraction * window_cap:
+        return Decision(FAIL, now, f"writes stalled {stall.seconds:.3g} s, more than "
                                    f"{bounds.max_stalled_fraction:.1%} of the {window_cap:.0f} s "
                                    "capped window: the stalls criterion cannot pass")
     limit_us = bounds.p99_write_latency * 1e6

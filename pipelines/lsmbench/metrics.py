@@ -87,6 +87,38 @@ def stall_time(summary: Mapping[str, Any] | None) -> StallTime | None:
     return StallTime(zero * interval_s, window_s, STALL_INTERVALS, resolution_s=interval_s)
 
 
+def stall_time_of_intervals(intervals: list[dict[str, Any]], warmup_s: float = 0.0
+                            ) -> StallTime | None:
+    """The engine's stall time over the measured intervals so far, from the intervals'
+    engine snapshots: the figure :func:`stall_time` reads from summary.json once the phase
+    has ended (the same two snapshots), for the live rules that judge a phase while it runs.
+    None when the intervals carry no ``engine.stall_micros``."""
+    before: dict[str, Any] | None = None
+    measured = []
+    for iv in intervals:
+        start = number(iv.get("t_start_s"))
+        if iv.get("drain") or start is None or number(iv.get("t_end_s")) is None:
+            continue
+        in_window = iv.get("measured") if isinstance(iv.get("measured"), bool) else (
+            start + 1e-6 >= warmup_s)
+        if in_window:
+            measured.append(iv)
+        elif not measured:
+            before = iv
+    if not measured:
+        return None
+    end_us = number(_get(measured[-1], "engine", "stall_micros"))
+    if end_us is None:
+        return None
+    start_us = (number(_get(before, "engine", "stall_micros")) or 0.0) if before else 0.0
+    window_s = float(measured[-1]["t_end_s"]) - float(measured[0]["t_start_s"])
+    end_count = number(_get(measured[-1], "engine", "stall_count"))
+    start_count = (number(_get(before, "engine", "stall_count")) or 0.0) if before else 0.0
+    seconds = min(max(end_us - start_us, 0.0) / 1e6, window_s) if window_s > 0 else 0.0
+    return StallTime(seconds, window_s, STALL_ENGINE,
+                     count=end_count - start_count if end_count is not None else None)
+
+
 @dataclass(frozen=True)
 class WriteAmplification:
     """(bytes flushed + bytes merged) / bytes the clients wrote, over ``window``."""

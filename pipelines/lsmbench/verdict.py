@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from scipy import stats as scipy_stats
 
 from .cycles import Coverage, flush_cycle_throughput, window_coverage
-from .metrics import STALL_INTERVALS, StallTime, stall_time
+from .metrics import STALL_INTERVALS, StallTime, stall_time, stall_time_of_intervals
 from .spec.models import TestingPhase, VerdictSpec
 from .stats import MIN_SLOPE_POINTS, Slope, backlog_slope
 from .values import number
@@ -587,6 +587,26 @@ def second_half_backlog(intervals: list[dict[str, Any]], warmup_s: float = 0.0) 
     return backlog_slope(ts, qs)
 
 
+def window_stall(summary: Mapping[str, Any] | None, intervals: list[dict[str, Any]],
+                 warmup_s: float = 0.0) -> StallTime | None:
+    """The stall time the stall criterion judges: the summary's (metrics.stall_time, the
+    figure every view shows), else, while the phase runs and there is no summary yet, the
+    same engine figure from the intervals' snapshots, else the interval rule over the time
+    series (an engine that keeps no stall time)."""
+    stall = stall_time(summary)
+    if stall is not None and stall.window_s:
+        return stall
+    stall = stall_time_of_intervals(intervals, warmup_s)
+    if stall is not None:
+        return stall
+    rule = stalled_seconds(intervals, warmup_s)
+    if rule is None:
+        return None
+    widths = [_span(iv)[1] - _span(iv)[0] for iv in intervals if not iv.get("drain")]
+    return StallTime(rule[0], rule[1], STALL_INTERVALS,
+                     resolution_s=max(widths) if widths else None)
+
+
 def stalled_seconds(intervals: list[dict[str, Any]], warmup_s: float = 0.0
                     ) -> tuple[float, float] | None:
     """(seconds of the measured window in intervals where no write completed although writes
@@ -736,11 +756,8 @@ def running_figures(
         except VerdictError:
             achieved = None
     stalls = summary.get("stalls") or {}
-    # The summary's figure, the one every view shows; the interval rule over the time series
-    # only for outputs without one.
-    stall = stall_time(summary)
-    stalled = ((stall.seconds, stall.window_s) if stall is not None and stall.window_s
-               else stalled_seconds(intervals, warmup_s))
+    stall = window_stall(summary, intervals, warmup_s)
+    stalled = (stall.seconds, stall.window_s) if stall is not None else None
     engine_us = number(stalls.get("engine_stall_micros"))
     p50, p999 = number(latency.get("p50")), number(latency.get("p999"))
     return RunningFigures(
@@ -757,7 +774,7 @@ def running_figures(
         backlog_slope=second_half_backlog(intervals, warmup_s),
         stalled_s=stalled[0] if stalled else None,
         window_s=stalled[1] if stalled else None,
-        stall=stall if stall is not None and stall.window_s else None,
+        stall=stall,
         engine_stall_count=number(stalls.get("engine_stall_count")),
         engine_stall_s=engine_us / 1e6 if engine_us is not None else None,
         p50_write_latency_s=p50 / 1e6 if p50 is not None else None,

@@ -160,6 +160,21 @@ def test_a_stalling_running_phase_fails_at_its_first_stall():
     assert mon.log[-1].state == adaptive.FAIL
 
 
+def test_the_live_rule_judges_the_engines_stall_time_as_the_verdict_does():
+    """Sub-second stalls leave no interval without a write, so the interval rule sees none;
+    the engine's stall time (its snapshots in the intervals) fails the criterion live, with
+    the same figure the final verdict reads from summary.json."""
+    series = running_series(60, merges_at=(20, 45))
+    for i, iv in enumerate(series):  # 0.3 s of stalls in each of intervals 10-13
+        iv["engine"]["stall_micros"] = 300_000.0 * max(0, min(i, 13) - 9)
+    assert decide(series[:11]).state == adaptive.CONTINUE  # 0.3 s <= 1 % of the 100 s cap
+    d = decide(series[:14])
+    assert d.state == adaptive.FAIL and "writes stalled 1.2 s" in d.reason, d.reason
+    without = running_series(60, merges_at=(20, 45))  # no engine figure: the interval rule
+    assert decide(without[:14]).state == adaptive.CONTINUE
+    assert decide(without[:50]).state == adaptive.PASS
+
+
 def test_a_healthy_running_phase_passes_after_k_deepest_merges():
     series = running_series(100, merges_at=(20, 45))
     states = [decide(series[:i]).state for i in range(1, 100)]

@@ -26,7 +26,12 @@ from typing import Any
 import pytest
 import yaml
 from lsmbench.cli import main
-from lsmbench.metrics import STALL_ENGINE, stall_time, write_amplification
+from lsmbench.metrics import (
+    STALL_ENGINE,
+    stall_time,
+    stall_time_of_intervals,
+    write_amplification,
+)
 from lsmbench.report.render import fmt
 from lsmbench.results.reading import read_campaign
 
@@ -246,6 +251,21 @@ def test_the_verdict_judges_the_stall_time_the_views_show(views) -> None:
     # The campaign is built to stall (small memtables, leveling over its maximum): a suite
     # whose every stall is 0 would not tell the definitions apart.
     assert engine_stalled >= 1, {p: r["stall"] for p, r in ref.items()}
+
+
+def test_the_live_rules_stall_time_is_the_summarys(views) -> None:
+    """While a phase runs there is no summary.json: the live rules read the stall time from
+    the intervals' engine snapshots, which must give the figure the summary gives after."""
+    camp = read_campaign(views["fresh"]["dir"])
+    for pt in camp.points:
+        ph = pt.running
+        warmup = ph.summary["window"]["warmup_s"]
+        live = stall_time_of_intervals(ph.intervals, warmup)
+        final = stall_time(ph.summary)
+        assert live is not None and final is not None, pt.id
+        assert live.seconds == pytest.approx(final.seconds, abs=1e-6), pt.id
+        assert live.window_s == pytest.approx(final.window_s, rel=1e-6), pt.id
+        assert live.count == final.count, pt.id
 
 
 def test_the_window_write_amplification_is_the_engines_bytes_over_the_window(views) -> None:
