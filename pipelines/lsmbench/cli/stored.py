@@ -48,22 +48,18 @@ def cmd_ls(args: argparse.Namespace) -> int:
     if not out:
         print(f"no campaigns in {store.root}")
         return EXIT_OK
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
+    from ..terminal import Rows, make_console, terminal_width
 
-    from ..listing import UNBOUNDED, terminal_width
-
-    table = Table(box=None, header_style="bold")
-    for col in ("campaign", "points", "complete", "failed", "unpublished", "last run"):
-        table.add_column(col)
+    rows = Rows(("campaign", "points", "complete", "failed", "unpublished", "last run"),
+                right=frozenset({1, 2, 3, 4}))
     for row in out:
         last = time.strftime("%Y-%m-%d %H:%M", time.localtime(row["last_run"])) \
             if row["last_run"] else "-"
-        table.add_row(Text(row["campaign"]), str(row["planned"] or "?"), str(row["complete"]),
-                      str(row["failed"]), str(row["unpublished"]), last)
+        rows.add(row["campaign"], str(row["planned"] or "?"), str(row["complete"]),
+                 str(row["failed"]), str(row["unpublished"]), last)
     # As `ls CAMPAIGN`: the terminal's width (also when piped), unwrapped without a terminal.
-    Console(width=terminal_width() or UNBOUNDED).print(table)
+    width = terminal_width()
+    rows.print(make_console(width), width)
     return EXIT_OK
 
 
