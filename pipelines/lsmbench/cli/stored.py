@@ -76,8 +76,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.json:
         print_json({"html": str(files.html), "markdown": str(files.markdown),
-                     "figures": files.figures})
+                     "figures": files.figures, "warnings": files.warnings})
     else:
+        for w in files.warnings:
+            print(f"lsmbench report: warning: {w}", file=sys.stderr)
         if not args.quiet:
             print(f"figures: {', '.join(files.figures) or 'none'}; summary {files.markdown}")
         print(f"report written to {files.html}")
