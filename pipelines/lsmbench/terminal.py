@@ -12,6 +12,7 @@ line of text is wrapped between words, its continuation indented. `lsmbench ls`,
 from __future__ import annotations
 
 import os
+import re
 import textwrap
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -47,14 +48,28 @@ def make_console(width: int | None, stderr: bool = False) -> Console:
     return Console(width=width or UNBOUNDED, highlight=False, stderr=stderr)
 
 
+# A number stays with what qualifies it ("at most ~20m18s", "<= 1m15s") and with its unit
+# ("60 s", "295.3 MiB", "4,371 writes/s"): the spaces between them do not break a line.
+_QUALIFIED = re.compile(r"(\b(?:most|least|to)|[<>]=)\s+(?=[~0-9])"
+                        r"|(\b(?:at|up))\s+(?=(?:most|least|to)\s+[~0-9])")
+_UNIT = re.compile(r"([0-9])\s+(?=(?:s|ms|us|min|h|%|x|B|KiB|MiB|GiB|TiB|KB|MB|GB|MB/s|"
+                   r"writes/s|bytes|bytes/s|IOPS)(?![\w/]))")
+_NBSP = "\u00a0"
+
+
 def wrap(line: str, width: int | None) -> list[str]:
     """A line wrapped between words for the width, each continuation indented two columns more
-    than the line itself; a word longer than the line is left whole."""
+    than the line itself; a word longer than the line is left whole, and a number is not
+    parted from its qualifier or its unit."""
     if width is None:
         return [line]
     lead = line[:len(line) - len(line.lstrip(" "))]
-    return textwrap.wrap(line, width, subsequent_indent=lead + "  ", break_long_words=False,
-                         break_on_hyphens=False, drop_whitespace=True) or [""]
+    glued = _UNIT.sub(r"\1" + _NBSP,
+                      _QUALIFIED.sub(lambda m: (m[1] or m[2]) + _NBSP, line))
+    # textwrap breaks at ASCII whitespace only: a no-break space holds the parts together.
+    parts = textwrap.wrap(glued, width, subsequent_indent=lead + "  ", break_long_words=False,
+                          break_on_hyphens=False, drop_whitespace=True) or [""]
+    return [p.replace(_NBSP, " ") for p in parts]
 
 
 def say(console: Console, line: str, width: int | None) -> None:

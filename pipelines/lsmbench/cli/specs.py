@@ -138,11 +138,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"valid": True, "spec": args.spec, "campaign": loaded.spec.name,
                      "points": len(points), "excluded": excluded, "warnings": warnings})
-    elif not args.quiet:
+    else:  # with --quiet too: the one final line
         what = (f"study {loaded.spec.name}, {plural(loaded.spec.tune.trials, 'trial')}"
                 if loaded.spec.tune is not None
                 else f"campaign {loaded.spec.name}, {plural(len(points), 'point')}")
-        print(f"{args.spec}: valid ({what})")
+        from ..terminal import make_console, say, terminal_width
+
+        width = terminal_width()
+        say(make_console(width), f"{args.spec}: valid ({what})", width)
     return EXIT_OK
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..exits import EXIT_ENV, EXIT_OK, EXIT_USAGE
+from ..wording import plural
 from .common import print_json
 
 
@@ -25,6 +26,11 @@ def cmd_ls(args: argparse.Namespace) -> int:
         data = campaign_listing(store, args.campaign)
         if args.json:
             print_json(data)
+        elif args.quiet:
+            from ..listing import footer_lines
+
+            print(footer_lines(data, str(store.campaign_dir(args.campaign)),
+                               args.repetitions)[-1])
         else:
             print_listing(data, str(store.campaign_dir(args.campaign)), args.repetitions,
                           terminal_width())
@@ -48,7 +54,11 @@ def cmd_ls(args: argparse.Namespace) -> int:
     if not out:
         print(f"no campaigns in {store.root}")
         return EXIT_OK
-    from ..terminal import Rows, make_console, terminal_width
+    final = f"{plural(len(out), 'campaign')} in {store.root}"
+    if args.quiet:
+        print(final)
+        return EXIT_OK
+    from ..terminal import Rows, make_console, say, terminal_width
 
     rows = Rows(("campaign", "points", "complete", "failed", "unpublished", "last run"),
                 right=frozenset({1, 2, 3, 4}))
@@ -59,7 +69,9 @@ def cmd_ls(args: argparse.Namespace) -> int:
                  str(row["failed"]), str(row["unpublished"]), last)
     # As `ls CAMPAIGN`: the terminal's width (also when piped), unwrapped without a terminal.
     width = terminal_width()
-    rows.print(make_console(width), width)
+    console = make_console(width)
+    rows.print(console, width)
+    say(console, final, width)
     return EXIT_OK
 
 
@@ -78,11 +90,16 @@ def cmd_report(args: argparse.Namespace) -> int:
         print_json({"html": str(files.html), "markdown": str(files.markdown),
                      "figures": files.figures, "warnings": files.warnings})
     else:
+        from ..terminal import make_console, say, terminal_width
+
+        width = terminal_width()
         for w in files.warnings:
-            print(f"lsmbench report: warning: {w}", file=sys.stderr)
+            say(make_console(width, stderr=True), f"lsmbench report: warning: {w}", width)
+        console = make_console(width)
         if not args.quiet:
-            print(f"figures: {', '.join(files.figures) or 'none'}; summary {files.markdown}")
-        print(f"report written to {files.html}")
+            say(console, f"figures: {', '.join(files.figures) or 'none'}; summary "
+                         f"{files.markdown}", width)
+        say(console, f"report written to {files.html}", width)
     return EXIT_OK
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..engine_options import option_string
 from ..units import parse_size
-from ..wording import plural
+from ..wording import natural_key, plural
 from .load import Campaign, GroupRow, group_rows
 
 # The figures compared, with their table heading and unit.
@@ -91,16 +91,16 @@ def _values(rows: list[GroupRow]) -> dict[str, list[str]]:
     return out
 
 
-def _order(value: str) -> tuple[int, float, str]:
-    """Numbers and sizes (1K, 8M) by their value, other words after them."""
+def _order(value: str) -> tuple[int, float, Any]:
+    """Numbers and sizes (1K, 8M) by their value, other words after them (digits by value)."""
     try:
-        return 0, float(parse_size(value)), value
+        return 0, float(parse_size(value)), ()
     except ValueError:
         pass
     try:
-        return 0, float(value), value
+        return 0, float(value), ()
     except ValueError:
-        return 1, 0.0, value
+        return 1, 0.0, natural_key(value)
 
 
 def _set(values: list[str]) -> str:
