@@ -4,8 +4,8 @@ than a line, a path, on a line of its own), no word, number or id split across l
 word of the unbounded output (no terminal at all) is whole in the 80-column one, and the
 80-column one holds no fragment -- and a number is not parted from its qualifier ("at most
 ~20m18s"). Then --quiet: exactly one line on stdout, the command's final line, for every
-command that has the flag but track nightly and track bisect, which fetch and build commits
-(their --quiet paths print one line by reading of the code; not run here)."""
+command that has the flag but track bisect, which builds and measures commits (its --quiet path
+prints the conclusion's head alone, by reading of the code; not run here)."""
 
 from __future__ import annotations
 
@@ -305,3 +305,20 @@ def test_quiet_reproduce_is_its_pages_line(monkeypatch, capsys, tmp_path, store)
                                           "--out", str(out)])
     assert line.startswith("reproduce: 0 experiments run; 3 pages written: ")
     assert str(out / "luo-carey.md") in line
+
+
+def test_quiet_nightly_is_its_end_line_alone(tmp_path, data_root, driver_path):
+    from test_track_nightly import Measured, build_command, nightly, tiny_spec
+
+    (tmp_path / "git").mkdir()
+    measured = Measured(tmp_path / "git")
+    measured.push_commit("engine v2\n")
+    spec = tiny_spec(tmp_path / "tiny.yaml", data_root)
+    r = nightly(str(spec), "--repo", str(measured.repo), "--ref", "origin/main", "--results",
+                str(tmp_path / "results"), "--build-command", build_command(driver_path),
+                "--quiet")
+    assert r.returncode in (0, 4), r.stderr[-3000:]
+    # The children's own final lines (run, record, report) went to stderr.
+    assert len(r.stdout.splitlines()) == 1, r.stdout
+    assert r.stdout.startswith(f"nightly: exit {r.returncode}; commit ")
+    assert "campaign nightly-tiny: 1 complete" in r.stderr
