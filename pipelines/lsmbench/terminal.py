@@ -79,6 +79,12 @@ def say(console: Console, line: str, width: int | None) -> None:
         console.print(Text(part), soft_wrap=True)
 
 
+def final(console: Console, line: str, width: int | None, quiet: bool) -> None:
+    """A command's final summary line: wrapped as any line, but with --quiet on one line
+    whatever the width -- exactly one line, for scripts."""
+    say(console, line, None if quiet else width)
+
+
 def natural_width(console: Console, table: Table) -> int:
     """The table's width on one line per row, measured without the console's width, which
     would clamp it."""

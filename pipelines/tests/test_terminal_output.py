@@ -174,8 +174,9 @@ def test_track_report_output_fits_80_columns(monkeypatch, capsys, tmp_path):
 
 
 def quiet(monkeypatch, capsys, args: list[str], code: int = 0) -> tuple[str, str]:
-    """The one line `args --quiet` prints on stdout, and its stderr."""
-    got, out, err = run(monkeypatch, capsys, [*args, "--quiet"], None)
+    """The one line `args --quiet` prints on stdout, and its stderr: one line on a narrow
+    terminal too (not wrapped)."""
+    got, out, err = run(monkeypatch, capsys, [*args, "--quiet"], 40)
     assert got == code, err
     assert len(out) == 1, out
     return out[0], err
@@ -209,6 +210,7 @@ def test_quiet_tune_is_the_best_line_alone(monkeypatch, capsys):
     from lsmbench.progress import QuietReporter
 
     result = _study()
+    monkeypatch.setenv("COLUMNS", "40")
     print_result(result, quiet=True)
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 1 and out[0].startswith("best: write_buffer_size=50656790")

@@ -142,10 +142,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         what = (f"study {loaded.spec.name}, {plural(loaded.spec.tune.trials, 'trial')}"
                 if loaded.spec.tune is not None
                 else f"campaign {loaded.spec.name}, {plural(len(points), 'point')}")
-        from ..terminal import make_console, say, terminal_width
+        from ..terminal import final, make_console, terminal_width
 
         width = terminal_width()
-        say(make_console(width), f"{args.spec}: valid ({what})", width)
+        final(make_console(width), f"{args.spec}: valid ({what})", width, args.quiet)
     return EXIT_OK
 
 

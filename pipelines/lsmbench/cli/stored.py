@@ -90,7 +90,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         print_json({"html": str(files.html), "markdown": str(files.markdown),
                      "figures": files.figures, "warnings": files.warnings})
     else:
-        from ..terminal import make_console, say, terminal_width
+        from ..terminal import final, make_console, say, terminal_width
 
         width = terminal_width()
         for w in files.warnings:
@@ -99,7 +99,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         if not args.quiet:
             say(console, f"figures: {', '.join(files.figures) or 'none'}; summary "
                          f"{files.markdown}", width)
-        say(console, f"report written to {files.html}", width)
+        final(console, f"report written to {files.html}", width, args.quiet)
     return EXIT_OK
 
 

@@ -163,7 +163,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                           "open": [c.model_dump() for c in opened]},
                          indent=2))
     else:
-        from ..terminal import make_console, say, terminal_width
+        from ..terminal import final, make_console, say, terminal_width
 
         width = terminal_width()
         console = make_console(width)
@@ -172,8 +172,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             say(console, f"REGRESSION {c.id}: {c.campaign} {c.group} {c.metric} "
                          f"{c.change:+.1%} ({_short(c.commit_before)}.."
                          f"{_short(c.commit_after)}, {c.date}){nodes}", width)
-        say(console, f"{len(opened)} open regression(s), {len(analysis.changes)} change "
-                     f"point(s); {files.html}", width)
+        final(console, f"{len(opened)} open regression(s), {len(analysis.changes)} change "
+                       f"point(s); {files.html}", width, args.quiet)
     return EXIT_REGRESSION if opened else EXIT_OK
 
 

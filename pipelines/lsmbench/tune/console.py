@@ -6,7 +6,7 @@ lines. With --quiet, the best line alone."""
 from __future__ import annotations
 
 from ..results.tuning import TuneResult, metric_text, params_text
-from ..terminal import Rows, make_console, say, terminal_width
+from ..terminal import Rows, final, make_console, say, terminal_width
 
 SPEC_OWN = " (spec's own)"
 
@@ -32,7 +32,7 @@ def print_result(result: TuneResult, quiet: bool = False) -> None:
                 f"{metric_text(result.objectives[0], c.ci_high)}] over {c.repetitions} "
                 f"repetitions, {c.verdict or 'no verdict'}"
                 f"{'' if c.feasible else ', constraints not met in every repetition'}", width)
-    say(console, final_line(result), width)
+    final(console, final_line(result), width, quiet)
 
 
 def final_line(result: TuneResult) -> str:
