@@ -1,22 +1,17 @@
 """`lsmbench ls CAMPAIGN`: a campaign's groups (a point's repetitions judged as one), as a table
 or as JSON, with the repetitions reachable (nested ids, the per-repetition rows, --repetitions).
 
-The terminal view never breaks a word or a number across lines: a table, one line per group,
-when it fits the width; else each group stacked as a block of "label  value" lines, values
-wrapped between words. The width is COLUMNS when set, else the terminal's -- also when the
-output is piped and the terminal is on stdin or stderr; with no terminal at all (a file, CI)
-the table's lines are as long as their content, for grep.
+The terminal view never breaks a word or a number across lines (:mod:`lsmbench.terminal`, the
+layout every command's output shares): a table, one line per group, when it fits the width;
+else each group stacked as a block of "label  value" lines, values wrapped between words.
 """
 
 from __future__ import annotations
 
-import os
-import textwrap
 from collections.abc import Iterator
 from typing import Any
 
 from rich.console import Console
-from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -30,7 +25,10 @@ from .groups import (
 from .groups import repetition_from_store as _repetition
 from .stats import Estimate
 from .store import STATE_COMPLETE, Store
+from .terminal import UNBOUNDED, make_console, print_layout, say, terminal_width
 from .wording import plural
+
+__all__ = ["UNBOUNDED", "Listing", "campaign_listing", "print_listing", "say", "terminal_width"]
 
 # The table's column headings, which the stacked layout uses as labels too (a group's runs
 # under RUNS; in the table, a repetition's criteria share the column).
@@ -42,8 +40,6 @@ MAX_SUSTAINABLE = "max sustainable writes/s [CI]"
 WRITES = "writes/s [CI]"
 P99 = "p99 [CI]"
 WHY = "why"
-# A width no listing reaches: the table's own, unwrapped, where no terminal sets one.
-UNBOUNDED = 100_000
 
 
 def campaign_listing(store: Store, campaign: str) -> dict[str, Any]:
@@ -154,23 +150,6 @@ def rep_cells(r: Repetition, searched: bool) -> dict[str, str]:
     return cells
 
 
-def terminal_width() -> int | None:
-    """The width to lay the listing out in: COLUMNS when set, else the terminal's -- stdout's,
-    or, when stdout is piped (`ls | cat`), stdin's or stderr's, as rich looks for it; None
-    when no terminal is attached at all (rich would assume 80 columns there)."""
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
-    for fd in (1, 0, 2):
-        try:
-            width = os.get_terminal_size(fd).columns
-        except (OSError, ValueError):
-            continue
-        if width > 0:
-            return width
-    return None
-
-
 class Listing:
     """The groups (and with ``repetitions`` each repetition) of `ls CAMPAIGN`, laid out for a
     width."""
@@ -225,34 +204,13 @@ class Listing:
         return "; ".join([*words, cells[RUNS]] if cells[RUNS] else words)
 
     def print(self, console: Console, width: int | None) -> None:
-        table = self.table()
-        # Measured without the console's width, which would clamp it.
-        natural = Measurement.get(console, console.options.update(max_width=UNBOUNDED),
-                                  table).maximum
-        if width is None or natural <= width:
-            console.print(table)
+        if print_layout(console, self.table(), self.blocks(), width):
             for g in self.groups:
                 say(console, reason_line(g), width)
-            return
-        for i, (heading, block) in enumerate(self.blocks()):
-            if i:
-                console.print()
-            # A group id is one word: longer than the line, the terminal wraps it, not rich.
-            console.print(heading, soft_wrap=True)
-            console.print(block)
 
 
 def reason_line(g: Group) -> str:
     return f"{g.group}: {'; '.join(g.reasons)}"
-
-
-def say(console: Console, line: str, width: int | None) -> None:
-    """A line of text wrapped between words for the width (rich would fold a path longer
-    than the line); a continuation indented."""
-    lines = [line] if width is None else textwrap.wrap(
-        line, width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
-    for part in lines:
-        console.print(Text(part), soft_wrap=True)
 
 
 def footer_lines(data: dict[str, Any], store_dir: str, repetitions: bool) -> list[str]:
@@ -275,7 +233,7 @@ def footer_lines(data: dict[str, Any], store_dir: str, repetitions: bool) -> lis
 def print_listing(data: dict[str, Any], store_dir: str, repetitions: bool,
                   width: int | None = None) -> None:
     """Prints the listing laid out for ``width`` columns (None: no limit, one line per row)."""
-    console = Console(width=width or UNBOUNDED, highlight=False)
+    console = make_console(width)
     Listing(data, repetitions).print(console, width)
     for line in footer_lines(data, store_dir, repetitions):
         say(console, line, width)

@@ -184,26 +184,24 @@ def add_predictions(plan: Plan, sim: Path | None) -> list[Prediction]:
     return preds
 
 
-def print_predictions(console: Any, predictions: list[Prediction]) -> None:
-    """lsmbench plan --predict's table, the assumptions, and why a point has none."""
-    from rich.table import Table
+def print_predictions(console: Any, predictions: list[Prediction], width: int | None) -> None:
+    """lsmbench plan --predict's table, the assumptions, and why a point has none, laid out
+    for ``width`` columns as every table is (lsmbench.terminal)."""
+    from .terminal import Rows, say
 
-    table = Table(show_header=True, header_style="bold", box=None,
-                  title="lsm-sim's prediction (engines/sim/README.md: how far to trust it)")
-    table.add_column("point", overflow="fold")
-    table.add_column("testing max (writes/s)", justify="right")
-    table.add_column(f"{UTILIZATION:.0%} sustainable?")
-    table.add_column("longest wait (s)", justify="right")
+    rows = Rows(("point", "testing max (writes/s)", f"{UTILIZATION:.0%} sustainable?",
+                 "longest wait (s)"), right=frozenset({1, 3}),
+                title="lsm-sim's prediction (engines/sim/README.md: how far to trust it)")
     for p in predictions:
         if p.max_writes_per_s is None:
-            table.add_row(p.point, "-", "-", "-")
+            rows.add(p.point, "-", "-", "-")
             continue
         verdict = ("-" if p.sustainable is None else "yes" if p.sustainable else "no")
-        table.add_row(p.point, f"{p.max_writes_per_s:,.0f}", verdict,
-                      f"{p.max_wait_s:.2f}" if p.max_wait_s is not None else "-")
-    console.print(table)
-    console.print(ASSUMPTIONS, highlight=False, markup=False, soft_wrap=True)
+        rows.add(p.point, f"{p.max_writes_per_s:,.0f}", verdict,
+                 f"{p.max_wait_s:.2f}" if p.max_wait_s is not None else "-")
+    rows.print(console, width)
+    say(console, ASSUMPTIONS, width)
     for why in dict.fromkeys(p.basis for p in predictions if p.basis):
         points = [p.point for p in predictions if p.basis == why]
-        console.print(f"no prediction for {plural(len(points), 'point')} ({points[0]}, ...): {why}",
-                      highlight=False, markup=False, soft_wrap=True)
+        say(console, f"no prediction for {plural(len(points), 'point')} ({points[0]}, ...): "
+                     f"{why}", width)

@@ -86,9 +86,11 @@ def point_line(record: dict[str, Any]) -> str:
 class QuietReporter(Reporter):
     """Errors and the final line only (on stderr / stdout)."""
 
-    def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None,
+                 final: bool = True) -> None:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
+        self.final = final  # False: the command prints its own final line (lsmbench tune)
 
     def message(self, text: str, level: str = "info") -> None:
         if level in ("error", "warning"):
@@ -99,7 +101,8 @@ class QuietReporter(Reporter):
             print(point_line(record), file=self.err)
 
     def campaign_end(self, summary: dict[str, Any]) -> None:
-        print(summary_line(summary), file=self.out)
+        if self.final:
+            print(summary_line(summary), file=self.out)
 
 
 def summary_line(summary: dict[str, Any]) -> str:

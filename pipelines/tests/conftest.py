@@ -15,6 +15,14 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "slow: runs lsm-driver for real (seconds to a minute)")
 
 
+@pytest.fixture(autouse=True)
+def _wide_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The commands' text output does not depend on the terminal pytest runs in: it is laid
+    out for a width wider than any line checked (lsmbench.terminal reads COLUMNS first, and
+    so does rich; child processes inherit it). A test of the layout sets its own COLUMNS."""
+    monkeypatch.setenv("COLUMNS", "1000")
+
+
 @pytest.fixture(scope="session")
 def driver_path() -> Path:
     """A built lsm-driver (build/ or build-*/), or the test is skipped with how to build it."""

@@ -312,3 +312,85 @@ def test_a_study_on_a_testbed_that_does_not_exist_leaves_nothing(tmp_path, monke
     assert "no testbed 'nosuchbed'" in capsys.readouterr().err
     assert not (results / "tiny-tune" / STUDY_FILE).exists()
     assert Store(results).points("tiny-tune") == []
+
+
+# ---------------------------------------------------------------- the spec's own values, resolved
+
+
+def _leveling_doc(**parameters) -> dict:
+    doc = spec_doc()
+    doc["engine"]["options"]["merge_policy"] = "leveling"
+    doc["tune"]["parameters"] = parameters
+    return doc
+
+
+def test_the_spec_own_zero_size_ratio_is_the_policy_default_inside_an_integer_domain():
+    # size_ratio: 0 means the policy's default (10 for leveling); the integer ends make an
+    # integer domain, shown as one and sampled with suggest_int.
+    spec = validate_raw(_leveling_doc(size_ratio={"low": 2, "high": 12})).spec
+    dom = resolve_domains(spec)[0]["size_ratio"]
+    assert dom.kind == "int" and dom.describe() == "[2, 12] int"
+    assert default_value(spec, dom) == 10 and dom.contains(10)
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=3))
+    drawn = [dom.suggest(study.ask()) for _ in range(20)]
+    assert all(type(v) is int and 2 <= v <= 12 for v in drawn)
+    # Other policies' defaults; a real range (2.0) stays real.
+    for policy, own in (("tiering", 3), ("partitioned", 10)):
+        doc = _leveling_doc(size_ratio={"low": 2, "high": 12})
+        doc["engine"]["options"]["merge_policy"] = policy
+        spec = validate_raw(doc).spec
+        assert default_value(spec, resolve_domains(spec)[0]["size_ratio"]) == own
+    spec = validate_raw(_leveling_doc(size_ratio={"low": 2.0, "high": 12})).spec
+    real = resolve_domains(spec)[0]["size_ratio"]
+    assert real.kind == "float" and default_value(spec, real) == 10.0
+    # The per-level constraint's 0 is the policy's too: 2 for leveling.
+    spec = validate_raw(_leveling_doc(max_components_per_level={"low": 1, "high": 8})).spec
+    assert default_value(spec, resolve_domains(spec)[0]["max_components_per_level"]) == 2
+
+
+def test_the_policy_defaults_are_the_engines():
+    """policy_defaults mirrors engines/lsm/policy/policies.h: the numbers read from the
+    header."""
+    import re
+
+    from lsmbench.engine_options import policy_defaults
+    from lsmbench.paths import project_root
+
+    header = (project_root() / "engines" / "lsm" / "policy" / "policies.h").read_text()
+    consts = {m[1]: float(m[2]) for m in re.finditer(
+        r"constexpr double k(\w+)DefaultRatio = ([0-9.]+);", header)}
+    assert consts == {"Leveling": 10, "Tiering": 3, "SizeTiered": 1.2}
+    expected = {"leveling": consts["Leveling"], "partitioned": consts["Leveling"],
+                "tiering": consts["Tiering"], "size-tiered": consts["SizeTiered"]}
+    assert expected == policy_defaults.SIZE_RATIO
+
+
+def _first_trial(tmp_path, doc: dict) -> tuple[dict, bool, list[str]]:
+    """The first trial a fresh study asks for: its parameters, whether it is labelled the
+    spec's own, and the warnings said."""
+    said: list[str] = []
+
+    class Said(Reporter):
+        def message(self, text: str, level: str = "info") -> None:
+            said.append(f"{level}: {text}")
+
+    tuner = Tuner(validate_raw(doc), Store(tmp_path / "results"), Said(), RunOptions())
+    study = optuna.create_study(direction="maximize")
+    tuner._enqueue_defaults(study)
+    trial = study.ask()
+    params = {name: dom.suggest(trial) for name, dom in tuner.domains.items()}
+    return params, bool(study.trials[0].user_attrs.get("defaults")), said
+
+
+def test_trial_0_is_exactly_the_spec_own_or_is_not_labelled_so(tmp_path):
+    params, own, said = _first_trial(tmp_path, _leveling_doc(
+        size_ratio={"low": 2, "high": 12}, memory_components={"low": 2, "high": 4}))
+    assert params == {"size_ratio": 10, "memory_components": 2} and own and said == []
+    # The spec's own size ratio (tiering: 3) outside [4, 12]: sampled, so not the spec's own.
+    doc = _leveling_doc(size_ratio={"low": 4, "high": 12}, memory_components={"low": 2,
+                                                                             "high": 4})
+    doc["engine"]["options"]["merge_policy"] = "tiering"
+    params, own, said = _first_trial(tmp_path, doc)
+    assert not own and params["memory_components"] == 2 and 4 <= params["size_ratio"] <= 12
+    assert said == ["warning: the spec's own size_ratio (3) is outside its domain [4, 12] int: "
+                    "the first trial samples it and is not the spec's own configuration"]

@@ -87,7 +87,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if problem:
         print(f"lsmbench tune: {problem}", file=sys.stderr)
         return EXIT_ENV
-    reporter = make_reporter(args)
+    reporter = make_reporter(args, final=False)
     try:
         result = run_tune(loaded, Store(Path(args.results)), reporter,
                           RunOptions(resume=args.resume, force=args.force,
@@ -153,17 +153,19 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     write_json_atomic(out, data)
     if args.json:
         print_json({"profile": data, "path": str(out)})
-    elif not args.quiet:
-        mb = 1e6
-        print(f"  disk {data.get('device')} under {data.get('directory')} "
-              f"({'direct I/O' if data.get('direct') else 'buffered I/O'}, {data.get('ioengine')}, "
-              f"iodepth {data.get('iodepth')}, {data.get('runtime_s')} s per job)")
-        print(f"  sequential write {data['seq_write_bps'] / mb:,.0f} MB/s, "
-              f"read {data['seq_read_bps'] / mb:,.0f} MB/s")
-        print(f"  random 4 KiB write {data['rand_write_iops']:,.0f} IOPS, "
-              f"read {data['rand_read_iops']:,.0f} IOPS")
-        for w in data.get("warnings") or []:
-            print(f"  warning: {w}")
+    else:
+        if not args.quiet:
+            mb = 1e6
+            print(f"  disk {data.get('device')} under {data.get('directory')} "
+                  f"({'direct I/O' if data.get('direct') else 'buffered I/O'}, "
+                  f"{data.get('ioengine')}, iodepth {data.get('iodepth')}, "
+                  f"{data.get('runtime_s')} s per job)")
+            print(f"  sequential write {data['seq_write_bps'] / mb:,.0f} MB/s, "
+                  f"read {data['seq_read_bps'] / mb:,.0f} MB/s")
+            print(f"  random 4 KiB write {data['rand_write_iops']:,.0f} IOPS, "
+                  f"read {data['rand_read_iops']:,.0f} IOPS")
+            for w in data.get("warnings") or []:
+                print(f"  warning: {w}")
         print(f"profile written to {out} (throttle percentages are relative to it)")
     return EXIT_OK
 
@@ -227,7 +229,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
     summary = {"sent": sent, "failed": failed, "skipped_already_published": skipped}
     if args.json:
         print(json.dumps({"event": "publish_end", **summary}))
-    elif not args.quiet:
+    else:  # with --quiet too: the one final line
         print(f"published {plural(sent, 'point')}, {failed} failed, {skipped} already published "
               f"(--all resends them)")
     return EXIT_FAILED if failed else EXIT_OK

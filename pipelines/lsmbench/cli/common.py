@@ -40,13 +40,15 @@ def history_phase_s(results: Path, campaign: str) -> dict[str, float]:
     return Store(results).mean_phase_s(campaign)
 
 
-def make_reporter(args: argparse.Namespace) -> Any:
+def make_reporter(args: argparse.Namespace, final: bool = True) -> Any:
+    """The run's reporter; ``final=False`` when the command prints its own final line (tune:
+    the best configuration), so that --quiet prints that one line alone."""
     from ..progress import JsonReporter, QuietReporter, RichReporter
 
     if args.json:
         return JsonReporter()
     if args.quiet:
-        return QuietReporter()
+        return QuietReporter(final=final)
     return RichReporter()
 
 

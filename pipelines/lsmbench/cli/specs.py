@@ -138,11 +138,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"valid": True, "spec": args.spec, "campaign": loaded.spec.name,
                      "points": len(points), "excluded": excluded, "warnings": warnings})
-    elif not args.quiet:
+    else:  # with --quiet too: the one final line
         what = (f"study {loaded.spec.name}, {plural(loaded.spec.tune.trials, 'trial')}"
                 if loaded.spec.tune is not None
                 else f"campaign {loaded.spec.name}, {plural(len(points), 'point')}")
-        print(f"{args.spec}: valid ({what})")
+        from ..terminal import final, make_console, terminal_width
+
+        width = terminal_width()
+        final(make_console(width), f"{args.spec}: valid ({what})", width, args.quiet)
     return EXIT_OK
 
 
@@ -165,28 +168,30 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.json:
         print_json(plan.to_json())
         return EXIT_OK
-    from rich.console import Console
-    from rich.table import Table
+    from ..terminal import Rows, make_console, say, terminal_width
 
-    console = Console()
-    for line in describe(plan):
-        console.print(line, highlight=False, markup=False)
-    if loaded.spec.tune is not None:
+    lines = describe(plan)
+    if args.quiet:
+        print(lines[0])  # the one final line: what the plan holds and how long it takes
         return EXIT_OK
-    limit = args.limit
-    table = Table(show_header=True, header_style="bold", box=None)
-    table.add_column("#", justify="right")
-    table.add_column("point", overflow="fold")
-    table.add_column("seed", justify="right")
-    for p in plan.points[:limit]:
-        table.add_row(str(p.index), p.id, str(p.seed))
-    console.print(table)
-    if len(plan.points) > limit:
-        console.print(f"... and {len(plan.points) - limit} more (--limit N to show more)")
-    if predictions is not None:
-        from ..predict import print_predictions
+    width = terminal_width()
+    console = make_console(width)
+    for line in lines[1:]:
+        say(console, line, width)
+    if loaded.spec.tune is None:
+        limit = args.limit
+        rows = Rows(("#", "point", "seed"), right=frozenset({0, 2}), prefix="point ")
+        for p in plan.points[:limit]:
+            rows.add(str(p.index), p.id, str(p.seed))
+        rows.print(console, width)
+        if len(plan.points) > limit:
+            say(console, f"... and {len(plan.points) - limit} more (--limit N to show more)",
+                width)
+        if predictions is not None:
+            from ..predict import print_predictions
 
-        print_predictions(console, predictions[:limit])
+            print_predictions(console, predictions[:limit], width)
+    say(console, lines[0], width)  # the summary last, as every command ends
     return EXIT_OK
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..exits import EXIT_ENV, EXIT_OK, EXIT_USAGE
+from ..wording import plural
 from .common import print_json
 
 
@@ -25,6 +26,11 @@ def cmd_ls(args: argparse.Namespace) -> int:
         data = campaign_listing(store, args.campaign)
         if args.json:
             print_json(data)
+        elif args.quiet:
+            from ..listing import footer_lines
+
+            print(footer_lines(data, str(store.campaign_dir(args.campaign)),
+                               args.repetitions)[-1])
         else:
             print_listing(data, str(store.campaign_dir(args.campaign)), args.repetitions,
                           terminal_width())
@@ -48,22 +54,24 @@ def cmd_ls(args: argparse.Namespace) -> int:
     if not out:
         print(f"no campaigns in {store.root}")
         return EXIT_OK
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
+    final = f"{plural(len(out), 'campaign')} in {store.root}"
+    if args.quiet:
+        print(final)
+        return EXIT_OK
+    from ..terminal import Rows, make_console, say, terminal_width
 
-    from ..listing import UNBOUNDED, terminal_width
-
-    table = Table(box=None, header_style="bold")
-    for col in ("campaign", "points", "complete", "failed", "unpublished", "last run"):
-        table.add_column(col)
+    rows = Rows(("campaign", "points", "complete", "failed", "unpublished", "last run"),
+                right=frozenset({1, 2, 3, 4}))
     for row in out:
         last = time.strftime("%Y-%m-%d %H:%M", time.localtime(row["last_run"])) \
             if row["last_run"] else "-"
-        table.add_row(Text(row["campaign"]), str(row["planned"] or "?"), str(row["complete"]),
-                      str(row["failed"]), str(row["unpublished"]), last)
+        rows.add(row["campaign"], str(row["planned"] or "?"), str(row["complete"]),
+                 str(row["failed"]), str(row["unpublished"]), last)
     # As `ls CAMPAIGN`: the terminal's width (also when piped), unwrapped without a terminal.
-    Console(width=terminal_width() or UNBOUNDED).print(table)
+    width = terminal_width()
+    console = make_console(width)
+    rows.print(console, width)
+    say(console, final, width)
     return EXIT_OK
 
 
@@ -80,11 +88,18 @@ def cmd_report(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.json:
         print_json({"html": str(files.html), "markdown": str(files.markdown),
-                     "figures": files.figures})
+                     "figures": files.figures, "warnings": files.warnings})
     else:
+        from ..terminal import final, make_console, say, terminal_width
+
+        width = terminal_width()
+        for w in files.warnings:
+            say(make_console(width, stderr=True), f"lsmbench report: warning: {w}", width)
+        console = make_console(width)
         if not args.quiet:
-            print(f"figures: {', '.join(files.figures) or 'none'}; summary {files.markdown}")
-        print(f"report written to {files.html}")
+            say(console, f"figures: {', '.join(files.figures) or 'none'}; summary "
+                         f"{files.markdown}", width)
+        final(console, f"report written to {files.html}", width, args.quiet)
     return EXIT_OK
 
 

@@ -14,7 +14,7 @@ import math
 import os
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -239,6 +239,7 @@ class ReportFiles:
     html: Path
     markdown: Path
     figures: list[str]
+    warnings: list[str] = field(default_factory=list)  # the comparison's unmatched groups
 
 
 def check_replaceable(out_dir: Path) -> None:
@@ -300,4 +301,5 @@ def write_report(campaign: Campaign, out_dir: Path, comparison: Comparison | Non
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return ReportFiles(out_dir, out_dir / HTML_FILE, out_dir / MD_FILE, [f.id for f in figures])
+    return ReportFiles(out_dir, out_dir / HTML_FILE, out_dir / MD_FILE, [f.id for f in figures],
+                       list(comparison.warnings) if comparison else [])

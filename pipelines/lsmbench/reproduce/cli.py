@@ -190,6 +190,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         record_written(out, "reproduce", page.files)
         written.append(str(page.path))
         say(f"reproduce: {written[-1]}")
+    if not args.json:  # the one final line, with --quiet too
+        bad = [e.name for e in todo if run.experiments[e.name].exit_code != 0]
+        print(f"reproduce: {plural(len(todo), 'experiment')} run"
+              + (f" ({len(bad)} failed: {', '.join(bad)})" if bad else "")
+              + f"; {plural(len(written), 'page')} written: {', '.join(written)}")
     if args.json:
         print(json.dumps({"variant": run.variant, "pages": written,
                           "experiments": {n: r.exit_code for n, r in run.experiments.items()},

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..engine_options import OptionDescription, description, option_string
+from ..engine_options.policy_defaults import resolve as resolve_policy_default
 from ..units import parse_size
 from .checks import dimension_option
 from .models import CampaignSpec
@@ -109,9 +110,11 @@ def resolve_domain(spec: CampaignSpec, name: str,
             return None, errors
     if not low < high:
         return None, [(path, f"empty domain: low ({low:g}) must be under high ({high:g})")]
-    is_int = (opt.type in ("int", "size") if opt is not None
-              else isinstance(p.low, int) and isinstance(p.high, int)
-              and not isinstance(p.low, bool))
+    # Integers for an integer or size option, and whenever both ends are integers (size_ratio
+    # {low: 2, high: 12}; write 2.0 for a real range).
+    ends_int = all(isinstance(v, int) and not isinstance(v, bool) for v in (p.low, p.high))
+    is_int = (opt is not None and opt.type in ("int", "size")) or (
+        ends_int and (opt is None or opt.type == "real"))
     log = p.log if p.log is not None else (opt is not None and opt.type == "size" and low > 0)
     if log and low <= 0:
         return None, [(f"{path}.log", f"a log scale needs low > 0 (low is {low:g})")]
@@ -137,8 +140,9 @@ def resolve_domains(spec: CampaignSpec) -> tuple[dict[str, Domain], list[tuple[s
 
 
 def default_value(spec: CampaignSpec, dom: Domain) -> Any:
-    """What the spec runs without tuning: engine.options' value, else the engine's default
-    (None when neither is known, e.g. a dotted path)."""
+    """What the spec runs without tuning: engine.options' value, else the engine's default,
+    resolved as the engine runs it (a size_ratio of 0 is the policy's default: 10 for
+    leveling); None when neither is known, e.g. a dotted path."""
     if dom.option is None:
         value: Any = spec.model_dump()
         for part in dom.name.split("."):
@@ -154,10 +158,15 @@ def default_value(spec: CampaignSpec, dom: Domain) -> Any:
         if opt is None:
             return None
         value = opt.default
+    desc = description(spec.engine.name)
+    policy = desc.get("merge_policy") if desc is not None else None
+    value = resolve_policy_default(spec.engine.name, dom.option, value, spec.engine.options,
+                                   str(policy.default) if policy is not None else "")
     if dom.kind == "int":
         try:
             number = parse_size(value) if isinstance(value, str) else value
-            return int(number)
+            # 1.2 stays 1.2: outside an integer domain, not truncated into it.
+            return int(number) if float(number).is_integer() else number
         except (TypeError, ValueError):
             return None
     if dom.kind == "float" and isinstance(value, int | float) and not isinstance(value, bool):

@@ -77,9 +77,10 @@ def cmd_up(args: argparse.Namespace) -> int:
         state.write_definition(doc)
     if not isinstance(tb, RemoteTestbed):
         nodes = tb.up()
-        _say(args, f"testbed {args.name}: local ({nodes[0].data_root})")
         if args.json:
             print(json.dumps({"testbed": args.name, "kind": "local", "changed": 0}))
+        else:  # the one final line, with --quiet too
+            print(f"testbed {args.name} up: local ({nodes[0].data_root})")
         return EXIT_OK
 
     def progress(host: str, status: str, task: str) -> None:
@@ -133,7 +134,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                           "summary": msg}))
     else:
         print(f"testbed {args.name} ({tb.kind}): {msg}")
-        for r in rows:
+        for r in [] if args.quiet else rows:  # --quiet: the summary line alone
             dep = (r["deployed"] or "nothing") + (" (current)" if r["current"] else
                                                   " (outdated)" if r["deployed"] else "")
             reach = "reachable" if r.get("reachable") else f"UNREACHABLE: {r.get('error')}"
@@ -165,13 +166,18 @@ def cmd_down(args: argparse.Namespace) -> int:
         return EXIT_OK
     if tb.kind == "terraform":
         out = tb.destroy(dry_run=args.dry_run)
-        print(out.strip() if args.dry_run else f"testbed {args.name}: destroyed")
+        if args.dry_run and not args.quiet:
+            print(out.strip())
+        print(f"testbed {args.name}: " + ("would be destroyed (dry run)" if args.dry_run
+                                          else "destroyed"))
         return EXIT_OK
     hosts = tb.hosts()
     if args.dry_run:
-        for h in hosts:
+        for h in [] if args.quiet else hosts:
             print(f"would remove {tb.root_of(h)} on {h.name} ({h.address}); data in "
                   f"{h.data_dir} is kept")
+        print(f"testbed {args.name}: would remove the deployment from {len(hosts)} node(s) "
+              "(dry run)")
         return EXIT_OK
     from .sshconn import NodeUnreachable, SshTarget
 
@@ -214,9 +220,13 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     with ThreadPoolExecutor(max_workers=len(nodes)) as pool:
         results = list(pool.map(one, nodes))
     for name, err in results:
-        print(f"  {name}: " + (f"FAILED: {err}" if err else
-                               f"profile in {tb.state.calibration_path(name)}"))
-    return EXIT_ENV if any(err for _, err in results) else EXIT_OK
+        if err:
+            print(f"  {name}: FAILED: {err}", file=sys.stderr)
+        elif not args.quiet:
+            print(f"  {name}: profile in {tb.state.calibration_path(name)}")
+    failed = sum(1 for _, err in results if err)
+    print(f"testbed {args.name}: calibrated {len(results) - failed}/{len(results)} node(s)")
+    return EXIT_ENV if failed else EXIT_OK
 
 
 def cmd_testbed(args: argparse.Namespace) -> int:

@@ -33,8 +33,8 @@ def cmd_ack(args: argparse.Namespace) -> int:
     except HistoryError as e:
         print(f"lsmbench track ack: {e}", file=sys.stderr)
         return EXIT_USAGE
-    if not args.quiet:
-        nodes = f" on {', '.join(change.nodes)}" if change.nodes else ""
-        print(f"{change.id}: {change.metric} of {change.group} ({change.campaign}){nodes} "
-              f"{change.change:+.1%} marked as expected: {why}")
+    # The one line, with --quiet too.
+    nodes = f" on {', '.join(change.nodes)}" if change.nodes else ""
+    print(f"{change.id}: {change.metric} of {change.group} ({change.campaign}){nodes} "
+          f"{change.change:+.1%} marked as expected: {why}")
     return EXIT_OK

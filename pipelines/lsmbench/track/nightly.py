@@ -379,8 +379,9 @@ class Night:
     def child(self, argv: Sequence[str], *, cwd: Path | None = None,
               build_dir: Path | None = None, capture: list[str] | None = None) -> int:
         """Runs one command of a step to its end; its output goes where ours goes (to stderr
-        with --json, so that stdout stays JSON), or, with ``capture``, its stdout is appended
-        there. SIGTERM/Ctrl-C stop it first, then the night."""
+        with --json, so that stdout stays JSON, and with --quiet, so that stdout holds the
+        night's one final line), or, with ``capture``, its stdout is appended there.
+        SIGTERM/Ctrl-C stop it first, then the night."""
         sys.stdout.flush()
         # SIGTERM/SIGINT wait while the child starts: a stop that came in between would leave
         # it running without this night, which could no longer stop it. The child unblocks
@@ -389,7 +390,8 @@ class Night:
         signal.pthread_sigmask(signal.SIG_BLOCK, stops)
         try:
             out: Any = (subprocess.PIPE if capture is not None
-                        else sys.stderr.fileno() if self.out.as_json else None)
+                        else sys.stderr.fileno() if self.out.as_json or self.out.quiet
+                        else None)
             proc = subprocess.Popen(list(argv), cwd=cwd, env=self.child_env(build_dir),
                                     stdin=subprocess.DEVNULL, stdout=out,
                                     text=capture is not None,

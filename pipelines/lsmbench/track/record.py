@@ -248,11 +248,19 @@ def cmd_record(args: argparse.Namespace) -> int:
         # (one per node) in `runs`.
         each = [{"run_id": r.run_id, "added": added, **r.model_dump()} for r, added in runs]
         print(json.dumps({**each[0], "runs": each}, indent=2))
-    elif not args.quiet:
+    else:
+        lines = []
         for run, added in runs:
             what = "recorded" if added else "already recorded"
             commit = (run.commit or "unknown commit")[:12]
             node = f"node {run.node}: " if run.node else ""
-            print(f"{run.campaign}: {node}{what} as run {run.run_id} ({run.date}, {commit}, "
-                  f"spec {run.spec_hash}, testbed {run.testbed_key}) in {history_path(args)}")
+            lines.append(f"{run.campaign}: {node}{what} as run {run.run_id} ({run.date}, "
+                         f"{commit}, spec {run.spec_hash}, testbed {run.testbed_key}) in "
+                         f"{history_path(args)}")
+        if len(runs) > 1:  # a run per node: a summary of them last
+            new = sum(1 for _, added in runs if added)
+            lines.append(f"{runs[0][0].campaign}: {new} of {len(runs)} runs (one per node) "
+                         f"recorded, {len(runs) - new} already recorded, in "
+                         f"{history_path(args)}")
+        print("\n".join(lines[-1:] if args.quiet else lines))
     return EXIT_OK

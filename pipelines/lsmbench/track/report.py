@@ -162,13 +162,18 @@ def cmd_report(args: argparse.Namespace) -> int:
                           "csv": str(files.csv), "paired_csv": str(files.paired_csv),
                           "open": [c.model_dump() for c in opened]},
                          indent=2))
-    elif not args.quiet:
-        for c in opened:
+    else:
+        from ..terminal import final, make_console, say, terminal_width
+
+        width = terminal_width()
+        console = make_console(width)
+        for c in [] if args.quiet else opened:  # --quiet: the final line alone
             nodes = f" on {len(c.nodes)} node(s): {', '.join(c.nodes)}" if c.nodes else ""
-            print(f"REGRESSION {c.id}: {c.campaign} {c.group} {c.metric} {c.change:+.1%} "
-                  f"({_short(c.commit_before)}..{_short(c.commit_after)}, {c.date}){nodes}")
-        print(f"{len(opened)} open regression(s), {len(analysis.changes)} change point(s); "
-              f"{files.html}")
+            say(console, f"REGRESSION {c.id}: {c.campaign} {c.group} {c.metric} "
+                         f"{c.change:+.1%} ({_short(c.commit_before)}.."
+                         f"{_short(c.commit_after)}, {c.date}){nodes}", width)
+        final(console, f"{len(opened)} open regression(s), {len(analysis.changes)} change "
+                       f"point(s); {files.html}", width, args.quiet)
     return EXIT_REGRESSION if opened else EXIT_OK
 
 

@@ -39,6 +39,7 @@ from ..campaign import (
     run_distributed,
 )
 from ..digest import canonical_hash
+from ..engine_options import option_string
 from ..fingerprint import testbed_identity, testbed_key, unlike_nodes
 from ..groups import judge_group, repetition_from_store
 from ..plan import Plan, build_plan
@@ -188,19 +189,27 @@ class Tuner:
             self.reporter.message(f"trial {t.number} was interrupted: it is run again")
 
     def _enqueue_defaults(self, study: Any) -> None:
+        """The first trial: the spec's own configuration (defaults resolved: a size_ratio of
+        0 is the policy's default). Labelled the spec's own only when it is exactly that: a
+        value outside its domain is sampled instead, and that trial is then an ordinary one."""
         if study.get_trials(deepcopy=False):
             return
         params: dict[str, Any] = {}
+        outside: list[str] = []
         for name, dom in self.domains.items():
             value = default_value(self.spec, dom)
             if value is None or not dom.contains(value):
-                self.reporter.message(
-                    f"the spec's own {name} ({value!r}) is outside its domain "
-                    f"{dom.describe()}: the first trial samples it", "warning")
+                shown = "unknown" if value is None else option_string(value)
+                outside.append(f"{name} ({shown}) is outside its domain {dom.describe()}")
                 continue
             params[name] = value
+        if outside:
+            self.reporter.message(
+                f"the spec's own {'; '.join(outside)}: the first trial samples "
+                f"{'it' if len(outside) == 1 else 'them'} and is not the spec's own "
+                "configuration", "warning")
         if params:
-            study.enqueue_trial(params, user_attrs={"defaults": True})
+            study.enqueue_trial(params, user_attrs={"defaults": not outside})
 
     def _finished(self, study: Any) -> int:
         TrialState = self.optuna.trial.TrialState
