@@ -325,3 +325,19 @@ def test_moves_into_the_deepest_level_neither_close_rounds_nor_pass_a_running_ph
     assert first_pass == 81  # the second merge, not min_duration's 30 on moves
     rounds = adaptive.testing_rounds(series, SteadyState(round=10.0, deepest_merges=1))
     assert [r.end_s for r in rounds] == [51.0, 81.0]
+
+
+def test_a_group_of_one_run_is_undecided_whatever_that_run_said():
+    """matrix.repetitions {min: 1, max: 2}: one run has no interval, so the group gets its
+    second run (it was decided by its one run, and the second never ran)."""
+    for verdict, p99 in ((SUSTAINABLE, 0.1), (NOT_SUSTAINABLE, 1.5)):
+        one = make_group([rep(0, verdict, p99)])
+        assert one.verdict == verdict
+        assert adaptive.group_undecided(one) == adaptive.SINGLE_RUN
+        assert adaptive.repetitions_help(one)
+    # A failed repetition beside it leaves one judged run: still undecided.
+    failed = rep(1, SUSTAINABLE, 0.1).model_copy(update={"state": "failed", "verdict": None,
+                                                          "sustainable": None})
+    assert adaptive.group_undecided(make_group([rep(0, SUSTAINABLE, 0.1), failed])) is not None
+    two = make_group([rep(0, SUSTAINABLE, 0.1), rep(1, SUSTAINABLE, 0.2)])
+    assert adaptive.group_undecided(two) is None

@@ -91,6 +91,31 @@ def test_plan_text_and_json(capsys):
     assert 0 < doc["expected_s"] < doc["estimate_s"]
 
 
+def test_plan_and_run_warn_when_verdicts_rest_on_single_runs(capsys, tmp_path):
+    """One run per group has no interval, and measured verdicts flip between single runs:
+    plan says so with the documented figure (plan.SINGLE_RUN_FLIPS, its page named), and so
+    does run before anything runs; two runs per group at least say nothing."""
+    from lsmbench.plan import SINGLE_RUN_EVIDENCE, SINGLE_RUN_FLIPS
+
+    assert (Path(__file__).resolve().parents[2] / SINGLE_RUN_EVIDENCE).is_file()
+    for reps in (1, {"min": 1, "max": 1}, {"min": 1, "max": 3, "groups": ["policy=tiering"]}):
+        p = spec(tmp_path, matrix={"policy": ["tiering", "leveling"], "repetitions": reps})
+        code, out, _ = cli(capsys, "plan", str(p))
+        assert code == 0 and "warning: the verdicts rest on single runs" in out, reps
+        assert SINGLE_RUN_FLIPS in " ".join(out.split()) and SINGLE_RUN_EVIDENCE in out
+        code, out, _ = cli(capsys, "plan", str(p), "--json")
+        assert any(SINGLE_RUN_FLIPS in w for w in json.loads(out)["warnings"])
+    for reps in (2, {"min": 1, "max": 2}, {"min": 2, "max": 3, "groups": ["policy=tiering"]}):
+        p = spec(tmp_path, matrix={"policy": ["tiering", "leveling"], "repetitions": reps})
+        code, out, _ = cli(capsys, "plan", str(p))
+        assert code == 0 and "single runs" not in out, reps
+    # run warns before it starts (here it then fails: no driver at that path).
+    p = spec(tmp_path, testbed={"type": "local", "data_dir": str(tmp_path / "d"),
+                                "driver": str(tmp_path / "no-such-driver")})
+    code, out, err = cli(capsys, "run", str(p), "--results", str(tmp_path / "r"), "-q")
+    assert code == 3 and "warning: the verdicts rest on single runs" in err
+
+
 def test_plan_of_1000_points_as_a_command(tmp_path):
     """The whole command on 1,000 points. Its time is printed, not asserted: a loaded 2-core
     machine took 2.3-3.6 s where an idle one takes under 1 s (the issue's bound), and a test
