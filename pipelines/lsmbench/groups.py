@@ -479,3 +479,74 @@ def group_repetitions(reps: Iterable[Repetition]) -> list[Group]:
     for r in reps:
         by_group.setdefault(r.group, []).append(r)
     return [make_group(rs) for rs in by_group.values()]
+
+
+# ---------------------------------------------------------------- a campaign's groups, complete
+
+
+class GroupCompletion(BaseModel):
+    """Whether a group of a finished campaign has every repetition its plan runs for it: the
+    first ``min`` ones, and then more only while it is undecided (``matrix.repetitions
+    {min, max}``). A planned repetition a decided group did not run is not missing: it was
+    not needed."""
+
+    group: str
+    planned: int  # repetitions planned for it (max)
+    stored: int  # repetitions stored, failed ones included
+    complete: bool  # nothing more would run for it (`lsmbench run --resume` runs none)
+    why: str  # 'decided', 'at its max', or what is missing
+
+
+def campaign_completion(planned: Sequence[dict[str, Any]], reps: Sequence[Repetition],
+                        matrix: dict[str, Any]) -> list[GroupCompletion]:
+    """Per group of the plan (``planned``: campaign.json's plan points, each with ``params``
+    and ``rep``), in the plan's order, whether the stored repetitions ``reps`` complete it:
+    all of its first ``min`` repetitions stored, and then at its max, decided
+    (adaptive.group_undecided), undecided where no repetition at the same caps decides it
+    (adaptive.repetitions_help), or, with ``matrix.repetitions.groups``, not listed there --
+    exactly the groups a run adds nothing more to."""
+    from .adaptive import group_undecided, repetitions_help
+    from .spec.checks import repetition_groups, repetition_range
+
+    try:
+        rep_min = repetition_range(matrix)[0]
+        listed = repetition_groups(matrix)
+    except (KeyError, TypeError, ValueError):  # a spec too old or too odd to say: all of it
+        rep_min, listed = 1 << 30, None
+    plan: dict[str, list[int]] = {}
+    for p in planned:
+        params, rep = p.get("params"), p.get("rep")
+        if isinstance(params, dict) and isinstance(rep, int):
+            plan.setdefault(group_id(params), []).append(rep)
+    stored: dict[str, list[Repetition]] = {}
+    for r in reps:
+        stored.setdefault(r.group, []).append(r)
+    out = []
+    for g, planned_reps in plan.items():
+        mine = stored.get(g, [])
+        have = {r.rep for r in mine}
+        first = [k for k in planned_reps if k < rep_min]
+        missing = [k for k in first if k not in have]
+        n, most = len(mine), len(planned_reps)
+        counted = f"{n} of {plural(most, 'planned repetition')} stored"
+        if missing:
+            done, why = False, (f"{counted}: repetition{'' if len(missing) == 1 else 's'} "
+                                f"{', '.join(str(k + 1) for k in missing)} of the first "
+                                f"{len(first)} missing")
+        elif n >= most:
+            done, why = True, "at its max"
+        elif listed is not None:
+            done = g not in listed
+            why = "decided" if done else (f"{counted}: listed in matrix.repetitions.groups, "
+                                          "it runs them all")
+        else:
+            group = make_group(mine)
+            undecided = group_undecided(group)
+            if undecided is None:
+                done, why = True, "decided"
+            elif not repetitions_help(group):
+                done, why = True, "undecided, and only a longer running cap decides it"
+            else:
+                done, why = False, f"{counted}, undecided: {undecided}"
+        out.append(GroupCompletion(group=g, planned=most, stored=n, complete=done, why=why))
+    return out
