@@ -42,6 +42,7 @@ from pydantic import BaseModel, Field
 from .points import group_id
 from .stats import Estimate, half_width_at, median_ci
 from .store import STATE_COMPLETE, PointRecord
+from .units import parse_size
 from .values import dig as _get
 from .values import number as _num
 from .verdict import (
@@ -439,7 +440,8 @@ def group_search(reps: Sequence[Repetition]) -> GroupSearch | None:
     else:
         est_u, est_r = median_ci(us), median_ci(rates)
         reason = (f"maximum sustainable rate: median {est_r.median or 0:,.0f} writes/s, median "
-                  f"utilization {est_u.median or 0:.3g} x max, over {len(found)} repetitions")
+                  f"utilization {est_u.median or 0:.3g} x max, over "
+                  f"{plural(len(found), 'repetition')}")
         reason += (f"; each sustained at least {rate_text(low_rate, low_u)}" if not none else
                    f"; {none} of {n} found none (not even the search's low was sustainable)")
     return GroupSearch(runs=n, none=none, utilization=median_ci(us), rate=median_ci(rates),
@@ -473,12 +475,40 @@ def make_group(reps: Sequence[Repetition]) -> Group:
     )
 
 
+def _number(v: Any) -> float | None:
+    """A matrix value as a number: numbers, numeric text, sizes ('4M': its bytes); else None."""
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        return float(v)
+    if isinstance(v, str):
+        for read in (float, parse_size):
+            try:
+                return float(read(v))
+            except ValueError:
+                pass
+    return None
+
+
 def group_repetitions(reps: Iterable[Repetition]) -> list[Group]:
-    """Groups in the order their first repetition comes."""
+    """Groups in the order of their matrix values, dimension by dimension: numbers by value
+    ('size_ratio=4' before 'size_ratio=10', sizes by their bytes), any other value where it
+    first comes (the matrix's order when the repetitions come in the plan's order, as ls and
+    the report read them); groups without matrix values in the order they first come."""
     by_group: dict[str, list[Repetition]] = {}
+    first: dict[tuple[str, str], int] = {}
     for r in reps:
         by_group.setdefault(r.group, []).append(r)
-    return [make_group(rs) for rs in by_group.values()]
+        for k, v in r.params.items():
+            first.setdefault((k, repr(v)), len(first))
+    groups = [make_group(rs) for rs in by_group.values()]
+
+    def key(g: Group) -> tuple[Any, ...]:
+        out = []
+        for k, v in g.params.items():
+            n = _number(v)
+            out.append((k, (0, n, 0) if n is not None else (1, 0.0, first[(k, repr(v))])))
+        return tuple(out)
+
+    return sorted(groups, key=key)
 
 
 # ---------------------------------------------------------------- a campaign's groups, complete

@@ -37,6 +37,7 @@ from .filelock import LockHeld, exclusive
 POINT_FILE = "point.json"
 CAMPAIGN_FILE = "campaign.json"
 TMP_DIR = ".tmp"
+LOCK_FILE = ".lock"  # a campaign directory's lock (filelock.exclusive: who holds it)
 STATE_COMPLETE = "complete"
 STATE_FAILED = "failed"
 
@@ -174,7 +175,7 @@ class Store:
     @contextlib.contextmanager
     def lock(self, campaign: str) -> Iterator[None]:
         """Exclusive use of a campaign's directory by one `lsmbench run` at a time."""
-        path = self.campaign_dir(campaign) / ".lock"
+        path = self.campaign_dir(campaign) / LOCK_FILE
         try:
             with exclusive(path):
                 yield

@@ -179,13 +179,17 @@ def test_ls(capsys, tmp_path, monkeypatch):
     _fake_point(store, "c1", "a", "complete", published=False)
     _fake_point(store, "c1", "b", "failed")
     code, out, _ = cli(capsys, "ls", "--results", str(tmp_path), "--json")
-    assert json.loads(out)["campaigns"] == [{"campaign": "c1", "planned": 3, "complete": 1,
-                                             "failed": 1, "unpublished": 1, "last_run": 1.0}]
+    # Its one run never finished (no `finished`): interrupted, one planned point not run.
+    assert json.loads(out)["campaigns"] == [{"campaign": "c1", "planned": 3, "run": 2,
+                                             "not_needed": 0, "not_needed_why": "groups decided",
+                                             "not_run": 1, "last_run_state": "interrupted",
+                                             "complete": 1, "failed": 1, "unpublished": 1,
+                                             "last_run": 1.0}]
     monkeypatch.setenv("COLUMNS", "1000")  # one line per group and reason, whatever the tty
     code, out, _ = cli(capsys, "ls", "c1", "--results", str(tmp_path))
     # Hand-made points without params/rep are groups of their own; a failed one is named.
     assert code == 0 and "1,234" in out and "b failed, not counted: testing: boom" in out
-    assert "2 of 3 planned points" in out
+    assert "points 3 planned, 2 run (1 not run)" in out and "was interrupted" in out
     code, _, err = cli(capsys, "ls", "nope", "--results", str(tmp_path))
     assert code == 2 and "no campaign 'nope'" in err
 

@@ -12,7 +12,7 @@ from lsmbench.cli import main
 from lsmbench.report.load import group_rows, read_campaign
 from lsmbench.track.history import History
 from lsmbench.track.record import campaign_run, record
-from track_nights import FIXTURE, GROUPS, make_night
+from track_nights import FIXTURE, GROUPS, adaptive_night, make_night
 
 
 def test_a_recorded_run_holds_each_groups_medians_and_intervals(tmp_path):
@@ -146,29 +146,6 @@ def test_a_campaign_that_is_not_one_night_is_refused(tmp_path, capsys, damage, m
     err = capsys.readouterr().err
     assert message in err and str(camp) in err and "Traceback" not in err
     assert not hist.exists() and not hist.parent.exists()
-
-
-def adaptive_night(tmp_path: Path, reps: dict[str, int]) -> Path:
-    """The fixture as an adaptive campaign (matrix.repetitions {min: 2, max: 3}, 3 planned
-    repetitions per group) whose groups stored `reps[group]` repetitions (copies of rep 0)."""
-    import shutil
-
-    camp = make_night(tmp_path, 1)
-    doc = json.loads((camp / "campaign.json").read_text())
-    doc["spec"]["matrix"]["repetitions"] = {"min": 2, "max": 3}
-    first = doc["plan"]["points"]
-    doc["plan"]["points"] = [{**p, "id": p["id"].replace("rep=0", f"rep={r}"), "rep": r}
-                             for r in range(3) for p in first]
-    (camp / "campaign.json").write_text(json.dumps(doc))
-    for group, n in reps.items():
-        src = camp / f"{group},rep=0"
-        for r in range(1, n):
-            dst = camp / f"{group},rep={r}"
-            shutil.copytree(src, dst)
-            rec = json.loads((dst / "point.json").read_text())
-            rec.update(point=dst.name, rep=r)
-            (dst / "point.json").write_text(json.dumps(rec))
-    return camp
 
 
 ALL_THREE = ("policy=leveling,memtable_bytes=1M", "policy=tiering,memtable_bytes=1M",

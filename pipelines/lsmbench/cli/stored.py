@@ -29,6 +29,9 @@ def cmd_ls(args: argparse.Namespace) -> int:
             print_listing(data, str(store.campaign_dir(args.campaign)), args.repetitions,
                           terminal_width())
         return EXIT_OK
+    from ..groups import repetition_from_store
+    from ..listing import campaign_points, last_run_state
+
     out = []
     for c in store.campaigns():
         recs = store.points(c)
@@ -36,7 +39,8 @@ def cmd_ls(args: argparse.Namespace) -> int:
         runs = camp.get("runs") or []
         out.append({
             "campaign": c,
-            "planned": len((camp.get("plan") or {}).get("points") or []),
+            **campaign_points(camp, [repetition_from_store(r) for r in recs]),
+            "last_run_state": last_run_state(camp, store.campaign_dir(c)),
             "complete": sum(1 for r in recs if r.state == "complete"),
             "failed": sum(1 for r in recs if r.state == "failed"),
             "unpublished": sum(1 for r in recs if r.published is False),
@@ -52,7 +56,7 @@ def cmd_ls(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
-    from ..listing import UNBOUNDED, terminal_width
+    from ..listing import UNBOUNDED, points_text, terminal_width
 
     table = Table(box=None, header_style="bold")
     for col in ("campaign", "points", "complete", "failed", "unpublished", "last run"):
@@ -60,8 +64,10 @@ def cmd_ls(args: argparse.Namespace) -> int:
     for row in out:
         last = time.strftime("%Y-%m-%d %H:%M", time.localtime(row["last_run"])) \
             if row["last_run"] else "-"
-        table.add_row(Text(row["campaign"]), str(row["planned"] or "?"), str(row["complete"]),
-                      str(row["failed"]), str(row["unpublished"]), last)
+        if row["last_run_state"] in ("interrupted", "running", "stopped"):
+            last += f" ({row['last_run_state']})"
+        table.add_row(Text(row["campaign"]), Text(points_text(row)), str(row["complete"]),
+                      str(row["failed"]), str(row["unpublished"]), Text(last))
     # As `ls CAMPAIGN`: the terminal's width (also when piped), unwrapped without a terminal.
     Console(width=terminal_width() or UNBOUNDED).print(table)
     return EXIT_OK
