@@ -187,8 +187,12 @@ def _groups(points: list[StoredPoint]) -> tuple[list[dict[str, Any]], list[dict[
             e = gr.estimates[m.name]
             if e.median is None:
                 continue
+            # Each complete repetition's value, in rep order: the night's own spread, which
+            # the history report's noise is measured from (with the nights').
+            reps = [float(v) for r in gr.rows if r.state == STATE_COMPLETE
+                    and (v := getattr(r, m.name)) is not None]
             values.append({"group": g.group, "metric": m.name, "median": e.median,
-                           "ci_low": e.ci_low, "ci_high": e.ci_high, "n": e.n})
+                           "ci_low": e.ci_low, "ci_high": e.ci_high, "n": e.n, "reps": reps})
     return values, verdicts
 
 
