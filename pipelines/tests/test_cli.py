@@ -149,14 +149,68 @@ def test_run_without_a_driver_says_how_to_build_it(capsys, tmp_path):
                                 "driver": str(tmp_path / "no-such-driver")})
     code, _, err = cli(capsys, "run", str(p), "--results", str(tmp_path / "r"))
     assert code == 3 and "lsm-driver not found" in err and "make build" in err
+    assert not (tmp_path / "r").exists()  # refused before it started: no directory left
 
 
 def test_run_refuses_a_relative_throttle_without_calibration(capsys, tmp_path, driver_path):
+    """Found before anything runs, by validate and run alike: exit 2 naming the field, and
+    no results directory made (run made an empty campaign directory with a .lock)."""
     p = spec(tmp_path, throttle={"write_bps": "50%"},
              testbed={"type": "local", "data_dir": str(tmp_path / "d"),
                       "driver": str(driver_path)})
-    code, _, err = cli(capsys, "run", str(p), "--results", str(tmp_path / "r"))
-    assert code == 3 and "run `lsmbench calibrate` first" in err
+    results = tmp_path / "r"
+    for command in ("validate", "plan", "run"):
+        code, _, err = cli(capsys, command, str(p), "--results", str(results))
+        assert code == 2, (command, err)
+        assert "throttle.write_bps: 50% is a share of the calibrated disk" in err
+        assert "run `lsmbench calibrate` first" in err and "Traceback" not in err
+    assert not results.exists()
+    # With a calibration there (testbed.calibration names it), validate accepts it.
+    cal = tmp_path / "cal.json"
+    cal.write_text("{}")
+    p = spec(tmp_path, throttle={"write_bps": "50%"},
+             testbed={"type": "local", "data_dir": str(tmp_path / "d"),
+                      "calibration": str(cal)})
+    assert cli(capsys, "validate", str(p), "--results", str(results))[0] == 0
+
+
+def test_a_throttle_device_that_does_not_exist_is_refused_before_anything_runs(capsys,
+                                                                               tmp_path):
+    """validate accepted `throttle.device: /dev/nosuch`, and run then failed with a raw
+    '[Errno 2]'; a device that is not a block device, or not MAJ:MIN, is refused too."""
+    results = tmp_path / "r"
+    for device, why in (("/dev/nosuch", "'/dev/nosuch' does not exist"),
+                        ("/dev/null", "'/dev/null' is not a block device"),
+                        ("sda", "'sda' must be MAJ:MIN (e.g. 8:0) or a /dev path"),
+                        ("0:4095", "'0:4095' (0:4095) does not exist")):
+        p = spec(tmp_path, throttle={"write_bps": "48MB/s", "device": device},
+                 testbed={"type": "local", "data_dir": str(tmp_path / "d")})
+        for command in ("validate", "run"):
+            code, _, err = cli(capsys, command, str(p), "--results", str(results))
+            assert code == 2, (command, device, err)
+            assert f"throttle.device: {why}: give auto (the data directory's disk)" in err
+            assert "Errno" not in err and "Traceback" not in err
+    assert not results.exists()
+
+
+def test_a_run_refused_after_taking_the_lock_leaves_no_directory(capsys, tmp_path,
+                                                                 monkeypatch):
+    """An unreachable testbed stops the run after it locked the campaign's directory: the
+    directory it made goes again (it left an empty one with a .lock), but one that held
+    results before stays, every file in it."""
+    monkeypatch.setenv("LSMBENCH_TESTBEDS", str(tmp_path / "testbeds"))
+    p = spec(tmp_path, testbed={"type": "ssh", "hosts": [{"address": "127.0.0.1", "port": 1}]})
+    results = tmp_path / "r"
+    code, _, err = cli(capsys, "run", str(p), "--results", str(results))
+    assert code == 3 and "no node is reachable" in err
+    assert not results.exists()
+    store = Store(results)
+    _fake_point(store, "c", "a", "complete")
+    before = sorted(str(f.relative_to(results)) for f in results.rglob("*"))
+    code, _, err = cli(capsys, "run", str(p), "--results", str(results), "--resume")
+    assert code == 3 and "no node is reachable" in err
+    after = sorted(str(f.relative_to(results)) for f in results.rglob("*"))
+    assert set(before) <= set(after) and (results / "c" / "a" / "point.json").is_file()
 
 
 def _fake_point(store: Store, campaign: str, pid: str, state: str, published=None):
