@@ -55,7 +55,7 @@ from .verdict import (
     verdict_word,
     window_needed,
 )
-from .wording import plural
+from .wording import natural_key, plural
 
 GroupVerdict = Literal["sustainable", "not-sustainable", "inconclusive"]
 # inconclusive: a criterion was not computed, or the run's window saw too few merges into the
@@ -486,6 +486,19 @@ def _number(v: Any) -> float | None:
             except ValueError:
                 pass
     return None
+
+
+def group_id_key(group: str) -> tuple[Any, ...]:
+    """The order of groups known by their ids alone ('policy=tiering,size_ratio=10', as the
+    history keeps them): value by value, numbers by value (sizes by their bytes) before text,
+    text with its digits by value -- group_repetitions' order, but for text values, whose
+    matrix order an id does not hold."""
+    out = []
+    for part in group.split(","):
+        k, _, v = part.partition("=")
+        n = _number(v)
+        out.append((k, (0, n, ()) if n is not None else (1, 0.0, natural_key(v))))
+    return tuple(out)
 
 
 def group_repetitions(reps: Iterable[Repetition]) -> list[Group]:

@@ -104,8 +104,8 @@ def campaign_points(doc: dict[str, Any], reps: list[Repetition]) -> dict[str, An
     run = len(reps)
     bound = any(c.complete and c.why != "decided" and c.stored < c.planned for c in completion)
     return {"planned": len(planned), "run": run, "not_needed": not_needed,
-            "not_needed_why": ("groups decided, or undecided where only a longer running cap "
-                               "decides them" if bound else "groups decided"),
+            "not_needed_why": ("groups decided, or only a longer running cap decides them"
+                               if bound else "groups decided"),
             "not_run": max(0, len(planned) - run - not_needed)}
 
 

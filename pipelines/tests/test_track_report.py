@@ -356,3 +356,22 @@ def test_record_stores_each_repetitions_value(tmp_path):
         got = {(v.group, v.metric): v for v in h.values()}
     v = got[(GROUPS[0], "max_write_throughput")]
     assert v.reps == pytest.approx([base, base * 1.1]) and v.n == 2
+
+
+def test_history_panels_list_groups_numerically(tmp_path):
+    """size_ratio=4 before size_ratio=10 (the panels came in text order, 10 first), sizes by
+    their bytes."""
+    from lsmbench.track.changes import build_series
+
+    groups = ["memtable_bytes=1M,size_ratio=10", "memtable_bytes=1M,size_ratio=4",
+              "memtable_bytes=512K,size_ratio=4"]
+    with open_history(tmp_path / "h.sqlite") as h:
+        h.add_run({"campaign": "nightly", "date": "2026-10-01T02:00:00+00:00",
+                   "finished": 1_790_000_000.0, "commit": commit_of(1), "dirty": False,
+                   "spec_hash": "s" * 12, "testbed_key": "t" * 12, "testbed": [],
+                   "results_dir": "results/nightly"},
+                  [{"group": g, "metric": "max_write_throughput", "median": 1.0, "ci_low": None,
+                    "ci_high": None, "n": 1} for g in groups], [])
+        order = [s.group for s in build_series(h)]
+    assert order == ["memtable_bytes=512K,size_ratio=4", "memtable_bytes=1M,size_ratio=4",
+                     "memtable_bytes=1M,size_ratio=10"]

@@ -31,6 +31,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from ..digest import canonical_hash
+from ..groups import group_id_key
 from ..names import BUILD_DIMENSION
 from ..wording import plural
 from .history import (
@@ -226,7 +227,8 @@ def build_series(history: History, campaign: str | None = None) -> list[HistoryS
     order = {m.name: i for i, m in enumerate(METRICS)}
     out = []
     for (camp, group, metric, node), pts in sorted(
-            by_key.items(), key=lambda kv: (kv[0][0], kv[0][1], order[kv[0][2]], kv[0][3])):
+            by_key.items(), key=lambda kv: (kv[0][0], group_id_key(kv[0][1]), order[kv[0][2]],
+                                            kv[0][3])):
         pts.sort(key=lambda p: (p.run.finished, p.run.run_id))
         out.append(HistorySeries(camp, group, metric,
                                  _segments(camp, group, metric, pts, node or None),
