@@ -552,12 +552,14 @@ def campaign_completion(planned: Sequence[dict[str, Any]], reps: Sequence[Repeti
     from .spec.checks import repetition_groups, repetition_range
 
     try:
-        rep_min = repetition_range(matrix)[0]
-        listed = repetition_groups(matrix)
-    except (KeyError, TypeError, ValueError):  # a spec too old or too odd to say: all of it
+        rep_min = repetition_range(matrix if isinstance(matrix, dict) else {})[0]
+        listed = repetition_groups(matrix if isinstance(matrix, dict) else {})
+    except (AttributeError, KeyError, TypeError, ValueError):  # too old or odd: all of it
         rep_min, listed = 1 << 30, None
     plan: dict[str, list[int]] = {}
-    for p in planned:
+    for p in planned if isinstance(planned, list) else []:
+        if not isinstance(p, dict):
+            continue
         params, rep = p.get("params"), p.get("rep")
         if isinstance(params, dict) and isinstance(rep, int):
             plan.setdefault(group_id(params), []).append(rep)

@@ -94,8 +94,11 @@ def campaign_points(doc: dict[str, Any], reps: list[Repetition]) -> dict[str, An
     included), ``not_needed`` (planned repetitions of groups complete without them: adaptive
     repetitions, decided early), ``not_run`` (the rest: a run to finish), and ``state`` of
     the last run (:func:`last_run_state`, set by the caller)."""
-    planned = (doc.get("plan") or {}).get("points") or []
-    completion = campaign_completion(planned, reps, (doc.get("spec") or {}).get("matrix") or {})
+    plan, spec = doc.get("plan"), doc.get("spec")
+    planned = plan.get("points") if isinstance(plan, dict) else None
+    planned = [p for p in planned if isinstance(p, dict)] if isinstance(planned, list) else []
+    matrix = spec.get("matrix") if isinstance(spec, dict) else None
+    completion = campaign_completion(planned, reps, matrix if isinstance(matrix, dict) else {})
     have = {(r.group, r.rep) for r in reps}
     done = {c.group for c in completion if c.complete}
     not_needed = sum(1 for p in planned if isinstance(p.get("params"), dict)

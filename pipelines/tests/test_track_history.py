@@ -201,3 +201,17 @@ def test_not_a_history_file_is_a_clear_error(tmp_path, capsys):
     assert "no history here" in capsys.readouterr().err
     assert main(["track", "record", str(tmp_path / "nowhere")]) == 2
     assert "no such campaign directory" in capsys.readouterr().err
+
+
+def test_an_odd_plan_or_matrix_in_campaign_json_is_no_traceback(tmp_path, capsys):
+    """campaign.json hand-edited (a plan's points that are not records, a matrix that is not
+    a mapping): record takes the stored groups as they are, and ls lists them."""
+    camp = make_night(tmp_path, 1)
+    d = json.loads((camp / "campaign.json").read_text())
+    d["plan"]["points"] = ["x", 3, None]
+    d["spec"]["matrix"] = [1, 2]
+    (camp / "campaign.json").write_text(json.dumps(d))
+    assert main(["track", "record", str(camp), "--history", str(tmp_path / "h.sqlite")]) == 0
+    assert main(["ls", "--results", str(tmp_path)]) == 0
+    assert main(["ls", camp.name, "--results", str(tmp_path)]) == 0
+    assert "Traceback" not in capsys.readouterr().err

@@ -106,9 +106,12 @@ def campaign_runs(campaign_dir: Path, commit: str | None = None) -> list[Campaig
                            f"({runs[-1]['stopped']}): `lsmbench run --resume` finishes it")
     # The night is the groups that are complete: a group a decided verdict stopped short of
     # its max repetitions is complete; one missing what its plan would still run is not.
-    planned = (camp.meta.get("plan") or {}).get("points") or []
-    completion = campaign_completion(planned, [stored_repetition(p) for p in camp.points],
-                                     camp.spec.get("matrix") or {})
+    plan = camp.meta.get("plan")
+    planned = plan.get("points") if isinstance(plan, dict) else None
+    matrix = camp.spec.get("matrix") if isinstance(camp.spec, dict) else None
+    completion = campaign_completion(planned if isinstance(planned, list) else [],
+                                     [stored_repetition(p) for p in camp.points],
+                                     matrix if isinstance(matrix, dict) else {})
     incomplete = [{"group": c.group, "why": c.why} for c in completion if not c.complete]
     left_out = {c["group"] for c in incomplete}
     points = [p for p in camp.points if point_group(p.id, p.record) not in left_out]
