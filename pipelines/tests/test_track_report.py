@@ -311,6 +311,7 @@ def test_two_nights_of_one_run_each_have_no_measured_noise(tmp_path):
     assert "noise: not measured (needs 3 nights or repetitions; 2 nights of one run each)" \
         in caption
     assert "0.0 %" not in caption
+    assert "2 runs in 1 segment ·" in caption  # counted in words, not 'run(s)'
 
 
 def test_noise_is_measured_from_a_nights_repetitions_and_from_three_nights(tmp_path):

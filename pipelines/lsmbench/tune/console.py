@@ -4,6 +4,7 @@ the best one (tune.json holds the same, the campaign report shows it)."""
 from __future__ import annotations
 
 from ..results.tuning import TuneResult, metric_text, params_text
+from ..wording import plural
 
 
 def print_result(result: TuneResult, quiet: bool = False) -> None:
@@ -27,8 +28,8 @@ def print_result(result: TuneResult, quiet: bool = False) -> None:
                 f"confirmed {params_text(c.params)}{' (spec own)' if c.defaults else ''}: "
                 f"median {metric_text(result.objectives[0], c.median)} "
                 f"[{metric_text(result.objectives[0], c.ci_low)} .. "
-                f"{metric_text(result.objectives[0], c.ci_high)}] over {c.repetitions} "
-                f"repetitions, {c.verdict or 'no verdict'}"
+                f"{metric_text(result.objectives[0], c.ci_high)}] over "
+                f"{plural(c.repetitions, 'repetition')}, {c.verdict or 'no verdict'}"
                 f"{'' if c.feasible else ', constraints not met in every repetition'}",
                 highlight=False, markup=False)
     best = result.best
