@@ -341,3 +341,23 @@ def test_a_group_of_one_run_is_undecided_whatever_that_run_said():
     assert adaptive.group_undecided(make_group([rep(0, SUSTAINABLE, 0.1), failed])) is not None
     two = make_group([rep(0, SUSTAINABLE, 0.1), rep(1, SUSTAINABLE, 0.2)])
     assert adaptive.group_undecided(two) is None
+
+
+def test_the_run_gives_a_stored_group_of_one_run_another(tmp_path):
+    """What campaign.run's waves ask of the store: after a first wave of one repetition
+    each, a group one sustainable run judged is among those to repeat (another one can
+    decide it), and a group of two agreeing runs is not."""
+    from lsmbench.campaign.run import _undecided_groups
+    from lsmbench.store import Store
+
+    store = Store(tmp_path)
+    for policy, reps in (("x", 1), ("y", 2)):
+        for r in range(reps):
+            pid = f"policy={policy},rep={r}"
+            store.begin_point("c", pid).commit({
+                "campaign": "c", "point": pid, "state": "complete", "rep": r,
+                "params": {"policy": policy},
+                "verdict": {"sustainable": True, "verdict": SUSTAINABLE,
+                            "p99_write_latency_s": 0.1, "p99_limit_s": 1.0}})
+    got = _undecided_groups(store, "c")
+    assert got == {"policy=x": (adaptive.SINGLE_RUN, True)}
