@@ -109,11 +109,28 @@ def test_plan_and_run_warn_when_verdicts_rest_on_single_runs(capsys, tmp_path):
         p = spec(tmp_path, matrix={"policy": ["tiering", "leveling"], "repetitions": reps})
         code, out, _ = cli(capsys, "plan", str(p))
         assert code == 0 and "single runs" not in out, reps
-    # run warns before it starts (here it then fails: no driver at that path).
-    p = spec(tmp_path, testbed={"type": "local", "data_dir": str(tmp_path / "d"),
-                                "driver": str(tmp_path / "no-such-driver")})
-    code, out, err = cli(capsys, "run", str(p), "--results", str(tmp_path / "r"), "-q")
-    assert code == 3 and "warning: the verdicts rest on single runs" in err
+
+def test_run_warns_when_verdicts_rest_on_single_runs(capsys, tmp_path, driver_path):
+    """run says it as it starts (--json: a warning message right after campaign_start)."""
+    from lsmbench.plan import SINGLE_RUN_FLIPS
+
+    p = spec(tmp_path, engine={"name": "builtin", "options": {"memtable_bytes": "1M"}},
+             workload={"file": "update-uniform-1kb", "set": {"record_count": 2000}},
+             phases={"testing": {"duration": "2s", "warmup": "0.5s"},
+                     "running": {"duration": "1s"}},
+             testbed={"type": "local", "data_dir": str(tmp_path / "d"),
+                      "driver": str(driver_path)})
+    code, out, _ = cli(capsys, "run", str(p), "--results", str(tmp_path / "r"), "--json")
+    assert code in (0, 1), out  # whatever the one point did
+    ev = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert ev[0]["event"] == "campaign_start"
+    assert ev[1]["event"] == "message" and ev[1]["level"] == "warning"
+    assert SINGLE_RUN_FLIPS in ev[1]["text"]
+    p2 = spec(tmp_path, matrix={"repetitions": 2}, engine={"name": "builtin"},
+              testbed={"type": "local", "data_dir": str(tmp_path / "d"),
+                       "driver": str(tmp_path / "no-such-driver")})
+    code, _, err = cli(capsys, "run", str(p2), "--results", str(tmp_path / "r2"), "-q")
+    assert "single runs" not in err
 
 
 def test_plan_of_1000_points_as_a_command(tmp_path):

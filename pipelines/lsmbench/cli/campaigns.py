@@ -28,7 +28,7 @@ from .specs import load_checked, predict_points
 
 def cmd_run(args: argparse.Namespace) -> int:
     from ..campaign import CampaignError, RunOptions, run_campaign
-    from ..plan import build_plan, single_run_warning
+    from ..plan import build_plan
     from ..spec import SpecError
     from ..store import Store
     from ..testbeds import TestbedError
@@ -56,9 +56,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     predict_points(plan)  # kept in campaign.json: the report shows it beside what was measured
     reporter = make_reporter(args)
-    single = single_run_warning(loaded.spec)
-    if single is not None:
-        reporter.message(single, "warning")
     try:
         summary = run_campaign(plan, Store(results), reporter,
                                RunOptions(resume=args.resume, force=args.force,
