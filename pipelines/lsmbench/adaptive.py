@@ -14,8 +14,8 @@
   backlog (:func:`running_decision`). At the cap it is judged as it stands, and undecided is
   inconclusive with the length it would need.
 * **Repetitions until decided** (``matrix.repetitions: {min, max}``): a group gets another
-  repetition while its verdict is split or an interval straddles a bound
-  (:func:`group_undecided`).
+  repetition while its verdict is split, an interval straddles a bound, or one run alone
+  judged it (:func:`group_undecided`).
 
 The live side (:class:`SteadyMonitor`, :class:`RunningMonitor`) feeds the driver's intervals
 as they come to these functions and asks the driver to end the phase when they say so
@@ -490,13 +490,19 @@ def repetitions_help(group: Any) -> bool:
     return not (judged and all(k == "inconclusive" for k, _ in judged))
 
 
+SINGLE_RUN = "one judged run: no interval, the verdict rests on a single repetition"
+
+
 def group_undecided(group: Any) -> str | None:
     """Why a group (groups.Group) needs another repetition, or None: its verdict is
-    inconclusive (the repetitions disagree, or one was inconclusive), or an interval of its
-    figures straddles a verdict bound."""
+    inconclusive (the repetitions disagree, or one was inconclusive), an interval of its
+    figures straddles a verdict bound, or one run alone judged it (no interval: asked for
+    up to more repetitions, a group of one run is never decided)."""
     if group.verdict == "inconclusive":
         return "; ".join(group.reasons[:2]) or "inconclusive"
     straddle = [r for r in group.reasons if "straddles" in r]
     if straddle:
         return straddle[0]
+    if sum(group.agree.values()) == 1:
+        return SINGLE_RUN
     return None

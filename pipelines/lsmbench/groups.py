@@ -43,6 +43,7 @@ from .metrics import stall_time
 from .points import group_id
 from .stats import Estimate, half_width_at, median_ci
 from .store import STATE_COMPLETE, PointRecord
+from .units import parse_size
 from .values import dig as _get
 from .values import number as _num
 from .verdict import (
@@ -55,7 +56,7 @@ from .verdict import (
     verdict_word,
     window_needed,
 )
-from .wording import plural
+from .wording import natural_key, plural
 
 GroupVerdict = Literal["sustainable", "not-sustainable", "inconclusive"]
 # inconclusive: a criterion was not computed, or the run's window saw too few merges into the
@@ -439,7 +440,8 @@ def group_search(reps: Sequence[Repetition]) -> GroupSearch | None:
     else:
         est_u, est_r = median_ci(us), median_ci(rates)
         reason = (f"maximum sustainable rate: median {est_r.median or 0:,.0f} writes/s, median "
-                  f"utilization {est_u.median or 0:.3g} x max, over {len(found)} repetitions")
+                  f"utilization {est_u.median or 0:.3g} x max, over "
+                  f"{plural(len(found), 'repetition')}")
         reason += (f"; each sustained at least {rate_text(low_rate, low_u)}" if not none else
                    f"; {none} of {n} found none (not even the search's low was sustainable)")
     return GroupSearch(runs=n, none=none, utilization=median_ci(us), rate=median_ci(rates),
@@ -473,9 +475,123 @@ def make_group(reps: Sequence[Repetition]) -> Group:
     )
 
 
+def _number(v: Any) -> float | None:
+    """A matrix value as a number: numbers, numeric text, sizes ('4M': its bytes); else None."""
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        return float(v)
+    if isinstance(v, str):
+        for read in (float, parse_size):
+            try:
+                return float(read(v))
+            except ValueError:
+                pass
+    return None
+
+
+def group_id_key(group: str) -> tuple[Any, ...]:
+    """The order of groups known by their ids alone ('policy=tiering,size_ratio=10', as the
+    history keeps them): value by value, numbers by value (sizes by their bytes) before text,
+    text with its digits by value -- group_repetitions' order, but for text values, whose
+    matrix order an id does not hold."""
+    out = []
+    for part in group.split(","):
+        k, _, v = part.partition("=")
+        n = _number(v)
+        out.append((k, (0, n, ()) if n is not None else (1, 0.0, natural_key(v))))
+    return tuple(out)
+
+
 def group_repetitions(reps: Iterable[Repetition]) -> list[Group]:
-    """Groups in the order their first repetition comes."""
+    """Groups in the order of their matrix values, dimension by dimension: numbers by value
+    ('size_ratio=4' before 'size_ratio=10', sizes by their bytes), any other value where it
+    first comes (the matrix's order when the repetitions come in the plan's order, as ls and
+    the report read them); groups without matrix values in the order they first come."""
     by_group: dict[str, list[Repetition]] = {}
+    first: dict[tuple[str, str], int] = {}
     for r in reps:
         by_group.setdefault(r.group, []).append(r)
-    return [make_group(rs) for rs in by_group.values()]
+        for k, v in r.params.items():
+            first.setdefault((k, repr(v)), len(first))
+    groups = [make_group(rs) for rs in by_group.values()]
+
+    def key(g: Group) -> tuple[Any, ...]:
+        out = []
+        for k, v in g.params.items():
+            n = _number(v)
+            out.append((k, (0, n, 0) if n is not None else (1, 0.0, first[(k, repr(v))])))
+        return tuple(out)
+
+    return sorted(groups, key=key)
+
+
+# ---------------------------------------------------------------- a campaign's groups, complete
+
+
+class GroupCompletion(BaseModel):
+    """Whether a group of a finished campaign has every repetition its plan runs for it: the
+    first ``min`` ones, and then more only while it is undecided (``matrix.repetitions
+    {min, max}``). A planned repetition a decided group did not run is not missing: it was
+    not needed."""
+
+    group: str
+    planned: int  # repetitions planned for it (max)
+    stored: int  # repetitions stored, failed ones included
+    complete: bool  # nothing more would run for it (`lsmbench run --resume` runs none)
+    why: str  # 'decided', 'at its max', or what is missing
+
+
+def campaign_completion(planned: Sequence[dict[str, Any]], reps: Sequence[Repetition],
+                        matrix: dict[str, Any]) -> list[GroupCompletion]:
+    """Per group of the plan (``planned``: campaign.json's plan points, each with ``params``
+    and ``rep``), in the plan's order, whether the stored repetitions ``reps`` complete it:
+    all of its first ``min`` repetitions stored, and then at its max, decided
+    (adaptive.group_undecided), undecided where no repetition at the same caps decides it
+    (adaptive.repetitions_help), or, with ``matrix.repetitions.groups``, not listed there --
+    exactly the groups a run adds nothing more to."""
+    from .adaptive import group_undecided, repetitions_help
+    from .spec.checks import repetition_groups, repetition_range
+
+    try:
+        rep_min = repetition_range(matrix if isinstance(matrix, dict) else {})[0]
+        listed = repetition_groups(matrix if isinstance(matrix, dict) else {})
+    except (AttributeError, KeyError, TypeError, ValueError):  # too old or odd: all of it
+        rep_min, listed = 1 << 30, None
+    plan: dict[str, list[int]] = {}
+    for p in planned if isinstance(planned, list) else []:
+        if not isinstance(p, dict):
+            continue
+        params, rep = p.get("params"), p.get("rep")
+        if isinstance(params, dict) and isinstance(rep, int):
+            plan.setdefault(group_id(params), []).append(rep)
+    stored: dict[str, list[Repetition]] = {}
+    for r in reps:
+        stored.setdefault(r.group, []).append(r)
+    out = []
+    for g, planned_reps in plan.items():
+        mine = stored.get(g, [])
+        have = {r.rep for r in mine}
+        first = [k for k in planned_reps if k < rep_min]
+        missing = [k for k in first if k not in have]
+        n, most = len(mine), len(planned_reps)
+        counted = f"{n} of {plural(most, 'planned repetition')} stored"
+        if missing:
+            done, why = False, (f"{counted}: repetition{'' if len(missing) == 1 else 's'} "
+                                f"{', '.join(str(k + 1) for k in missing)} of the first "
+                                f"{len(first)} missing")
+        elif n >= most:
+            done, why = True, "at its max"
+        elif listed is not None:
+            done = g not in listed
+            why = "decided" if done else (f"{counted}: listed in matrix.repetitions.groups, "
+                                          "it runs them all")
+        else:
+            group = make_group(mine)
+            undecided = group_undecided(group)
+            if undecided is None:
+                done, why = True, "decided"
+            elif not repetitions_help(group):
+                done, why = True, "undecided, and only a longer running cap decides it"
+            else:
+                done, why = False, f"{counted}, undecided: {undecided}"
+        out.append(GroupCompletion(group=g, planned=most, stored=n, complete=done, why=why))
+    return out

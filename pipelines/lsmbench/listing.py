@@ -8,7 +8,12 @@ else each group stacked as a block of "label  value" lines, values wrapped betwe
 
 from __future__ import annotations
 
+import os
+import re
+import socket
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -19,12 +24,14 @@ from .groups import (
     Group,
     Repetition,
     agreement_text,
+    campaign_completion,
     group_repetitions,
     interval_text,
 )
 from .groups import repetition_from_store as _repetition
+from .points import group_id
 from .stats import Estimate
-from .store import STATE_COMPLETE, Store
+from .store import LOCK_FILE, STATE_COMPLETE, Store
 from .terminal import UNBOUNDED, make_console, print_layout, say, terminal_width
 from .wording import plural
 
@@ -42,14 +49,112 @@ P99 = "p99 [CI]"
 WHY = "why"
 
 
+def last_run_state(doc: dict[str, Any], campaign_dir: Path) -> str | None:
+    """How the campaign's last run ended: 'finished', 'stopped' (it ended early and said why:
+    a full results store), 'running' (not finished, and the store's lock is held by a live
+    process), 'interrupted' (not finished, and nothing runs it: killed, or stopped with ^C);
+    None when it never ran."""
+    runs = doc.get("runs") or []
+    if not runs:
+        return None
+    last = runs[-1]
+    if last.get("stopped"):
+        return "stopped"
+    if last.get("finished") is not None:
+        return "finished"
+    return "running" if _lock_held(campaign_dir / LOCK_FILE) else "interrupted"
+
+
+def _lock_held(path: Path) -> bool:
+    """Whether a live process holds the campaign's lock: the file names its holder while held
+    (filelock.exclusive empties it when released; a killed process leaves its pid there)."""
+    try:
+        text = path.read_text()
+    except OSError:
+        return False
+    m = re.match(r"pid (\d+) on (\S+)", text)
+    if m is None:
+        return False
+    if m.group(2) != socket.gethostname():
+        return True  # another host's run: not ours to judge, so not called interrupted
+    try:
+        os.kill(int(m.group(1)), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def campaign_points(doc: dict[str, Any], reps: list[Repetition]) -> dict[str, Any]:
+    """The campaign's points as planned and as run: ``planned``, ``run`` (stored, failed ones
+    included), ``not_needed`` (planned repetitions of groups complete without them: adaptive
+    repetitions, decided early), ``not_run`` (the rest: a run to finish), and ``state`` of
+    the last run (:func:`last_run_state`, set by the caller)."""
+    plan, spec = doc.get("plan"), doc.get("spec")
+    planned = plan.get("points") if isinstance(plan, dict) else None
+    planned = [p for p in planned if isinstance(p, dict)] if isinstance(planned, list) else []
+    matrix = spec.get("matrix") if isinstance(spec, dict) else None
+    completion = campaign_completion(planned, reps, matrix if isinstance(matrix, dict) else {})
+    have = {(r.group, r.rep) for r in reps}
+    done = {c.group for c in completion if c.complete}
+    not_needed = sum(1 for p in planned if isinstance(p.get("params"), dict)
+                     and group_id(p["params"]) in done
+                     and (group_id(p["params"]), p.get("rep")) not in have)
+    run = len(reps)
+    bound = any(c.complete and c.why != "decided" and c.stored < c.planned for c in completion)
+    return {"planned": len(planned), "run": run, "not_needed": not_needed,
+            "not_needed_why": ("groups decided, or only a longer running cap decides them"
+                               if bound else "groups decided"),
+            "not_run": max(0, len(planned) - run - not_needed)}
+
+
+def points_text(c: dict[str, Any]) -> str:
+    """'4 planned, 2 run (2 not needed: groups decided)'; '?' planned when campaign.json has
+    no plan."""
+    planned = c.get("planned") or 0
+    text = f"{planned or '?'} planned, {c.get('run', 0)} run"
+    why = []
+    if c.get("not_needed"):
+        why.append(f"{c['not_needed']} not needed: {c.get('not_needed_why') or 'groups decided'}")
+    if c.get("not_run"):
+        why.append(f"{c['not_run']} not run")
+    return text + (f" ({'; '.join(why)})" if why else "")
+
+
+def state_text(doc: dict[str, Any], state: str | None) -> str | None:
+    """What ls says of a last run that did not finish, or None."""
+    last = (doc.get("runs") or [{}])[-1]
+    since = (time.strftime("%Y-%m-%d %H:%M", time.localtime(last["started"]))
+             if isinstance(last.get("started"), int | float) else "?")
+    if state == "interrupted":
+        return (f"the last run (started {since}) was interrupted: it never finished; "
+                "`lsmbench run --resume` finishes it")
+    if state == "running":
+        return f"the last run (started {since}) is still running"
+    if state == "stopped":
+        return f"the last run (started {since}) stopped before its end: {last.get('stopped')}"
+    return None
+
+
+def _index(record: dict[str, Any]) -> int:
+    i = record.get("index")
+    return i if isinstance(i, int) and not isinstance(i, bool) else 1 << 30
+
+
 def campaign_listing(store: Store, campaign: str) -> dict[str, Any]:
     """The JSON of `ls CAMPAIGN --json`: groups, and every repetition's row under "points"."""
-    reps = [_repetition(r) for r in store.points(campaign)]
+    # In the plan's order (the matrix's), as the report reads them: groups take its order.
+    recs = sorted(store.points(campaign), key=lambda r: (_index(r.data), r.point_id))
+    reps = [_repetition(r) for r in recs]
     groups = group_repetitions(reps)
     camp = store.read_campaign(campaign) or {}
+    state = last_run_state(camp, store.campaign_dir(campaign))
     return {
         "campaign": campaign,
-        "planned": len((camp.get("plan") or {}).get("points") or []),
+        **campaign_points(camp, reps),
+        "last_run_state": state,
+        "last_run_text": state_text(camp, state),
         "groups": [g.model_dump() for g in groups],
         "points": [r.model_dump() for r in reps],
         # What `lsmbench publish` would send, and why it was not sent.
@@ -223,10 +328,11 @@ def footer_lines(data: dict[str, Any], store_dir: str, repetitions: bool) -> lis
     groups, reps = data["groups"], data["points"]
     published = [r["published"] for r in reps if r.get("published") is not None]
     pub = f"; {sum(published)} of {len(published)} published" if published else ""
-    planned = data["planned"] or "?"
-    lines.append(f"{plural(len(groups), 'group')} of {len(reps)} of {planned} planned "
-                 f"point{'' if planned == 1 else 's'} stored in {store_dir}{pub}"
+    lines.append(f"{plural(len(groups), 'group')}, points {points_text(data)}, stored in "
+                 f"{store_dir}{pub}"
                  + ("" if repetitions else " (--repetitions lists each repetition)"))
+    if data.get("last_run_text"):
+        lines.append(data["last_run_text"])
     return lines
 
 

@@ -37,6 +37,33 @@ ASSUMED_LOAD_RATE = 50_000.0
 # Per point work around the driver runs (fresh dir, snapshot, fingerprint, store).
 ASSUMED_POINT_OVERHEAD_S = 2.0
 
+SINGLE_RUN_FLIPS = ("run once per point, 2 of the quickstart's 4 verdicts flipped between runs "
+                    "of the same spec on this project's 2-core VM")
+"""What one run per point is worth, as measured: the single place the single-run warning's
+number comes from. The figure is docs/results/quickstart.md's (its opening paragraph: before
+the quickstart ran repetitions, leveling + greedy and tiering came out either way from one
+run to the next); change it only with that page."""
+SINGLE_RUN_EVIDENCE = "docs/results/quickstart.md"
+
+
+def single_run_warning(spec: CampaignSpec) -> str | None:
+    """The warning of `plan` and `run` when a campaign's verdicts rest on single runs: every
+    group at most one repetition (``repetitions: 1``, or ``max: 1``), or, with
+    ``repetitions.groups``, the groups it does not list at ``min: 1``. None otherwise (and for
+    a study, whose confirmations have repetitions of their own)."""
+    if spec.tune is not None:
+        return None
+    lo, hi = repetition_range(spec.matrix)
+    r = spec.matrix.get("repetitions")
+    listed = isinstance(r, dict) and bool(r.get("groups"))
+    if hi > 1 and not (listed and lo == 1):
+        return None
+    which = ("the groups matrix.repetitions.groups does not list run once (min: 1)"
+             if hi > 1 else "every group runs once (matrix.repetitions: 1)")
+    return (f"the verdicts rest on single runs: {which}, and one run has no interval; "
+            f"{SINGLE_RUN_FLIPS} ({SINGLE_RUN_EVIDENCE}); `repetitions: {{min: 2, max: 3}}` "
+            "judges each group on two runs at least, a third when they leave it undecided")
+
 
 @dataclass
 class PhasePlan:
@@ -325,7 +352,7 @@ def expected_time(plan: Plan, history_phase_s: dict[str, float] | None = None) -
     lo, hi = repetition_range(spec.matrix)
     share = lo / hi
     if lo < hi:
-        basis.append(f"{lo} repetitions per group (at most {hi})")
+        basis.append(f"{plural(lo, 'repetition')} per group (at most {hi})")
     sharing = sum(1 for pid, leader in plan.testing_leaders().items() if pid != leader)
     testing_s = hist.get("testing", testing.duration)
     total = (point * len(plan.points) - sharing * testing_s) * share
@@ -382,6 +409,9 @@ def build_plan(loaded: LoadedSpec, history_load_s: float | None = None,
     )
     if adaptive(spec):
         plan.expected = expected_time(plan, history_phase_s)
+    single = single_run_warning(spec)
+    if single is not None and points:
+        plan.warnings.append(single)
     if spec.phases.testing.shared_across and points:
         groups = len(set(plan.testing_leaders().values()))
         notes.append(f"phases.testing.shared_across: {plural(groups, 'testing phase')} for "

@@ -37,6 +37,7 @@ from .filelock import LockHeld, exclusive
 POINT_FILE = "point.json"
 CAMPAIGN_FILE = "campaign.json"
 TMP_DIR = ".tmp"
+LOCK_FILE = ".lock"  # a campaign directory's lock (filelock.exclusive: who holds it)
 STATE_COMPLETE = "complete"
 STATE_FAILED = "failed"
 
@@ -141,6 +142,23 @@ class PointWriter:
             shutil.rmtree(self.path, ignore_errors=True)
 
 
+def _remove_if_untouched(campaign_dir: Path, made: list[Path]) -> None:
+    """Removes the directories the lock made (``made``: the campaign's, and the store's when
+    it was not there either) if nothing but the lock file and an empty .tmp is in them."""
+    try:
+        entries = {p.name: p for p in campaign_dir.iterdir()}
+        if set(entries) - {LOCK_FILE, TMP_DIR}:
+            return
+        tmp = entries.get(TMP_DIR)
+        if tmp is not None:
+            tmp.rmdir()  # fails (and keeps everything) unless it is empty
+        (campaign_dir / LOCK_FILE).unlink(missing_ok=True)
+        for p in made:  # the campaign directory first, then the store's
+            p.rmdir()
+    except OSError:
+        pass
+
+
 class Store:
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
@@ -173,11 +191,22 @@ class Store:
 
     @contextlib.contextmanager
     def lock(self, campaign: str) -> Iterator[None]:
-        """Exclusive use of a campaign's directory by one `lsmbench run` at a time."""
-        path = self.campaign_dir(campaign) / ".lock"
+        """Exclusive use of a campaign's directory by one `lsmbench run` at a time. A block that
+        fails before it wrote anything (a run refused before it started: a missing calibration,
+        an unreachable testbed) leaves no directory behind: the campaign directory (and the
+        store's, if the lock made them) is removed again when it holds nothing but the lock
+        and an empty .tmp; a directory that was there before is never removed."""
+        d = self.campaign_dir(campaign)
+        path = d / LOCK_FILE
+        made = [p for p in (d, self.root) if not p.exists()]
         try:
             with exclusive(path):
-                yield
+                try:
+                    yield
+                except BaseException:
+                    if made:
+                        _remove_if_untouched(d, made)
+                    raise
         except LockHeld as e:
             raise StoreError(f"campaign {campaign!r} is being run by another lsmbench process "
                              f"(lock {path}: {e.holder})") from None

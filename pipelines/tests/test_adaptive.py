@@ -340,3 +340,39 @@ def test_moves_into_the_deepest_level_neither_close_rounds_nor_pass_a_running_ph
     assert first_pass == 81  # the second merge, not min_duration's 30 on moves
     rounds = adaptive.testing_rounds(series, SteadyState(round=10.0, deepest_merges=1))
     assert [r.end_s for r in rounds] == [51.0, 81.0]
+
+
+def test_a_group_of_one_run_is_undecided_whatever_that_run_said():
+    """matrix.repetitions {min: 1, max: 2}: one run has no interval, so the group gets its
+    second run (it was decided by its one run, and the second never ran)."""
+    for verdict, p99 in ((SUSTAINABLE, 0.1), (NOT_SUSTAINABLE, 1.5)):
+        one = make_group([rep(0, verdict, p99)])
+        assert one.verdict == verdict
+        assert adaptive.group_undecided(one) == adaptive.SINGLE_RUN
+        assert adaptive.repetitions_help(one)
+    # A failed repetition beside it leaves one judged run: still undecided.
+    failed = rep(1, SUSTAINABLE, 0.1).model_copy(update={"state": "failed", "verdict": None,
+                                                          "sustainable": None})
+    assert adaptive.group_undecided(make_group([rep(0, SUSTAINABLE, 0.1), failed])) is not None
+    two = make_group([rep(0, SUSTAINABLE, 0.1), rep(1, SUSTAINABLE, 0.2)])
+    assert adaptive.group_undecided(two) is None
+
+
+def test_the_run_gives_a_stored_group_of_one_run_another(tmp_path):
+    """What campaign.run's waves ask of the store: after a first wave of one repetition
+    each, a group one sustainable run judged is among those to repeat (another one can
+    decide it), and a group of two agreeing runs is not."""
+    from lsmbench.campaign.run import _undecided_groups
+    from lsmbench.store import Store
+
+    store = Store(tmp_path)
+    for policy, reps in (("x", 1), ("y", 2)):
+        for r in range(reps):
+            pid = f"policy={policy},rep={r}"
+            store.begin_point("c", pid).commit({
+                "campaign": "c", "point": pid, "state": "complete", "rep": r,
+                "params": {"policy": policy},
+                "verdict": {"sustainable": True, "verdict": SUSTAINABLE,
+                            "p99_write_latency_s": 0.1, "p99_limit_s": 1.0}})
+    got = _undecided_groups(store, "c")
+    assert got == {"policy=x": (adaptive.SINGLE_RUN, True)}

@@ -91,6 +91,48 @@ def test_plan_text_and_json(capsys):
     assert 0 < doc["expected_s"] < doc["estimate_s"]
 
 
+def test_plan_and_run_warn_when_verdicts_rest_on_single_runs(capsys, tmp_path):
+    """One run per group has no interval, and measured verdicts flip between single runs:
+    plan says so with the documented figure (plan.SINGLE_RUN_FLIPS, its page named), and so
+    does run before anything runs; two runs per group at least say nothing."""
+    from lsmbench.plan import SINGLE_RUN_EVIDENCE, SINGLE_RUN_FLIPS
+
+    assert (Path(__file__).resolve().parents[2] / SINGLE_RUN_EVIDENCE).is_file()
+    for reps in (1, {"min": 1, "max": 1}, {"min": 1, "max": 3, "groups": ["policy=tiering"]}):
+        p = spec(tmp_path, matrix={"policy": ["tiering", "leveling"], "repetitions": reps})
+        code, out, _ = cli(capsys, "plan", str(p))
+        assert code == 0 and "warning: the verdicts rest on single runs" in out, reps
+        assert SINGLE_RUN_FLIPS in " ".join(out.split()) and SINGLE_RUN_EVIDENCE in out
+        code, out, _ = cli(capsys, "plan", str(p), "--json")
+        assert any(SINGLE_RUN_FLIPS in w for w in json.loads(out)["warnings"])
+    for reps in (2, {"min": 1, "max": 2}, {"min": 2, "max": 3, "groups": ["policy=tiering"]}):
+        p = spec(tmp_path, matrix={"policy": ["tiering", "leveling"], "repetitions": reps})
+        code, out, _ = cli(capsys, "plan", str(p))
+        assert code == 0 and "single runs" not in out, reps
+
+def test_run_warns_when_verdicts_rest_on_single_runs(capsys, tmp_path, driver_path):
+    """run says it as it starts (--json: a warning message right after campaign_start)."""
+    from lsmbench.plan import SINGLE_RUN_FLIPS
+
+    p = spec(tmp_path, engine={"name": "builtin", "options": {"memtable_bytes": "1M"}},
+             workload={"file": "update-uniform-1kb", "set": {"record_count": 2000}},
+             phases={"testing": {"duration": "2s", "warmup": "0.5s"},
+                     "running": {"duration": "1s"}},
+             testbed={"type": "local", "data_dir": str(tmp_path / "d"),
+                      "driver": str(driver_path)})
+    code, out, _ = cli(capsys, "run", str(p), "--results", str(tmp_path / "r"), "--json")
+    assert code in (0, 1), out  # whatever the one point did
+    ev = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert ev[0]["event"] == "campaign_start"
+    assert ev[1]["event"] == "message" and ev[1]["level"] == "warning"
+    assert SINGLE_RUN_FLIPS in ev[1]["text"]
+    p2 = spec(tmp_path, matrix={"repetitions": 2}, engine={"name": "builtin"},
+              testbed={"type": "local", "data_dir": str(tmp_path / "d"),
+                       "driver": str(tmp_path / "no-such-driver")})
+    code, _, err = cli(capsys, "run", str(p2), "--results", str(tmp_path / "r2"), "-q")
+    assert "single runs" not in err
+
+
 def test_plan_of_1000_points_as_a_command(tmp_path):
     """The whole command on 1,000 points. Its time is printed, not asserted: a loaded 2-core
     machine took 2.3-3.6 s where an idle one takes under 1 s (the issue's bound), and a test
@@ -124,14 +166,68 @@ def test_run_without_a_driver_says_how_to_build_it(capsys, tmp_path):
                                 "driver": str(tmp_path / "no-such-driver")})
     code, _, err = cli(capsys, "run", str(p), "--results", str(tmp_path / "r"))
     assert code == 3 and "lsm-driver not found" in err and "make build" in err
+    assert not (tmp_path / "r").exists()  # refused before it started: no directory left
 
 
 def test_run_refuses_a_relative_throttle_without_calibration(capsys, tmp_path, driver_path):
+    """Found before anything runs, by validate and run alike: exit 2 naming the field, and
+    no results directory made (run made an empty campaign directory with a .lock)."""
     p = spec(tmp_path, throttle={"write_bps": "50%"},
              testbed={"type": "local", "data_dir": str(tmp_path / "d"),
                       "driver": str(driver_path)})
-    code, _, err = cli(capsys, "run", str(p), "--results", str(tmp_path / "r"))
-    assert code == 3 and "run `lsmbench calibrate` first" in err
+    results = tmp_path / "r"
+    for command in ("validate", "plan", "run"):
+        code, _, err = cli(capsys, command, str(p), "--results", str(results))
+        assert code == 2, (command, err)
+        assert "throttle.write_bps: 50% is a share of the calibrated disk" in err
+        assert "run `lsmbench calibrate` first" in err and "Traceback" not in err
+    assert not results.exists()
+    # With a calibration there (testbed.calibration names it), validate accepts it.
+    cal = tmp_path / "cal.json"
+    cal.write_text("{}")
+    p = spec(tmp_path, throttle={"write_bps": "50%"},
+             testbed={"type": "local", "data_dir": str(tmp_path / "d"),
+                      "calibration": str(cal)})
+    assert cli(capsys, "validate", str(p), "--results", str(results))[0] == 0
+
+
+def test_a_throttle_device_that_does_not_exist_is_refused_before_anything_runs(capsys,
+                                                                               tmp_path):
+    """validate accepted `throttle.device: /dev/nosuch`, and run then failed with a raw
+    '[Errno 2]'; a device that is not a block device, or not MAJ:MIN, is refused too."""
+    results = tmp_path / "r"
+    for device, why in (("/dev/nosuch", "'/dev/nosuch' does not exist"),
+                        ("/dev/null", "'/dev/null' is not a block device"),
+                        ("sda", "'sda' must be MAJ:MIN (e.g. 8:0) or a /dev path"),
+                        ("0:4095", "'0:4095' (0:4095) does not exist")):
+        p = spec(tmp_path, throttle={"write_bps": "48MB/s", "device": device},
+                 testbed={"type": "local", "data_dir": str(tmp_path / "d")})
+        for command in ("validate", "run"):
+            code, _, err = cli(capsys, command, str(p), "--results", str(results))
+            assert code == 2, (command, device, err)
+            assert f"throttle.device: {why}: give auto (the data directory's disk)" in err
+            assert "Errno" not in err and "Traceback" not in err
+    assert not results.exists()
+
+
+def test_a_run_refused_after_taking_the_lock_leaves_no_directory(capsys, tmp_path,
+                                                                 monkeypatch):
+    """An unreachable testbed stops the run after it locked the campaign's directory: the
+    directory it made goes again (it left an empty one with a .lock), but one that held
+    results before stays, every file in it."""
+    monkeypatch.setenv("LSMBENCH_TESTBEDS", str(tmp_path / "testbeds"))
+    p = spec(tmp_path, testbed={"type": "ssh", "hosts": [{"address": "127.0.0.1", "port": 1}]})
+    results = tmp_path / "r"
+    code, _, err = cli(capsys, "run", str(p), "--results", str(results))
+    assert code == 3 and "no node is reachable" in err
+    assert not results.exists()
+    store = Store(results)
+    _fake_point(store, "c", "a", "complete")
+    before = sorted(str(f.relative_to(results)) for f in results.rglob("*"))
+    code, _, err = cli(capsys, "run", str(p), "--results", str(results), "--resume")
+    assert code == 3 and "no node is reachable" in err
+    after = sorted(str(f.relative_to(results)) for f in results.rglob("*"))
+    assert set(before) <= set(after) and (results / "c" / "a" / "point.json").is_file()
 
 
 def _fake_point(store: Store, campaign: str, pid: str, state: str, published=None):
@@ -154,13 +250,17 @@ def test_ls(capsys, tmp_path, monkeypatch):
     _fake_point(store, "c1", "a", "complete", published=False)
     _fake_point(store, "c1", "b", "failed")
     code, out, _ = cli(capsys, "ls", "--results", str(tmp_path), "--json")
-    assert json.loads(out)["campaigns"] == [{"campaign": "c1", "planned": 3, "complete": 1,
-                                             "failed": 1, "unpublished": 1, "last_run": 1.0}]
+    # Its one run never finished (no `finished`): interrupted, one planned point not run.
+    assert json.loads(out)["campaigns"] == [{"campaign": "c1", "planned": 3, "run": 2,
+                                             "not_needed": 0, "not_needed_why": "groups decided",
+                                             "not_run": 1, "last_run_state": "interrupted",
+                                             "complete": 1, "failed": 1, "unpublished": 1,
+                                             "last_run": 1.0}]
     monkeypatch.setenv("COLUMNS", "1000")  # one line per group and reason, whatever the tty
     code, out, _ = cli(capsys, "ls", "c1", "--results", str(tmp_path))
     # Hand-made points without params/rep are groups of their own; a failed one is named.
     assert code == 0 and "1,234" in out and "b failed, not counted: testing: boom" in out
-    assert "2 of 3 planned points" in out
+    assert "points 3 planned, 2 run (1 not run)" in out and "was interrupted" in out
     code, _, err = cli(capsys, "ls", "nope", "--results", str(tmp_path))
     assert code == 2 and "no campaign 'nope'" in err
 

@@ -150,3 +150,95 @@ def test_the_width_comes_from_columns_else_any_terminal_else_none(monkeypatch):
     assert listing.terminal_width() == 133  # `ls | cat` in a terminal: the terminal's width
     monkeypatch.setattr(os, "get_terminal_size", _no_terminal)
     assert listing.terminal_width() is None
+
+
+# ---------------------------------------------------------------- planned, run, interrupted
+
+
+def test_a_finished_adaptive_campaign_lists_its_unneeded_repetitions_as_not_needed(
+        tmp_path, monkeypatch, capsys):
+    """repetitions {min: 2, max: 3}, every group decided by its first two (the failed group at
+    its max): 7 of 9 planned points ran and 2 were not needed, not missing (ls said 'points 9,
+    complete ...' as if they were)."""
+    from track_nights import adaptive_night
+
+    camp = adaptive_night(tmp_path, {"policy=leveling,memtable_bytes=1M": 2,
+                                     "policy=tiering,memtable_bytes=1M": 2,
+                                     "policy=tiering,memtable_bytes=1K": 3})
+    monkeypatch.setenv("COLUMNS", "1000")
+    assert main(["ls", "--results", str(camp.parent)]) == 0
+    out = capsys.readouterr().out
+    assert "9 planned, 7 run (2 not needed: groups decided)" in out
+    assert "interrupted" not in out
+    assert main(["ls", "--results", str(camp.parent), "--json"]) == 0
+    import json
+
+    [row] = json.loads(capsys.readouterr().out)["campaigns"]
+    assert (row["planned"], row["run"], row["not_needed"], row["not_run"]) == (9, 7, 2, 0)
+    assert row["last_run_state"] == "finished"
+    assert main(["ls", camp.name, "--results", str(camp.parent)]) == 0
+    out = capsys.readouterr().out
+    assert "3 groups, points 9 planned, 7 run (2 not needed: groups decided)" in out
+
+
+def test_an_interrupted_campaign_says_so_and_a_running_one_is_not_called_interrupted(
+        tmp_path, monkeypatch, capsys):
+    """The last run never finished (killed, or ^C): both forms of ls say it was interrupted,
+    and what finishes it; while a live process holds the store's lock it is running."""
+    import json
+
+    from lsmbench.filelock import exclusive
+    from track_nights import make_night
+
+    camp = make_night(tmp_path, 1)
+    doc = json.loads((camp / "campaign.json").read_text())
+    doc["runs"][-1]["finished"] = None
+    (camp / "campaign.json").write_text(json.dumps(doc))
+    monkeypatch.setenv("COLUMNS", "1000")
+    assert main(["ls", "--results", str(tmp_path)]) == 0
+    assert "(interrupted)" in capsys.readouterr().out
+    assert main(["ls", camp.name, "--results", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "was interrupted: it never finished; `lsmbench run --resume` finishes it" in out
+    # A killed run leaves its pid in the lock file: a process that no longer exists.
+    (camp / ".lock").write_text(f"pid {2 ** 22 + 1} on {__import__('socket').gethostname()} "
+                                "since 2026-01-01T00:00:00Z\n")
+    assert main(["ls", camp.name, "--results", str(tmp_path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["last_run_state"] == "interrupted"
+    with exclusive(camp / ".lock"):
+        assert main(["ls", "--results", str(tmp_path)]) == 0
+        out = capsys.readouterr().out
+        assert "(running)" in out and "interrupted" not in out
+
+
+def test_groups_are_listed_by_their_matrix_values_numerically():
+    """size_ratio=4 before size_ratio=10 (text put 10 first), sizes by their bytes, other
+    values in the matrix's order, the first dimension first; in ls, the report's tables and
+    track record alike (they all take groups.group_repetitions' order)."""
+    from lsmbench.groups import Repetition, group_repetitions
+    from lsmbench.points import group_id
+
+    combos = [{"policy": p, "size_ratio": t, "memtable_bytes": m}
+              for p in ("tiering", "leveling") for t in (10, 4, "2") for m in ("1M", "512K")]
+    reps = [Repetition(point=group_id(c) + ",rep=0", group=group_id(c), rep=0, params=c,
+                       state="complete") for c in combos]
+    got = [(g.params["policy"], g.params["size_ratio"], g.params["memtable_bytes"])
+           for g in group_repetitions(reps)]
+    assert got == [(p, t, m) for p in ("tiering", "leveling") for t in ("2", 4, 10)
+                   for m in ("512K", "1M")]
+
+
+def test_ls_lists_groups_in_numeric_order_whatever_the_directory_names(tmp_path, monkeypatch,
+                                                                        capsys):
+    store = Store(tmp_path)
+    for i, t in enumerate((4, 10, 2)):
+        pid = f"size_ratio={t},rep=0"
+        w = store.begin_point("c", pid)
+        w.commit({"campaign": "c", "point": pid, "index": i, "state": "complete",
+                  "params": {"size_ratio": t}, "rep": 0,
+                  "verdict": {"sustainable": True, "p99_write_latency_s": 0.01}})
+    monkeypatch.setenv("COLUMNS", "1000")
+    assert main(["ls", "c", "--results", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split()[0] for line in out.splitlines() if line.startswith("size_ratio=")]
+    assert rows[:3] == ["size_ratio=2", "size_ratio=4", "size_ratio=10"]

@@ -12,7 +12,7 @@ from lsmbench.cli import main
 from lsmbench.report.load import group_rows, read_campaign
 from lsmbench.track.history import History
 from lsmbench.track.record import campaign_run, record
-from track_nights import FIXTURE, GROUPS, make_night
+from track_nights import FIXTURE, GROUPS, adaptive_night, make_night
 
 
 def test_a_recorded_run_holds_each_groups_medians_and_intervals(tmp_path):
@@ -116,26 +116,74 @@ def _mixed_commits(camp: Path) -> None:
     fp.write_text(json.dumps(d))
 
 
-def _partial(camp: Path) -> None:
+def _stopped(camp: Path) -> None:
+    d = json.loads((camp / "campaign.json").read_text())
+    d["runs"][-1]["stopped"] = "the results store is full"
+    (camp / "campaign.json").write_text(json.dumps(d))
+
+
+def _nothing_complete(camp: Path) -> None:
     import shutil
 
-    shutil.rmtree(next(camp.glob("policy=tiering,memtable_bytes=1M*")))
+    for pt in camp.glob("policy=*"):
+        if json.loads((pt / "point.json").read_text())["state"] == "complete":
+            shutil.rmtree(pt)
 
 
 @pytest.mark.parametrize(("damage", "message"), [
     (_unfinished, "has not finished"),
+    (_stopped, "stopped before its end (the results store is full)"),
     (_mixed_commits, "different commits"),
-    (_partial, "2 of 3 planned points"),
+    (_nothing_complete, "no group is complete (policy=tiering,memtable_bytes=1M: 0 of 1 "
+                        "planned repetition stored"),
 ])
 def test_a_campaign_that_is_not_one_night_is_refused(tmp_path, capsys, damage, message):
+    """Refused, exit 2, and nothing created: no history file where there was none."""
     camp = make_night(tmp_path, 1)
     damage(camp)
-    hist = tmp_path / "hist.sqlite"
+    hist = tmp_path / "new" / "hist.sqlite"
     assert main(["track", "record", str(camp), "--history", str(hist)]) == 2
     err = capsys.readouterr().err
     assert message in err and str(camp) in err and "Traceback" not in err
-    if hist.exists():  # nothing recorded
-        assert History(hist).runs() == []
+    assert not hist.exists() and not hist.parent.exists()
+
+
+ALL_THREE = ("policy=leveling,memtable_bytes=1M", "policy=tiering,memtable_bytes=1M",
+             "policy=tiering,memtable_bytes=1K")
+
+
+def test_an_adaptive_campaign_decided_before_its_max_is_a_night(tmp_path, capsys):
+    """The quickstart's shape: repetitions {min: 2, max: 3}, every group decided by its first
+    two (the failed group at its max): 7 of 9 planned points stored is the whole night, the
+    2 unneeded repetitions not missing (it said '7 of 9 planned points are stored; a partial
+    campaign is not a night')."""
+    camp = adaptive_night(tmp_path, {GROUPS[0]: 2, GROUPS[1]: 2, ALL_THREE[2]: 3})
+    hist = tmp_path / "hist.sqlite"
+    assert main(["track", "record", str(camp), "--history", str(hist), "--json"]) == 0
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert doc["added"] is True and doc["incomplete"] == [] and err == ""
+    verdicts = {v.group: v for v in History(hist).verdicts()}
+    assert set(verdicts) == set(ALL_THREE)
+    assert verdicts[GROUPS[0]].repetitions == 2 and verdicts[ALL_THREE[2]].repetitions == 3
+    assert {v.n for v in History(hist).values() if v.group == GROUPS[0]} == {2}
+
+
+def test_a_group_missing_what_its_plan_runs_is_left_out_and_named(tmp_path, capsys):
+    """A group short of its first `min` repetitions, or undecided below its max, is not
+    complete: the night is the other groups, and record names the ones it leaves out."""
+    camp = adaptive_night(tmp_path, {GROUPS[0]: 2, GROUPS[1]: 1, ALL_THREE[2]: 2})
+    hist = tmp_path / "hist.sqlite"
+    assert main(["track", "record", str(camp), "--history", str(hist)]) == 0
+    out, err = capsys.readouterr()
+    assert "recorded as run 1" in out
+    assert "2 groups not recorded, not complete" in err
+    assert (f"{GROUPS[1]}: 1 of 3 planned repetitions stored: repetition 2 of the first 2 "
+            "missing") in err
+    # Two failed repetitions decide nothing, and a third may: it would run.
+    assert f"{ALL_THREE[2]}: 2 of 3 planned repetitions stored, undecided" in err
+    assert {v.group for v in History(hist).verdicts()} == {GROUPS[0]}
+    assert {v.group for v in History(hist).values()} == {GROUPS[0]}
 
 
 def test_not_a_history_file_is_a_clear_error(tmp_path, capsys):
@@ -153,3 +201,17 @@ def test_not_a_history_file_is_a_clear_error(tmp_path, capsys):
     assert "no history here" in capsys.readouterr().err
     assert main(["track", "record", str(tmp_path / "nowhere")]) == 2
     assert "no such campaign directory" in capsys.readouterr().err
+
+
+def test_an_odd_plan_or_matrix_in_campaign_json_is_no_traceback(tmp_path, capsys):
+    """campaign.json hand-edited (a plan's points that are not records, a matrix that is not
+    a mapping): record takes the stored groups as they are, and ls lists them."""
+    camp = make_night(tmp_path, 1)
+    d = json.loads((camp / "campaign.json").read_text())
+    d["plan"]["points"] = ["x", 3, None]
+    d["spec"]["matrix"] = [1, 2]
+    (camp / "campaign.json").write_text(json.dumps(d))
+    assert main(["track", "record", str(camp), "--history", str(tmp_path / "h.sqlite")]) == 0
+    assert main(["ls", "--results", str(tmp_path)]) == 0
+    assert main(["ls", camp.name, "--results", str(tmp_path)]) == 0
+    assert "Traceback" not in capsys.readouterr().err

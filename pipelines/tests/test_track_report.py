@@ -274,3 +274,105 @@ def test_out_replaces_only_what_track_report_wrote(regressed, tmp_path, capsys):
     code = main(["track", "report", "--history", str(hist), "--out", str(afile), "-q"])
     assert code == 2 and "not a directory" in capsys.readouterr().err
     assert afile.read_text() == "x"
+
+
+def _p99_night(h: History, night: int, reps: list[float]) -> None:
+    """One night of one group's write p99 (ms), each repetition's value stored as record
+    stores them."""
+    import statistics
+
+    med = statistics.median(reps)
+    h.add_run({"campaign": "nightly", "date": f"2026-10-{night:02d}T02:00:00+00:00",
+               "finished": 1_790_000_000.0 + night * 86400.0, "commit": commit_of(night),
+               "dirty": False, "spec_hash": "s" * 12, "testbed_key": "t" * 12,
+               "testbed": [], "results_dir": "results/nightly"},
+              [{"group": GROUPS[0], "metric": "write_p99_ms", "median": med, "ci_low": None,
+                "ci_high": None, "n": len(reps), "reps": reps}], [])
+
+
+def _captions(out: Path) -> list[str]:
+    import html as html_lib
+    import re
+
+    page = (out / "history.html").read_text()
+    return [" ".join(html_lib.unescape(re.sub(r"<[^>]+>", " ", c)).split())
+            for c in re.findall(r"<figcaption>(.*?)</figcaption>", page, re.S)]
+
+
+def test_two_nights_of_one_run_each_have_no_measured_noise(tmp_path):
+    """p99 246 ms one night, 5.7 ms the next, one run each: nothing measures the noise (it
+    printed 'run-to-run noise 0.0 %'), and the caption says what would."""
+    hist = tmp_path / "history.sqlite"
+    with open_history(hist) as h:
+        _p99_night(h, 1, [246.0])
+        _p99_night(h, 2, [5.7])
+    run_report(hist, tmp_path / "out")
+    [caption] = _captions(tmp_path / "out")
+    assert "noise: not measured (needs 3 nights or repetitions; 2 nights of one run each)" \
+        in caption
+    assert "0.0 %" not in caption
+    assert "2 runs in 1 segment ·" in caption  # counted in words, not 'run(s)'
+
+
+def test_noise_is_measured_from_a_nights_repetitions_and_from_three_nights(tmp_path):
+    """Two nights of two repetitions each: the noise between a night's repetitions (their
+    relative spread, root-mean-square over the nights), the nights' not yet; a third night
+    measures it between nights too."""
+    import statistics
+
+    nights = [[240.0, 252.0], [5.5, 5.9]]
+    hist = tmp_path / "history.sqlite"
+    with open_history(hist) as h:
+        for i, reps in enumerate(nights, start=1):
+            _p99_night(h, i, reps)
+    run_report(hist, tmp_path / "out")
+    [caption] = _captions(tmp_path / "out")
+    covs = [statistics.stdev(r) / statistics.median(r) for r in nights]
+    within = (sum(c * c for c in covs) / len(covs)) ** 0.5
+    assert (f"run-to-run noise {within * 100:.1f} % between a night's repetitions (2 nights); "
+            "between nights not measured (needs 3 nights)") in caption
+    assert "0.0 %" not in caption
+    with open_history(hist) as h:
+        _p99_night(h, 3, [120.0])
+    run_report(hist, tmp_path / "out3")
+    [caption] = _captions(tmp_path / "out3")
+    assert "% between nights (3 nights)" in caption
+    assert f"{within * 100:.1f} % between a night's repetitions (2 nights)" in caption
+
+
+def test_record_stores_each_repetitions_value(tmp_path):
+    """What the noise between repetitions is measured from: each complete repetition's value,
+    in rep order, beside the group's median."""
+    from track_nights import adaptive_night
+
+    camp = adaptive_night(tmp_path, {GROUPS[0]: 2, GROUPS[1]: 2,
+                                     "policy=tiering,memtable_bytes=1K": 3})
+    pt = camp / f"{GROUPS[0]},rep=1" / "point.json"
+    rec = json.loads(pt.read_text())
+    base = rec["max_throughput"]["writes_per_s"]
+    rec["max_throughput"]["writes_per_s"] = base * 1.1
+    pt.write_text(json.dumps(rec))
+    with open_history(tmp_path / "h.sqlite") as h:
+        record(h, camp)
+        got = {(v.group, v.metric): v for v in h.values()}
+    v = got[(GROUPS[0], "max_write_throughput")]
+    assert v.reps == pytest.approx([base, base * 1.1]) and v.n == 2
+
+
+def test_history_panels_list_groups_numerically(tmp_path):
+    """size_ratio=4 before size_ratio=10 (the panels came in text order, 10 first), sizes by
+    their bytes."""
+    from lsmbench.track.changes import build_series
+
+    groups = ["memtable_bytes=1M,size_ratio=10", "memtable_bytes=1M,size_ratio=4",
+              "memtable_bytes=512K,size_ratio=4"]
+    with open_history(tmp_path / "h.sqlite") as h:
+        h.add_run({"campaign": "nightly", "date": "2026-10-01T02:00:00+00:00",
+                   "finished": 1_790_000_000.0, "commit": commit_of(1), "dirty": False,
+                   "spec_hash": "s" * 12, "testbed_key": "t" * 12, "testbed": [],
+                   "results_dir": "results/nightly"},
+                  [{"group": g, "metric": "max_write_throughput", "median": 1.0, "ci_low": None,
+                    "ci_high": None, "n": 1} for g in groups], [])
+        order = [s.group for s in build_series(h)]
+    assert order == ["memtable_bytes=512K,size_ratio=4", "memtable_bytes=1M,size_ratio=4",
+                     "memtable_bytes=1M,size_ratio=10"]

@@ -55,3 +55,24 @@ def make_night(dest: Path, night: int, *, throughput_scale: float = 1.0,
         if (pt / "fingerprint.json").is_file():
             _edit_json(pt / "fingerprint.json", fingerprint)
     return camp
+
+
+def adaptive_night(tmp_path: Path, reps: dict[str, int]) -> Path:
+    """The fixture as an adaptive campaign (matrix.repetitions {min: 2, max: 3}, 3 planned
+    repetitions per group) whose groups stored `reps[group]` repetitions (copies of rep 0)."""
+    camp = make_night(tmp_path, 1)
+    doc = json.loads((camp / "campaign.json").read_text())
+    doc["spec"]["matrix"]["repetitions"] = {"min": 2, "max": 3}
+    first = doc["plan"]["points"]
+    doc["plan"]["points"] = [{**p, "id": p["id"].replace("rep=0", f"rep={r}"), "rep": r}
+                             for r in range(3) for p in first]
+    (camp / "campaign.json").write_text(json.dumps(doc))
+    for group, n in reps.items():
+        src = camp / f"{group},rep=0"
+        for r in range(1, n):
+            dst = camp / f"{group},rep={r}"
+            shutil.copytree(src, dst)
+            rec = json.loads((dst / "point.json").read_text())
+            rec.update(point=dst.name, rep=r)
+            (dst / "point.json").write_text(json.dumps(rec))
+    return camp

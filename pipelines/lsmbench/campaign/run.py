@@ -10,7 +10,7 @@ from typing import Any
 
 from ..adaptive import group_undecided, repetitions_help
 from ..groups import group_repetitions, repetition_from_store
-from ..plan import Plan
+from ..plan import Plan, single_run_warning
 from ..points import group_id
 from ..progress import Reporter
 from ..spec.checks import repetition_groups, repetition_range
@@ -61,6 +61,9 @@ def _run_locked(plan: Plan, store: Store, reporter: Reporter, options: RunOption
         per_point_s = plan.expected.total_s / planned_first if planned_first else per_point_s
     reporter.campaign_start(spec.name, len(first), len(skipped), per_point_s,
                             str(store.campaign_dir(spec.name)))
+    single = single_run_warning(spec)
+    if single is not None:
+        reporter.message(single, "warning")
     for point in skipped:
         reporter.point_skipped(point, "complete")
         rec = existing[point.id]

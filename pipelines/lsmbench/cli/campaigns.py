@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import socket
 import sys
@@ -42,6 +43,7 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"{args.spec}`", file=sys.stderr)
         return EXIT_USAGE
     results = Path(args.results)
+    fresh = not results.exists()  # a run refused before it starts leaves no directory behind
     problem = results_store_error(results)
     if problem:
         print(f"lsmbench run: {problem}", file=sys.stderr)
@@ -50,6 +52,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                       history_phase_s(results, loaded.spec.name))
     if not plan.points:
         print(f"{args.spec}: the exclude rules leave no point to run", file=sys.stderr)
+        _remove_if_fresh(results, fresh)
         return EXIT_USAGE
     predict_points(plan)  # kept in campaign.json: the report shows it beside what was measured
     reporter = make_reporter(args)
@@ -58,10 +61,20 @@ def cmd_run(args: argparse.Namespace) -> int:
                                RunOptions(resume=args.resume, force=args.force,
                                           publish=not args.no_publish))
     except (CampaignError, TestbedError) as e:
+        _remove_if_fresh(results, fresh)
         return stopped(reporter, args, "lsmbench", e)
     except KeyboardInterrupt:
+        _remove_if_fresh(results, fresh)
         return interrupted(reporter, "`lsmbench run --resume` continues where it stopped")
     return EXIT_FAILED if summary["failed"] else EXIT_OK
+
+
+def _remove_if_fresh(results: Path, fresh: bool) -> None:
+    """The results directory this run made, removed again if the run left it empty (the
+    store's lock removes a campaign directory it made and nothing was written in)."""
+    if fresh:
+        with contextlib.suppress(OSError):
+            results.rmdir()  # only an empty directory
 
 
 def cmd_tune(args: argparse.Namespace) -> int:

@@ -4,6 +4,7 @@ spec shares (the driver's checks included)."""
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -29,11 +30,51 @@ def load_checked(args: argparse.Namespace) -> tuple[Any, list[str]]:
 
     loaded = load(args)
     errors, warnings = _driver_check(loaded)
+    errors += _throttle_errors(loaded, Path(getattr(args, "results", None) or "results"))
     if not errors and loaded.spec.tune is None:
         errors = _sharing_errors(loaded) + _repetition_group_errors(loaded)
     if errors:
         raise SpecError(errors, args.spec)
     return loaded, warnings
+
+
+DEVICE_FORMS = ("auto (the data directory's disk), MAJ:MIN (e.g. 8:0), /dev/NAME of a block "
+                "device, or a comma-separated list of them")
+
+
+def _throttle_errors(loaded: Any, results: Path) -> list[tuple[str, str]]:
+    """What the throttle needs on this machine, checked before anything runs (a local
+    testbed's; a remote node's calibration and devices are its own, checked when it is up):
+    a rate given in % of the calibrated disk needs a calibration, and a device named must
+    exist."""
+    from ..campaign.limits import calibration_path
+    from ..store import Store
+    from ..throttle import ThrottleError
+    from ..throttle.devices import parse_device_spec
+    from ..throttle.rates import is_relative
+
+    th, tb = loaded.spec.throttle, loaded.spec.testbed
+    if not th.enabled or getattr(tb, "type", None) != "local":
+        return []
+    errors = []
+    relative = [k for k in ("write_bps", "read_bps", "write_iops", "read_iops")
+                if is_relative(getattr(th, k))]
+    if relative:
+        cal = Path(getattr(tb, "calibration", None)
+                   or calibration_path(Store(results), socket.gethostname()))
+        if not cal.is_file():
+            for k in relative:
+                errors.append((f"throttle.{k}", f"{getattr(th, k)} is a share of the calibrated "
+                               f"disk, and there is no calibration at {cal}: run `lsmbench "
+                               "calibrate` first (testbed.calibration names another file), or "
+                               "give an absolute rate such as 100MB/s"))
+    if th.device != "auto":
+        try:
+            parse_device_spec(th.device)
+        except ThrottleError as e:
+            errors.append(("throttle.device", f"{str(e).removeprefix('throttle device ')}: "
+                           f"give {DEVICE_FORMS}"))
+    return errors
 
 
 def _sharing_errors(loaded: Any) -> list[tuple[str, str]]:

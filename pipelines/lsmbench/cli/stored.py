@@ -35,6 +35,9 @@ def cmd_ls(args: argparse.Namespace) -> int:
             print_listing(data, str(store.campaign_dir(args.campaign)), args.repetitions,
                           terminal_width())
         return EXIT_OK
+    from ..groups import repetition_from_store
+    from ..listing import campaign_points, last_run_state
+
     out = []
     for c in store.campaigns():
         recs = store.points(c)
@@ -42,7 +45,8 @@ def cmd_ls(args: argparse.Namespace) -> int:
         runs = camp.get("runs") or []
         out.append({
             "campaign": c,
-            "planned": len((camp.get("plan") or {}).get("points") or []),
+            **campaign_points(camp, [repetition_from_store(r) for r in recs]),
+            "last_run_state": last_run_state(camp, store.campaign_dir(c)),
             "complete": sum(1 for r in recs if r.state == "complete"),
             "failed": sum(1 for r in recs if r.state == "failed"),
             "unpublished": sum(1 for r in recs if r.published is False),
@@ -58,14 +62,17 @@ def cmd_ls(args: argparse.Namespace) -> int:
     if args.quiet:
         print(final)
         return EXIT_OK
+    from ..listing import points_text
     from ..terminal import Rows, make_console, say, terminal_width
 
     rows = Rows(("campaign", "points", "complete", "failed", "unpublished", "last run"),
-                right=frozenset({1, 2, 3, 4}))
+                right=frozenset({2, 3, 4}))
     for row in out:
         last = time.strftime("%Y-%m-%d %H:%M", time.localtime(row["last_run"])) \
             if row["last_run"] else "-"
-        rows.add(row["campaign"], str(row["planned"] or "?"), str(row["complete"]),
+        if row["last_run_state"] in ("interrupted", "running", "stopped"):
+            last += f" ({row['last_run_state']})"
+        rows.add(row["campaign"], points_text(row), str(row["complete"]),
                  str(row["failed"]), str(row["unpublished"]), last)
     # As `ls CAMPAIGN`: the terminal's width (also when piped), unwrapped without a terminal.
     width = terminal_width()

@@ -113,7 +113,11 @@ def parse_device_spec(spec: str, *, sysfs: str = SYSFS) -> tuple[str, ...]:
         if item.startswith("/"):
             try:
                 st = os.stat(item)
+            except FileNotFoundError:
+                raise ThrottleError(f"throttle device {item!r} does not exist") from None
             except OSError as e:
+                raise ThrottleError(f"throttle device {item!r}: {e.strerror or e}") from e
+            except ValueError as e:  # a NUL in the path
                 raise ThrottleError(f"throttle device {item!r}: {e}") from e
             if not stat.S_ISBLK(st.st_mode):
                 raise ThrottleError(f"throttle device {item!r} is not a block device")

@@ -127,6 +127,9 @@ class Value(BaseModel):
     ci_low: float | None
     ci_high: float | None
     n: int
+    # Each complete repetition's value, in rep order (None: a run recorded before they were
+    # kept, or in a history without them)
+    reps: list[float] | None = None
 
 
 class PairedValue(BaseModel):
@@ -276,6 +279,19 @@ CREATE TABLE IF NOT EXISTS paired_values (
 """
 
 
+# Added by the first run recorded with its repetitions' values (a history from before them
+# reads the same, and an older lsmbench reads a history with them: it never asks for them).
+_REPS_DDL = """
+CREATE TABLE IF NOT EXISTS repetition_values (
+    run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+    grp TEXT NOT NULL,
+    metric TEXT NOT NULL,
+    reps TEXT NOT NULL,
+    PRIMARY KEY (run_id, grp, metric)
+);
+"""
+
+
 # Added by the first bisection (track bisect).
 _BISECT_DDL = """
 CREATE TABLE IF NOT EXISTS bisections (
@@ -365,6 +381,8 @@ class History:
         as a run per node is wholly in the history or not at all."""
         if any(p for _, _, _, p in runs):
             self._paired_table()
+        if any(v.get("reps") is not None for _, values, _, _ in runs for v in values):
+            self.db.executescript(_REPS_DDL)
         if any(r.get("node") for r, _, _, _ in runs) and self.version < 2:
             self._migrate_to_nodes()
         ids = []
@@ -404,6 +422,10 @@ class History:
             "INSERT INTO run_values VALUES (?,?,?,?,?,?,?)",
             [(run_id, v["group"], v["metric"], v["median"], v["ci_low"], v["ci_high"],
               v["n"]) for v in values])
+        reps = [(run_id, v["group"], v["metric"], json.dumps(v["reps"])) for v in values
+                if v.get("reps") is not None]
+        if reps:
+            self.db.executemany("INSERT INTO repetition_values VALUES (?,?,?,?)", reps)
         self.db.executemany(
             "INSERT INTO group_verdicts VALUES (?,?,?,?,?)",
             [(run_id, g["group"], g["verdict"], g["repetitions"],
@@ -448,14 +470,20 @@ class History:
         return out
 
     def values(self, campaign: str | None = None) -> list[Value]:
-        sql = ("SELECT v.run_id, v.grp, v.metric, v.median, v.ci_low, v.ci_high, v.n FROM "
-               "run_values v JOIN runs r ON r.run_id = v.run_id")
+        reps = self._has_table("repetition_values")
+        sql = ("SELECT v.run_id, v.grp, v.metric, v.median, v.ci_low, v.ci_high, v.n, "
+               f"{'p.reps' if reps else 'NULL'} FROM run_values v "
+               "JOIN runs r ON r.run_id = v.run_id")
+        if reps:
+            sql += (" LEFT JOIN repetition_values p ON p.run_id = v.run_id AND p.grp = v.grp "
+                    "AND p.metric = v.metric")
         args: tuple[Any, ...] = ()
         if campaign is not None:
             sql += " WHERE r.campaign=?"
             args = (campaign,)
         return [Value(run_id=r[0], group=r[1], metric=r[2], median=r[3], ci_low=r[4],
-                      ci_high=r[5], n=r[6]) for r in self.db.execute(sql, args)]
+                      ci_high=r[5], n=r[6], reps=json.loads(r[7]) if r[7] else None)
+                for r in self.db.execute(sql, args)]
 
     def paired_values(self, campaign: str | None = None) -> list[PairedValue]:
         """The paired runs' ratios (none in a history without a paired run)."""

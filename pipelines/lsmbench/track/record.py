@@ -1,6 +1,11 @@
 """`lsmbench track record`: a finished campaign directory read as one run of the history (its
 groups' medians and intervals, verdicts, commit, spec hash and testbed key) and added to it.
 
+The night is the campaign's complete groups (groups.campaign_completion: nothing more would
+run for them; an adaptive campaign's decided groups stop short of their max repetitions and
+are complete); the groups that are not are left out and named. A campaign whose last run did
+not finish is refused, and a refused record creates nothing.
+
 A campaign whose points ran on several nodes of a testbed is one run *per node*, each of that
 node's points, its node named in its testbed identity (history.node_identity): each node is a
 series of its own. The matrix dimension over the nodes (``testbed.node``, which a nightly on
@@ -20,6 +25,7 @@ import numpy as np
 
 from ..exits import EXIT_OK, EXIT_USAGE
 from ..fingerprint import distinct_identities, testbed_identity, testbed_key
+from ..groups import campaign_completion, point_group
 from ..names import BUILD_CANDIDATE, BUILD_DIMENSION, BUILD_REFERENCE, NODE_DIMENSION
 from ..points import group_id
 from ..report.load import (
@@ -29,9 +35,11 @@ from ..report.load import (
     point_row,
     read_campaign,
     resolve_campaign_dir,
+    stored_repetition,
 )
 from ..results.reading import StoredPoint
 from ..store import STATE_COMPLETE
+from ..wording import plural
 from .history import (
     METRICS,
     History,
@@ -52,6 +60,8 @@ class CampaignRun(NamedTuple):
     values: list[dict[str, Any]]  # per group and metric: the median and its interval
     verdicts: list[dict[str, Any]]  # per group
     paired: list[dict[str, Any]]  # spec pair: per group (without its build) and metric
+    # the groups left out, not complete (each with why): a night is its complete groups
+    incomplete: list[dict[str, Any]] = []  # noqa: RUF012 (a NamedTuple's default, never mutated)
 
 
 def point_node(p: StoredPoint) -> str | None:
@@ -91,13 +101,25 @@ def campaign_runs(campaign_dir: Path, commit: str | None = None) -> list[Campaig
     if runs and runs[-1].get("finished") is None:
         raise HistoryError(f"{where}: the campaign's last run has not finished (still running, "
                            "or killed: `lsmbench run --resume` finishes it)")
-    planned = len((camp.meta.get("plan") or {}).get("points") or [])
-    if planned and len(camp.points) < planned:
-        raise HistoryError(f"{where}: {len(camp.points)} of {planned} planned points are "
-                           "stored; a partial campaign is not a night")
-    complete = [p for p in camp.points if p.record.get("state") == STATE_COMPLETE]
+    if runs and runs[-1].get("stopped"):
+        raise HistoryError(f"{where}: the campaign's last run stopped before its end "
+                           f"({runs[-1]['stopped']}): `lsmbench run --resume` finishes it")
+    # The night is the groups that are complete: a group a decided verdict stopped short of
+    # its max repetitions is complete; one missing what its plan would still run is not.
+    plan = camp.meta.get("plan")
+    planned = plan.get("points") if isinstance(plan, dict) else None
+    matrix = camp.spec.get("matrix") if isinstance(camp.spec, dict) else None
+    completion = campaign_completion(planned if isinstance(planned, list) else [],
+                                     [stored_repetition(p) for p in camp.points],
+                                     matrix if isinstance(matrix, dict) else {})
+    incomplete = [{"group": c.group, "why": c.why} for c in completion if not c.complete]
+    left_out = {c["group"] for c in incomplete}
+    points = [p for p in camp.points if point_group(p.id, p.record) not in left_out]
+    complete = [p for p in points if p.record.get("state") == STATE_COMPLETE]
     if not complete:
-        raise HistoryError(f"{where}: no complete point to record")
+        what = (f"no group is complete ({incomplete_text(incomplete)})" if incomplete
+                else "no complete point to record")
+        raise HistoryError(f"{where}: {what}")
 
     commits = {((p.fingerprint or {}).get("project") or {}).get("commit") for p in complete}
     commits.discard(None)
@@ -125,8 +147,8 @@ def campaign_runs(campaign_dir: Path, commit: str | None = None) -> list[Campaig
     pair = camp.spec.get("pair")
     # Several nodes: by where the points ran, or were pinned to run (a node whose every
     # point failed still makes this a campaign of several nodes: the others keep their keys).
-    planned_nodes = {n for n in map(point_node, camp.points) if n is not None} | {
-        str(p.params[NODE_DIMENSION]) for p in camp.points if NODE_DIMENSION in p.params}
+    planned_nodes = {n for n in map(point_node, points) if n is not None} | {
+        str(p.params[NODE_DIMENSION]) for p in points if NODE_DIMENSION in p.params}
     nodes = sorted({n for n in map(point_node, complete) if n is not None})
     if len(planned_nodes) <= 1:
         # One node (or the local testbed): the run as it always was, its key without a name.
@@ -135,20 +157,26 @@ def campaign_runs(campaign_dir: Path, commit: str | None = None) -> list[Campaig
                "testbed": distinct_identities(identities), "node": None}
         paired = (paired_values(complete, pair.get("commit"), where)
                   if isinstance(pair, dict) else [])
-        return [CampaignRun(run, *_groups([_without_node(p) for p in camp.points]), paired)]
+        return [CampaignRun(run, *_groups([_without_node(p) for p in points]), paired,
+                            incomplete)]
     if isinstance(pair, dict):
         raise HistoryError(f"{where}: a paired campaign that ran on {len(nodes)} nodes: "
                            "pairs are recorded on a single node only")
     out = []
     for node in nodes:
-        mine = [_without_node(p) for p in camp.points if point_node(p) == node]
+        mine = [_without_node(p) for p in points if point_node(p) == node]
         # Every identity of the node's points (one, unless the node changed mid-campaign).
         identities = [node_identity(testbed_identity(p.fingerprint or {}, throttle), node)
                       for p in mine if p.ok]
         run = {**base, "testbed_key": testbed_key(identities),
                "testbed": distinct_identities(identities), "node": node}
-        out.append(CampaignRun(run, *_groups(mine), []))
+        out.append(CampaignRun(run, *_groups(mine), [], incomplete))
     return out
+
+
+def incomplete_text(incomplete: list[dict[str, Any]]) -> str:
+    """'GROUP: why; GROUP: why' of the groups a night leaves out."""
+    return "; ".join(f"{c['group']}: {c['why']}" for c in incomplete)
 
 
 def _groups(points: list[StoredPoint]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -162,8 +190,12 @@ def _groups(points: list[StoredPoint]) -> tuple[list[dict[str, Any]], list[dict[
             e = gr.estimates[m.name]
             if e.median is None:
                 continue
+            # Each complete repetition's value, in rep order: the night's own spread, which
+            # the history report's noise is measured from (with the nights').
+            reps = [float(v) for r in gr.rows if r.state == STATE_COMPLETE
+                    and (v := getattr(r, m.name)) is not None]
             values.append({"group": g.group, "metric": m.name, "median": e.median,
-                           "ci_low": e.ci_low, "ci_high": e.ci_high, "n": e.n})
+                           "ci_low": e.ci_low, "ci_high": e.ci_high, "n": e.n, "reps": reps})
     return values, verdicts
 
 
@@ -209,11 +241,12 @@ def paired_values(points: list[StoredPoint], reference_commit: str | None,
     return out
 
 
-def record_runs(history: History, campaign_dir: Path,
-                commit: str | None = None) -> list[tuple[int, bool]]:
+def record_runs(history: History, campaign_dir: Path, commit: str | None = None,
+                got: list[CampaignRun] | None = None) -> list[tuple[int, bool]]:
     """(run id, newly added) per run (one per node for a campaign of several nodes), all
-    added in one transaction. Recording the same campaign run again adds nothing."""
-    got = campaign_runs(campaign_dir, commit)
+    added in one transaction. Recording the same campaign run again adds nothing. ``got``:
+    the campaign's runs when already read (:func:`campaign_runs`)."""
+    got = campaign_runs(campaign_dir, commit) if got is None else got
     known = [history.find_run(g.run["campaign"], g.run["finished"], g.run["node"])
              for g in got]
     fresh = [g for g, k in zip(got, known, strict=True) if k is None]
@@ -236,19 +269,25 @@ def _campaign_dir(target: str, results: str) -> Path:
 def cmd_record(args: argparse.Namespace) -> int:
     try:
         d = _campaign_dir(args.campaign, args.results)
+        # Read and checked before the history is opened: a refused record creates nothing.
+        read = campaign_runs(d, args.commit)
         with open_history(history_path(args)) as h:
-            got = record_runs(h, d, args.commit)
+            got = record_runs(h, d, args.commit, read)
             by_id = {r.run_id: r for r in h.runs()}
             runs = [(by_id[run_id], added) for run_id, added in got]
     except HistoryError as e:
         print(f"lsmbench track record: {e}", file=sys.stderr)
         return EXIT_USAGE
+    incomplete = read[0].incomplete
     if args.json:
         # The first run at the top level (the only one of a single-node campaign), every run
-        # (one per node) in `runs`.
+        # (one per node) in `runs`; the groups left out, not complete, in `incomplete`.
         each = [{"run_id": r.run_id, "added": added, **r.model_dump()} for r, added in runs]
-        print(json.dumps({**each[0], "runs": each}, indent=2))
+        print(json.dumps({**each[0], "runs": each, "incomplete": incomplete}, indent=2))
     else:
+        if incomplete:
+            print(f"lsmbench track record: {plural(len(incomplete), 'group')} not recorded, "
+                  f"not complete: {incomplete_text(incomplete)}", file=sys.stderr)
         lines = []
         for run, added in runs:
             what = "recorded" if added else "already recorded"

@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import __version__
 from ..report.render import html_environment
-from .changes import Analysis, HistorySeries, paired_state
+from .changes import Analysis, HistorySeries, paired_state, segment_noise
 from .history import METRIC_BY_NAME, History
 
 HTML_TEMPLATE = "history.html.j2"
@@ -71,14 +71,16 @@ def render_history(analysis: Analysis, history: History, figures: dict[tuple[str
         segments = [seg for s in series for seg in s.segments]
         notes = [f"{seg.node}: {seg.note}" if seg.node else seg.note for seg in segments
                  if seg.note]
-        noise = [seg.noise for seg in segments if seg.noise is not None]
+        # Each series' latest segment: the noise its newest nights are judged against.
+        noise = "; ".join((f"{s.node}: " if s.node else "") + segment_noise(s.segments[-1]).text()
+                          for s in series if s.segments)
         verdicts = [(s.node, latest.get((camp, group, s.node))) for s in series]
         panels.append({
             "campaign": camp, "group": group, "metric": m, "figure": figures[(camp, group,
                                                                               metric)],
             "runs": sum(len(g.points) for g in segments), "nodes": nodes,
             "segments": len(segments), "notes": notes,
-            "noise": noise[-1] if noise and not nodes else None,
+            "noise": noise or None,
             "verdict": ", ".join(f"{n} {v}" if n else str(v) for n, v in verdicts if v)
                        or None,
             "changes": [c for c in analysis.changes

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..results.tuning import TuneResult, metric_text, params_text
 from ..terminal import Rows, final, make_console, say, terminal_width
+from ..wording import plural
 
 SPEC_OWN = " (spec's own)"
 
@@ -29,8 +30,8 @@ def print_result(result: TuneResult, quiet: bool = False) -> None:
                 f"confirmed {params_text(c.params)}{SPEC_OWN if c.defaults else ''}: "
                 f"median {metric_text(result.objectives[0], c.median)} "
                 f"[{metric_text(result.objectives[0], c.ci_low)} .. "
-                f"{metric_text(result.objectives[0], c.ci_high)}] over {c.repetitions} "
-                f"repetitions, {c.verdict or 'no verdict'}"
+                f"{metric_text(result.objectives[0], c.ci_high)}] over "
+                f"{plural(c.repetitions, 'repetition')}, {c.verdict or 'no verdict'}"
                 f"{'' if c.feasible else ', constraints not met in every repetition'}", width)
     final(console, final_line(result), width, quiet)
 
