@@ -4,8 +4,8 @@ secondary-indexes and secondary-indexes-queries (pipelines/campaigns/), as Markd
     .venv/bin/python pipelines/bench/secondary_indexes_findings.py \
         --results /var/tmp/lsmbench-results
 
-Medians over the repetitions with their order-statistic interval (lsmbench.stats.median_ci: with
-3 repetitions [min, max], which covers the median with 75 %).
+Medians over the repetitions with their order-statistic interval (lsmbench.method.stats.median_ci:
+with 3 repetitions [min, max], which covers the median with 75 %).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from lsmbench.method.stats import median_ci
 from lsmbench.results import load
-from lsmbench.stats import median_ci
 
 TREES = ("primary", "secondary0", "secondary1")
 

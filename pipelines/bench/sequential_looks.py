@@ -26,6 +26,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from lsmbench.method.stats import median_ci
 from lsmbench.reproduce.evidence import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
@@ -34,7 +35,6 @@ from lsmbench.reproduce.evidence import (
     compare,
     fmt_plain,
 )
-from lsmbench.stats import median_ci
 from pydantic import BaseModel
 
 # The looks the stored Luo & Carey plans took (LC19 3->13, LC23 3->16, LC30 3->9->14,

@@ -251,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
                    "sim_time_validation.json")
     a = p.parse_args(argv)
     sys.path.insert(0, str(ROOT / "pipelines"))
-    from lsmbench.units import parse_size
+    from lsmbench.util.units import parse_size
 
     budget = parse_size(a.budget)
     unknown = set(a.variants.split(",")) - set(VARIANTS)

@@ -22,9 +22,9 @@ import math
 from pathlib import Path
 
 import numpy as np
-from lsmbench.cycles import flush_cycle_throughput
 from lsmbench.driverio import read_timeseries
-from lsmbench.verdict import MIN_TESTING_CYCLES, VerdictError, max_throughput
+from lsmbench.method.cycles import flush_cycle_throughput
+from lsmbench.method.verdict import MIN_TESTING_CYCLES, VerdictError, max_throughput
 
 
 def errors(intervals: list[dict], warmup: float, window: float) -> dict[str, list[float]]:

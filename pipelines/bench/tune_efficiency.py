@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import optuna
-from lsmbench.groups import repetition_from_store
+from lsmbench.method.groups import repetition_from_store
 from lsmbench.points import group_id
 from lsmbench.store import STATE_COMPLETE, Store
 

@@ -1,11 +1,11 @@
 """Is a running phase long enough to see a merge into the deepest level?
 
 A running window that sees no merge into the deepest level the testing phase
-reached is inconclusive (:func:`lsmbench.cycles.window_coverage`). How often
+reached is inconclusive (:func:`lsmbench.method.cycles.window_coverage`). How often
 such merges come is known in two ways:
 
 * **measured**: the testing phase's merges into its deepest level
-  (:func:`lsmbench.cycles.merge_cycle`), a number of writes per cycle when it
+  (:func:`lsmbench.method.cycles.merge_cycle`), a number of writes per cycle when it
   saw two or more of them, so the cycle at the running rate follows;
 * **simulated**: ``lsm-sim`` runs the engine's policy over the flushes of the
   load and after (:mod:`lsmbench.mergesim`): the flushes between merges into
@@ -28,8 +28,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .cycles import MergeCycle, deepest_text, merge_cycle
-from .digest import canonical_hash
 from .driverio import read_timeseries
 from .engine_options import option_string, record_sizes
 from .mergesim import (
@@ -40,10 +38,12 @@ from .mergesim import (
     sim_options,
     simulate,
 )
+from .method.cycles import MergeCycle, deepest_text, merge_cycle
 from .plan import Plan
 from .points import Point, ResolvedPoint, running_dir, testing_signature
 from .spec.models import RunningPhase
 from .store import STATE_COMPLETE, Store, read_json
+from .util.digest import canonical_hash
 
 # lsmbench plan simulates at most this many distinct engine configurations (each a few ms;
 # the plan of a large matrix must stay fast); beyond it, it says so.

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .digest import canonical_hash
-from .paths import project_root
+from .util.digest import canonical_hash
+from .util.paths import project_root
 
 
 def _read(path: str | Path) -> str | None:

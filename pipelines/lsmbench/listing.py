@@ -1,7 +1,7 @@
 """`lsmbench ls CAMPAIGN`: a campaign's groups (a point's repetitions judged as one), as a table
 or as JSON, with the repetitions reachable (nested ids, the per-repetition rows, --repetitions).
 
-The terminal view never breaks a word or a number across lines (:mod:`lsmbench.terminal`, the
+The terminal view never breaks a word or a number across lines (:mod:`lsmbench.util.terminal`, the
 layout every command's output shares): a table, one line per group, when it fits the width;
 else each group stacked as a block of "label  value" lines, values wrapped between words.
 """
@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .groups import (
+from .method.groups import (
     Group,
     Repetition,
     agreement_text,
@@ -28,12 +28,12 @@ from .groups import (
     group_repetitions,
     interval_text,
 )
-from .groups import repetition_from_store as _repetition
+from .method.groups import repetition_from_store as _repetition
+from .method.stats import Estimate
 from .points import group_id
-from .stats import Estimate
 from .store import LOCK_FILE, STATE_COMPLETE, Store
-from .terminal import UNBOUNDED, make_console, print_layout, say, terminal_width
-from .wording import plural
+from .util.terminal import UNBOUNDED, make_console, print_layout, say, terminal_width
+from .util.wording import plural
 
 __all__ = ["UNBOUNDED", "Listing", "campaign_listing", "print_listing", "say", "terminal_width"]
 

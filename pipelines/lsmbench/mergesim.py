@@ -31,9 +31,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .cycles import MAJOR_MERGE_SHARE
 from .engine_options import EngineDescription, description
-from .units import parse_size
+from .method.cycles import MAJOR_MERGE_SHARE
+from .util.units import parse_size
 
 SIM_TIMEOUT_S = 20.0
 # Flushes simulated after the starting tree: at least this many, else as many as the

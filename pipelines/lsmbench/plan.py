@@ -19,17 +19,17 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from .digest import canonical_hash
 from .engine_options import option_string
-from .names import BUILD_CANDIDATE, BUILD_DIMENSION, BUILD_REFERENCE
-from .paths import build_driver
+from .method.search import steps_needed
 from .points import Point, ResolvedPoint, group_id, point_id, resolve_point, running_dir
-from .search import steps_needed
 from .spec import MATRIX_RESERVED, CampaignSpec, LoadedSpec, RunningPhase
 from .spec.checks import repetition_range
 from .spec.tune_domains import resolve_domains
-from .units import format_duration
-from .wording import plural
+from .util.digest import canonical_hash
+from .util.names import BUILD_CANDIDATE, BUILD_DIMENSION, BUILD_REFERENCE
+from .util.paths import build_driver
+from .util.units import format_duration
+from .util.wording import plural
 
 # Rough speed of a load phase when nothing better is known (records/s), used
 # only for the plan's estimate; the store's history replaces it.

@@ -18,11 +18,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from .digest import canonical_hash
 from .engine_options import option_string
-from .names import BUILD_DIMENSION
 from .spec import PHASE_NAMES, CampaignSpec, LoadedSpec, resolve_workload, set_dotted
 from .spec.checks import dimension_option
+from .util.digest import canonical_hash
+from .util.names import BUILD_DIMENSION
 
 _SLUG_RE = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_ID_LEN = 96

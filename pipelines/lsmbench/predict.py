@@ -32,8 +32,8 @@ from .mergesim import SimError, run_lsm_sim
 from .plan import Plan
 from .points import ResolvedPoint
 from .throttle.rates import resolve_relative
-from .units import parse_size
-from .wording import plural
+from .util.units import parse_size
+from .util.wording import plural
 
 UTILIZATION = 0.95  # the issue's question: is 95 % of the predicted maximum sustainable?
 WRITER_FACTOR = 20.0
@@ -186,8 +186,8 @@ def add_predictions(plan: Plan, sim: Path | None) -> list[Prediction]:
 
 def print_predictions(console: Any, predictions: list[Prediction], width: int | None) -> None:
     """lsmbench plan --predict's table, the assumptions, and why a point has none, laid out
-    for ``width`` columns as every table is (lsmbench.terminal)."""
-    from .terminal import Rows, say
+    for ``width`` columns as every table is (lsmbench.util.terminal)."""
+    from .util.terminal import Rows, say
 
     rows = Rows(("point", "testing max (writes/s)", f"{UTILIZATION:.0%} sustainable?",
                  "longest wait (s)"), right=frozenset({1, 3}),

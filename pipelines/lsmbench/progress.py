@@ -18,10 +18,10 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from .method.verdict import INCONCLUSIVE, inconclusive_cause, verdict_word
 from .points import Point
-from .units import format_duration
-from .verdict import INCONCLUSIVE, inconclusive_cause, verdict_word
-from .wording import plural
+from .util.units import format_duration
+from .util.wording import plural
 
 
 class Reporter:

@@ -17,7 +17,7 @@ from typing import Any
 
 from .spec import InfluxSinkSpec
 from .store import PointRecord, Store
-from .units import format_duration
+from .util.units import format_duration
 
 
 def sink_from_url(url: str, base: InfluxSinkSpec | None = None, **changes: Any) -> InfluxSinkSpec:

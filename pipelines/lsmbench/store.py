@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .filelock import LockHeld, exclusive
+from .util.filelock import LockHeld, exclusive
 
 POINT_FILE = "point.json"
 CAMPAIGN_FILE = "campaign.json"

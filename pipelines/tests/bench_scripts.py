@@ -7,7 +7,7 @@ import importlib.util
 import sys
 from types import ModuleType
 
-from lsmbench.paths import project_root
+from lsmbench.util.paths import project_root
 
 BENCH = project_root() / "pipelines" / "bench"
 

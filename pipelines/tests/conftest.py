@@ -18,7 +18,7 @@ def pytest_configure(config):
 @pytest.fixture(autouse=True)
 def _wide_output(monkeypatch: pytest.MonkeyPatch) -> None:
     """The commands' text output does not depend on the terminal pytest runs in: it is laid
-    out for a width wider than any line checked (lsmbench.terminal reads COLUMNS first, and
+    out for a width wider than any line checked (lsmbench.util.terminal reads COLUMNS first, and
     so does rich; child processes inherit it). A test of the layout sets its own COLUMNS."""
     monkeypatch.setenv("COLUMNS", "1000")
 
@@ -26,7 +26,7 @@ def _wide_output(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="session")
 def driver_path() -> Path:
     """A built lsm-driver (build/ or build-*/), or the test is skipped with how to build it."""
-    from lsmbench.paths import find_driver
+    from lsmbench.util.paths import find_driver
 
     p = find_driver()
     if p is None:

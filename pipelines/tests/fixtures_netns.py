@@ -392,7 +392,7 @@ def bench_nodes(prefix: str, count: int = 3) -> Iterator[tuple[NetnsNodes, Path,
     definition for them (write_ssh_testbed with this machine's lsm-driver) and the environment
     whose $LSMBENCH_TESTBEDS is the scratch one; everything removed afterwards, also on
     SIGTERM. SystemExit(2) when lsm-driver is not built."""
-    from lsmbench.paths import find_driver
+    from lsmbench.util.paths import find_driver
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     driver = find_driver()

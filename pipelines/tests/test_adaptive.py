@@ -1,4 +1,5 @@
-"""Adaptive phases' stopping rules on synthetic series (lsmbench.adaptive): no driver, no clock.
+"""Adaptive phases' stopping rules on synthetic series (lsmbench.method.adaptive): no driver, no
+clock.
 
 A synthetic testing phase: one interval a second, a memtable sealed every second holding that
 second's writes, a merge into level 2 (the deepest) every `cycle` seconds. A synthetic running
@@ -10,11 +11,11 @@ from __future__ import annotations
 import random
 
 import pytest
-from lsmbench import adaptive
-from lsmbench.cycles import Coverage
-from lsmbench.groups import Repetition, make_group
+from lsmbench.method import adaptive
+from lsmbench.method.cycles import Coverage
+from lsmbench.method.groups import Repetition, make_group
+from lsmbench.method.verdict import INCONCLUSIVE, NOT_SUSTAINABLE, SUSTAINABLE, running_figures
 from lsmbench.spec.models import SteadyState, UntilDecided, VerdictSpec
-from lsmbench.verdict import INCONCLUSIVE, NOT_SUSTAINABLE, SUSTAINABLE, running_figures
 
 SEED = 20261127
 

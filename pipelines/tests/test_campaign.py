@@ -16,14 +16,14 @@ from pathlib import Path
 import pytest
 import yaml
 from lsmbench.driverio import DriverOutputs
-from lsmbench.store import TMP_DIR, Store
-from lsmbench.verdict import (
+from lsmbench.method.verdict import (
     judge,
     max_throughput,
     max_throughput_of_testing,
     running_coverage,
     running_figures,
 )
+from lsmbench.store import TMP_DIR, Store
 
 pytestmark = pytest.mark.slow
 
@@ -426,7 +426,7 @@ def test_adaptive_phases_and_repetitions_end_to_end(tmp_path, data_root, driver_
     repetitions {min, max}: what each decided is in the store, recomputable from the stored
     series, and a phase that ended before its cap says so. Nothing here depends on the
     machine's speed: whichever way a rule decides, the records must agree with the series."""
-    from lsmbench import adaptive
+    from lsmbench.method import adaptive
     from lsmbench.spec.models import SteadyState
 
     spec = write_spec(

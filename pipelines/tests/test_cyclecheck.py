@@ -16,14 +16,14 @@ import yaml
 from lsmbench import cyclecheck, mergesim
 from lsmbench.campaign import point as point_run
 from lsmbench.cli import main
-from lsmbench.cycles import MergeCycle, merge_cycle
 from lsmbench.engine_options import description
-from lsmbench.paths import find_driver, find_sim
+from lsmbench.method.cycles import MergeCycle, merge_cycle
 from lsmbench.plan import build_plan
+from lsmbench.point_pipeline import PointContext, PointPipeline
 from lsmbench.progress import Reporter
 from lsmbench.spec import validate_raw
-from lsmbench.stages import PointContext, PointPipeline
 from lsmbench.store import Store, write_json_atomic
+from lsmbench.util.paths import find_driver, find_sim
 
 QUICKSTART = Path(__file__).resolve().parents[1] / "campaigns" / "quickstart.yaml"
 # What the fake lsm-sim says a 4 MiB memtable of 1 KiB records holds (the real one: within one of

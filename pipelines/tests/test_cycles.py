@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from lsmbench import cycles
+from lsmbench.method import cycles
 
 
 def _flush(sealed_s: float, entries: int, took_s: float = 0.4) -> dict:
@@ -93,7 +93,7 @@ def test_cycle_rate_is_not_biased_toward_short_cycles() -> None:
 
 
 def test_the_testing_maximum_is_the_cycle_rate_unless_the_count_is_asked_for() -> None:
-    from lsmbench.verdict import max_throughput_of_testing
+    from lsmbench.method.verdict import max_throughput_of_testing
 
     # Bursts of 1000 writes right after each sealing (every 2.5 s, from 0.5 s), a 30 s
     # phase measured from 4 s: the cycle rate is 400/s wherever the bursts fall, the interval

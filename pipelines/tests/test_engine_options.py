@@ -22,7 +22,7 @@ from lsmbench.driver_checks.options import (
     driver_errors,
 )
 from lsmbench.spec import SpecError, validate_raw
-from lsmbench.units import parse_size
+from lsmbench.util.units import parse_size
 
 BASE = {"name": "c", "workload": {"inline": {"record_count": 10, "operations": {"update": 1.0}}}}
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 from lsmbench.cli import main
-from lsmbench.groups import (
+from lsmbench.method.groups import (
     INCONCLUSIVE,
     NOT_SUSTAINABLE,
     SUSTAINABLE,
@@ -25,7 +25,7 @@ from lsmbench.groups import (
     repetitions_needed,
     repetitions_to_part,
 )
-from lsmbench.stats import achieved_confidence, backlog_slope, median_ci, widening
+from lsmbench.method.stats import achieved_confidence, backlog_slope, median_ci, widening
 from lsmbench.store import Store
 from scipy import stats
 

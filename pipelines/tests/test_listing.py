@@ -187,7 +187,7 @@ def test_an_interrupted_campaign_says_so_and_a_running_one_is_not_called_interru
     and what finishes it; while a live process holds the store's lock it is running."""
     import json
 
-    from lsmbench.filelock import exclusive
+    from lsmbench.util.filelock import exclusive
     from track_nights import make_night
 
     camp = make_night(tmp_path, 1)
@@ -215,7 +215,7 @@ def test_groups_are_listed_by_their_matrix_values_numerically():
     """size_ratio=4 before size_ratio=10 (text put 10 first), sizes by their bytes, other
     values in the matrix's order, the first dimension first; in ls, the report's tables and
     track record alike (they all take groups.group_repetitions' order)."""
-    from lsmbench.groups import Repetition, group_repetitions
+    from lsmbench.method.groups import Repetition, group_repetitions
     from lsmbench.points import group_id
 
     combos = [{"policy": p, "size_ratio": t, "memtable_bytes": m}

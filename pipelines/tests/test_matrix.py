@@ -181,7 +181,7 @@ def test_plan_of_1000_points_under_one_second():
 
 
 def test_shared_testing_groups_and_their_checks():
-    from lsmbench.stages import shared_testing_mismatches
+    from lsmbench.point_pipeline import shared_testing_mismatches
 
     matrix = {"policy": ["tiering", "leveling"], "scheduler": ["single", "fair", "greedy"],
               "repetitions": 2}

@@ -14,8 +14,8 @@ import pytest
 import yaml
 from lsmbench import cli as cli_module
 from lsmbench.cli import main
-from lsmbench.paths import find_sim
 from lsmbench.report import build_report
+from lsmbench.util.paths import find_sim
 
 PAPERS = Path(__file__).parent / "fixtures" / "papers" / "results" / "papers-fixture"
 

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lsmbench.paths import project_root
+from lsmbench.util.paths import project_root
 
 SCRIPT = project_root() / "pipelines" / "bench" / "query_rate_noise.py"
 FIXTURE = (Path(__file__).parent / "fixtures" / "reproduce" / "results" / "reproduce"

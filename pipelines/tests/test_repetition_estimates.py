@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lsmbench.paths import project_root
+from lsmbench.util.paths import project_root
 
 SCRIPT = project_root() / "pipelines" / "bench" / "repetition_estimates.py"
 STORE = Path(__file__).parent / "fixtures" / "reproduce" / "results" / "reproduce"

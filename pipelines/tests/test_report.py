@@ -496,8 +496,8 @@ def test_figures_are_skipped_without_their_data():
 
 
 def test_a_search_gets_its_table_column_and_figure(tmp_path):
+    from lsmbench.method.search import StepVerdict, run_search
     from lsmbench.report.figures import search_figure
-    from lsmbench.search import StepVerdict, run_search
     from lsmbench.spec import RateSearchSpec
 
     camp = copy_fixture(tmp_path / "report-fixture")

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 import yaml
-from lsmbench.paths import find_sim
 from lsmbench.reproduce import pages
 from lsmbench.reproduce.claims import all_claims
 from lsmbench.reproduce.evidence import (
@@ -38,6 +37,7 @@ from lsmbench.reproduce.simtable import (
     run_validate,
 )
 from lsmbench.reproduce.suite import PAPERS, SUITE, experiments
+from lsmbench.util.paths import find_sim
 
 DATASETS = Path(__file__).parent / "fixtures" / "datasets" / "results"
 

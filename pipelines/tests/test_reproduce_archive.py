@@ -10,10 +10,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from bench_scripts import load_bench_script
-from lsmbench.paths import project_root
 from lsmbench.reproduce.pages import RUN_FILE, ExperimentRun, SuiteRun
 from lsmbench.reproduce.suite import SUITE
 from lsmbench.store import CAMPAIGN_FILE
+from lsmbench.util.paths import project_root
 
 SCRIPT = project_root() / "pipelines" / "bench" / "reproduce_archive.py"
 LC = [e.name for e in SUITE if e.paper == "luo-carey"]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from fixtures_reproduce import REPORT_FIXTURE
+from lsmbench.method.stats import median_ci
 from lsmbench.reproduce import changes, pages
 from lsmbench.reproduce.claims import all_claims
 from lsmbench.reproduce.evidence import (
@@ -25,7 +26,6 @@ from lsmbench.reproduce.evidence import (
     read_evidence,
 )
 from lsmbench.reproduce.suite import SUITE
-from lsmbench.stats import median_ci
 
 
 def _rewrite_running(point_dir: Path, keep_s: float | None, components_after: float | None,

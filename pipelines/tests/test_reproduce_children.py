@@ -77,7 +77,7 @@ def _interrupted_run_child(tmp_path: Path, raised: type[BaseException]) -> Path:
 def test_a_sigterm_to_reproduce_alone_reaches_its_child(tmp_path):
     """SIGTERM to this process only (not its group, as Ctrl-C is): the child gets SIGTERM,
     is waited for, and the interruption goes on up; no child outlives it."""
-    from lsmbench.exits import Terminated
+    from lsmbench.util.exits import Terminated
 
     ended = _interrupted_run_child(tmp_path, Terminated)
     assert ended.read_text() == "ended"  # it ended itself, on the SIGTERM passed on

@@ -3,6 +3,7 @@ about the same as another, from the intervals of their medians, and claims made 
 
 from __future__ import annotations
 
+from lsmbench.method.stats import median_ci
 from lsmbench.reproduce.evidence import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
@@ -14,7 +15,6 @@ from lsmbench.reproduce.evidence import (
     much,
     similar,
 )
-from lsmbench.stats import median_ci
 
 # ---------------------------------------------------------------- the rule
 

@@ -137,7 +137,7 @@ def tiny_suite(base: Path) -> tuple[Experiment, ...]:
     """Three experiments on the null engine (2 s testing, 1 s running), one point each but
     tb-one's two, which share a testing phase (phases.testing.shared_across); and a simulator
     one when lsm-sim is built."""
-    from lsmbench.paths import find_sim
+    from lsmbench.util.paths import find_sim
 
     exps = []
     for name in EXPERIMENTS:

@@ -1,4 +1,4 @@
-"""The search for the maximum sustainable rate (lsmbench.search), over fake step runners: a
+"""The search for the maximum sustainable rate (lsmbench.method.search), over fake step runners: a
 known threshold is found within the tolerance in at most max_steps steps; noise near the
 threshold still ends in a bracket that holds it, or says its upper end is inconclusive."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from lsmbench.search import RateSearch, StepVerdict, run_search, steps_needed
+from lsmbench.method.search import RateSearch, StepVerdict, run_search, steps_needed
+from lsmbench.method.verdict import INCONCLUSIVE, NOT_SUSTAINABLE, SUSTAINABLE
 from lsmbench.spec import RateSearchSpec as SearchSpec
 from lsmbench.spec import SpecError, validate_raw
-from lsmbench.verdict import INCONCLUSIVE, NOT_SUSTAINABLE, SUSTAINABLE
 
 MAX_TP = 2000.0
 
@@ -192,8 +192,8 @@ def test_an_inconclusive_run_near_the_threshold_is_said(t):
 
 
 def test_a_step_verdict_from_a_running_phase_verdict():
-    from lsmbench.stats import Slope
-    from lsmbench.verdict import RunningFigures, judge
+    from lsmbench.method.stats import Slope
+    from lsmbench.method.verdict import RunningFigures, judge
 
     flat = Slope(slope=0.0, ci_low=-1.0, ci_high=1.0, confidence=0.95, points=20, from_s=10.0,
                  to_s=20.0)

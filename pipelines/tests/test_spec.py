@@ -6,7 +6,6 @@ import copy
 from pathlib import Path
 
 import pytest
-from lsmbench import names
 from lsmbench.spec import (
     CampaignSpec,
     SpecError,
@@ -15,6 +14,7 @@ from lsmbench.spec import (
     validate_raw,
 )
 from lsmbench.testbeds import BACKENDS
+from lsmbench.util import names
 
 CAMPAIGNS = Path(__file__).resolve().parents[1] / "campaigns"
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 from lsmbench.cli import main
-from lsmbench.exits import EXIT_USAGE
 from lsmbench.track.bisect import Comparison, bisect_commits
 from lsmbench.track.paired import paired_ratio
+from lsmbench.util.exits import EXIT_USAGE
 
 COMMITS = [f"{i:02d}" + "c0ffee" * 6 for i in range(9)]  # after the good one; the last is bad
 SAME = paired_ratio([(100.0, 100.0), (100.0, 101.0), (100.0, 99.0)])

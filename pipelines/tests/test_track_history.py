@@ -65,8 +65,8 @@ def test_the_io_scheduler_by_either_name_is_one_testbed_and_a_change_of_it_is_an
     """Fingerprints say io_scheduler since the merge scheduler and the disk's I/O scheduler were
     spelled apart; older ones say scheduler. Both read as one testbed identity (its hash, the
     testbed key, unchanged), and another I/O scheduler is another testbed."""
-    from lsmbench.digest import canonical_hash
     from lsmbench.fingerprint import testbed_identity
+    from lsmbench.util.digest import canonical_hash
 
     def key(disk: dict) -> str:
         return canonical_hash(testbed_identity({"kernel": "6.1", "disk": disk}, None))

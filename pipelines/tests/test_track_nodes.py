@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 from lsmbench.cli import main
-from lsmbench.digest import canonical_hash
 from lsmbench.fingerprint import testbed_identity as identity_of
 from lsmbench.track.changes import Change, find_changes, merge_node_changes
 from lsmbench.track.history import History, node_identity
 from lsmbench.track.record import campaign_runs, record, record_runs
+from lsmbench.util.digest import canonical_hash
 from track_nights import DAY, GROUPS, make_night
 
 NODES = ("node0", "node1", "node2")

@@ -10,7 +10,6 @@ import json
 
 import pytest
 from lsmbench.cli import main
-from lsmbench.exits import EXIT_OK, EXIT_REGRESSION
 from lsmbench.track.changes import (
     accepted_commit,
     find_changes,
@@ -19,6 +18,7 @@ from lsmbench.track.changes import (
     paired_state,
 )
 from lsmbench.track.history import Ack, History, now_iso
+from lsmbench.util.exits import EXIT_OK, EXIT_REGRESSION
 
 DAY = 86400.0
 

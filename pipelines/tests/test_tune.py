@@ -14,7 +14,7 @@ import optuna
 import pytest
 import yaml
 from lsmbench.campaign import RunOptions
-from lsmbench.groups import Repetition
+from lsmbench.method.groups import Repetition
 from lsmbench.progress import Reporter
 from lsmbench.results.tuning import STUDY_FILE
 from lsmbench.spec import SpecError, validate_raw
@@ -354,7 +354,7 @@ def test_the_policy_defaults_are_the_engines():
     import re
 
     from lsmbench.engine_options import policy_defaults
-    from lsmbench.paths import project_root
+    from lsmbench.util.paths import project_root
 
     header = (project_root() / "engines" / "lsm" / "policy" / "policies.h").read_text()
     consts = {m[1]: float(m[2]) for m in re.finditer(

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from lsmbench.driverio import DriverOutputs, read_timeseries
-from lsmbench.stats import Slope
-from lsmbench.verdict import (
+from lsmbench.method.stats import Slope
+from lsmbench.method.verdict import (
     LEGACY_INCONCLUSIVE_CAUSE,
     RunningFigures,
     VerdictError,
@@ -418,7 +418,7 @@ def test_achieved_rate_far_under_the_offered_rate_fails():
 
 
 def test_verdict_json_names_failed_criteria_and_reads_back():
-    from lsmbench.verdict import Verdict
+    from lsmbench.method.verdict import Verdict
 
     f = RunningFigures(utilization=0.95, arrival_rate=1000, p99_write_latency_s=2.0,
                        final_queue_length=5000, achieved_rate=500, offered_rate=1000)
@@ -431,7 +431,7 @@ def test_verdict_json_names_failed_criteria_and_reads_back():
 
 
 def test_a_window_without_the_deepest_merge_is_inconclusive_not_sustainable():
-    from lsmbench.cycles import Coverage
+    from lsmbench.method.cycles import Coverage
 
     f = fig(0.01, 0).model_copy(update={"offered_rate": 1000})
     missed = Coverage(False, 3, 0, 120 << 20, "no merge into level 3 in the 45 s window")

@@ -2,7 +2,7 @@
 the same in `ls` (text and --json), summary.md, report.html, `export`'s tables, the verdict,
 and `track record` / `track report`'s history.
 
-The reference is lsmbench.metrics over each point's stored summary.json (docs/reports.md,
+The reference is lsmbench.method.metrics over each point's stored summary.json (docs/reports.md,
 "Metrics"): each view must show that number, or the number rounded as the view rounds it. The
 stored campaigns cover the shapes the store holds: fixed phases with a utilization sweep, query
 threads and a failed point (tests/fixtures/report), a dataset with secondary indexes
@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 import yaml
 from lsmbench.cli import main
-from lsmbench.metrics import (
+from lsmbench.method.metrics import (
     STALL_ENGINE,
     stall_time,
     stall_time_of_intervals,
@@ -161,7 +161,7 @@ def _ls_json(cdir: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
 
 
 def _reference(cdir: Path) -> dict[str, dict[str, Any]]:
-    """Per complete point, the headline running phase's figures as lsmbench.metrics defines
+    """Per complete point, the headline running phase's figures as lsmbench.method.metrics defines
     them, and the testing maximum."""
     camp = read_campaign(cdir)
     ref = {}

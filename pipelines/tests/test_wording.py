@@ -9,7 +9,7 @@ import pytest
 import yaml
 from lsmbench.progress import summary_line
 from lsmbench.spec import SpecError, load_spec
-from lsmbench.wording import natural_key, plural
+from lsmbench.util.wording import natural_key, plural
 
 
 def test_plural_says_one_point_and_two_points():

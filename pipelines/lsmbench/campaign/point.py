@@ -14,8 +14,8 @@ from typing import Any
 
 from ..faults import ResultsStoreFull, is_no_space, results_full_text
 from ..plan import Plan
+from ..point_pipeline import PointContext, PointFailed, PointPipeline
 from ..progress import Reporter
-from ..stages import PointContext, PointFailed, PointPipeline
 from ..store import STATE_COMPLETE, STATE_FAILED, PointWriter, Store, write_json_atomic
 from ..testbeds import Testbed
 from ..testbeds.sshconn import NodeUnreachable

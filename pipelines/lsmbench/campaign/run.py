@@ -8,13 +8,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..adaptive import group_undecided, repetitions_help
-from ..groups import group_repetitions, repetition_from_store
+from ..method.adaptive import group_undecided, repetitions_help
+from ..method.groups import group_repetitions, repetition_from_store
 from ..plan import Plan, single_run_warning
+from ..point_pipeline import shared_testing_mismatches
 from ..points import group_id
 from ..progress import Reporter
 from ..spec.checks import repetition_groups, repetition_range
-from ..stages import shared_testing_mismatches
 from ..store import STATE_COMPLETE, Store
 from .base import CampaignError, RunOptions
 from .nodes import run_distributed

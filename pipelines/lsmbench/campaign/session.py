@@ -20,7 +20,7 @@ from ..progress import Reporter
 from ..store import STATE_COMPLETE, Store, StoreError
 from ..testbeds import Testbed, TestbedError, open_testbed
 from ..testbeds.distribute import Attempt
-from ..wording import plural
+from ..util.wording import plural
 from .base import CampaignError, RunOptions
 from .limits import check_throttle, remote_limits, resolve_limits
 from .nodes import retrying_text

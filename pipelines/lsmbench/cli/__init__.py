@@ -29,7 +29,8 @@ import sys
 from typing import Any
 
 from .. import __version__
-from ..exits import (  # noqa: F401  (re-exported, as are all the codes)
+from ..spec.checks import DEFAULT_MAX_POINTS
+from ..util.exits import (  # noqa: F401  (re-exported, as are all the codes)
     EXIT_ENV,
     EXIT_FAILED,
     EXIT_INTERNAL,
@@ -39,8 +40,7 @@ from ..exits import (  # noqa: F401  (re-exported, as are all the codes)
     Terminated,
     uncaught,
 )
-from ..paths import default_results_dir
-from ..spec.checks import DEFAULT_MAX_POINTS
+from ..util.paths import default_results_dir
 from . import campaigns, specs, stored
 from .common import positive_int
 

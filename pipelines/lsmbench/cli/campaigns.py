@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..exits import EXIT_ENV, EXIT_FAILED, EXIT_OK, EXIT_USAGE
-from ..wording import plural
+from ..util.exits import EXIT_ENV, EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from ..util.wording import plural
 from .common import (
     history_load_s,
     history_phase_s,

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..exits import EXIT_ENV, EXIT_INTERRUPTED, EXIT_USAGE
-from ..wording import plural
+from ..util.exits import EXIT_ENV, EXIT_INTERRUPTED, EXIT_USAGE
+from ..util.wording import plural
 
 
 def print_json(obj: Any) -> None:

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..exits import EXIT_OK, EXIT_USAGE
-from ..wording import plural
+from ..util.exits import EXIT_OK, EXIT_USAGE
+from ..util.wording import plural
 from .common import history_load_s, history_phase_s, print_json, print_warnings, spec_errors
 
 
@@ -81,7 +81,7 @@ def _sharing_errors(loaded: Any) -> list[tuple[str, str]]:
     """Points that phases.testing.shared_across would make share a testing phase although a
     resolved option differs: refused here, before anything runs, not when the run starts."""
     from ..plan import build_plan
-    from ..stages import shared_testing_mismatches
+    from ..point_pipeline import shared_testing_mismatches
 
     path = "phases.testing.shared_across"
     mismatches = shared_testing_mismatches(build_plan(loaded))
@@ -111,8 +111,8 @@ def _driver_check(loaded: Any) -> tuple[list[tuple[str, str]], list[str]]:
     its queries and the engine go unchecked until the run starts."""
     from ..driver_checks.config import config_errors
     from ..driver_checks.options import DriverCannotCheck, driver_errors
-    from ..paths import find_driver
     from ..spec.checks import engines_of
+    from ..util.paths import find_driver
 
     unchecked = [e for e in engines_of(loaded.raw) if e == "rocksdb"]
     driver = find_driver(getattr(loaded.spec.testbed, "driver", None))
@@ -147,8 +147,8 @@ def _check_data_size(plan: Any, results: Path) -> None:
 def _check_cycles(plan: Any, results: Path) -> None:
     """The plan's notes and warnings about the deepest merge's cycle (lsm-sim, the store)."""
     from ..cyclecheck import plan_cycles
-    from ..paths import find_sim
     from ..store import Store
+    from ..util.paths import find_sim
 
     report = plan_cycles(plan, Store(results), find_sim())
     plan.notes.extend(report.notes)
@@ -183,7 +183,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         what = (f"study {loaded.spec.name}, {plural(loaded.spec.tune.trials, 'trial')}"
                 if loaded.spec.tune is not None
                 else f"campaign {loaded.spec.name}, {plural(len(points), 'point')}")
-        from ..terminal import final, make_console, terminal_width
+        from ..util.terminal import final, make_console, terminal_width
 
         width = terminal_width()
         final(make_console(width), f"{args.spec}: valid ({what})", width, args.quiet)
@@ -209,7 +209,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.json:
         print_json(plan.to_json())
         return EXIT_OK
-    from ..terminal import Rows, make_console, say, terminal_width
+    from ..util.terminal import Rows, make_console, say, terminal_width
 
     lines = describe(plan)
     if args.quiet:
@@ -237,8 +237,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def predict_points(plan: Any) -> Any:
-    from ..paths import find_sim
     from ..predict import add_predictions
+    from ..util.paths import find_sim
 
     return add_predictions(plan, find_sim())
 

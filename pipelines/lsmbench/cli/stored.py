@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..exits import EXIT_ENV, EXIT_OK, EXIT_USAGE
-from ..wording import plural
+from ..util.exits import EXIT_ENV, EXIT_OK, EXIT_USAGE
+from ..util.wording import plural
 from .common import print_json
 
 
@@ -35,8 +35,8 @@ def cmd_ls(args: argparse.Namespace) -> int:
             print_listing(data, str(store.campaign_dir(args.campaign)), args.repetitions,
                           terminal_width())
         return EXIT_OK
-    from ..groups import repetition_from_store
     from ..listing import campaign_points, last_run_state
+    from ..method.groups import repetition_from_store
 
     out = []
     for c in store.campaigns():
@@ -63,7 +63,7 @@ def cmd_ls(args: argparse.Namespace) -> int:
         print(final)
         return EXIT_OK
     from ..listing import points_text
-    from ..terminal import Rows, make_console, say, terminal_width
+    from ..util.terminal import Rows, make_console, say, terminal_width
 
     rows = Rows(("campaign", "points", "complete", "failed", "unpublished", "last run"),
                 right=frozenset({2, 3, 4}))
@@ -97,7 +97,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         print_json({"html": str(files.html), "markdown": str(files.markdown),
                      "figures": files.figures, "warnings": files.warnings})
     else:
-        from ..terminal import final, make_console, say, terminal_width
+        from ..util.terminal import final, make_console, say, terminal_width
 
         width = terminal_width()
         for w in files.warnings:

@@ -57,7 +57,7 @@ def check_config(driver: Path, doc: dict[str, Any],
 def _phase_doc(spec: CampaignSpec, point: Point, phase: str,
                workload: dict[str, Any]) -> dict[str, Any]:
     ph = getattr(spec.phases, phase)
-    # The warm-up the phase runs with (stages.py; its rounding to whole intervals is the
+    # The warm-up the phase runs with (point_pipeline.py; its rounding to whole intervals is the
     # driver's rule): a testing phase's own or its fraction, a running phase's as given.
     warmup = (ph.warmup_seconds() if phase == "testing"
               else float(ph.warmup) if phase == "running" else 0.0)

@@ -6,7 +6,7 @@ built): every option the engine's adapter accepts, with its type and range.
 A value is checked as the driver will read it: the string
 :func:`option_string` makes of it, in the driver's grammar (bool: true, false,
 1, 0; int: optional '-' and digits; size: digits with an optional K/M/G
-suffix, :func:`lsmbench.units.parse_size`; real: a finite number; choice: one
+suffix, :func:`lsmbench.util.units.parse_size`; real: a finite number; choice: one
 of the names, exactly). RocksDB has no committed description (hundreds of
 options): its options are checked by the driver itself (:mod:`lsmbench.driver_checks`).
 """
@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ..units import parse_size
+from ..util.units import parse_size
 
 _INT_RE = re.compile(r"-?[0-9]+")
 _REAL_RE = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")

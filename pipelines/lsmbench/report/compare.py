@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine_options import option_string
-from ..units import parse_size
-from ..wording import natural_key, plural
+from ..util.units import parse_size
+from ..util.wording import natural_key, plural
 from .load import Campaign, GroupRow, group_rows
 
 # The figures compared, with their table heading and unit.

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..values import dig as _get
-from ..values import number as _num
+from ..util.values import dig as _get
+from ..util.values import number as _num
 from .load import StoredPhase, StoredPoint
 from .plotting import BAND_NOTE, Figure, draw_group, figure_legend, new_figure, render_png, style
 from .series import driver_interval_s, measured_phases, plot_groups, running_title, time_unit

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure as MplFigure
 
-from ..values import dig as _get
-from ..values import number as _num
+from ..util.values import dig as _get
+from ..util.values import number as _num
 from .load import StoredPhase, StoredPoint
 from .plotting import (
     BAND_NOTE,

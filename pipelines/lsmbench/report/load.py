@@ -13,8 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..groups import Group, Repetition, group_repetitions, make_repetition
-from ..metrics import stall_time, write_amplification
+from ..method.groups import Group, Repetition, group_repetitions, make_repetition
+from ..method.metrics import stall_time, write_amplification
+from ..method.stats import Estimate, median_ci
+from ..method.verdict import verdict_word
 from ..results.reading import (
     Campaign,
     ResultsError,
@@ -24,10 +26,8 @@ from ..results.reading import (
     read_point,
     resolve_campaign_dir,
 )
-from ..stats import Estimate, median_ci
 from ..store import STATE_COMPLETE
-from ..values import number as _num
-from ..verdict import verdict_word
+from ..util.values import number as _num
 
 # The input cannot be reported on because it cannot be read: one error for both.
 ReportError = ResultsError
@@ -196,8 +196,8 @@ def search_rows(rows: list[Row]) -> list[SearchRow]:
 
 @dataclass
 class GroupRow:
-    """One group's line: its verdict (lsmbench.groups), and per numeric column of the table the
-    median and confidence interval over its complete repetitions' values."""
+    """One group's line: its verdict (lsmbench.method.groups), and per numeric column of the table
+    the median and confidence interval over its complete repetitions' values."""
 
     group: Group
     estimates: dict[str, Estimate]
@@ -209,7 +209,7 @@ class GroupRow:
 
 
 def stored_repetition(p: StoredPoint) -> Repetition:
-    """A stored point as lsmbench.groups sees a repetition (its headline running summary)."""
+    """A stored point as lsmbench.method.groups sees a repetition (its headline running summary)."""
     return make_repetition(p.id, p.record, p.running.summary if p.running else None)
 
 

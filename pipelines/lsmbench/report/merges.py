@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from matplotlib.figure import Figure as MplFigure
 from matplotlib.patches import Patch
 
-from ..cycles import events
+from ..method.cycles import events
 from .load import StoredPhase, StoredPoint
 from .plotting import Figure, render_png
 from .series import plot_groups

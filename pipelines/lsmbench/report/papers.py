@@ -24,10 +24,10 @@ from matplotlib.figure import Figure as MplFigure
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 from scipy import stats
 
-from ..cycles import events
-from ..units import parse_size
-from ..values import dig as _get
-from ..values import number as _num
+from ..method.cycles import events
+from ..util.units import parse_size
+from ..util.values import dig as _get
+from ..util.values import number as _num
 from .load import StoredPhase, StoredPoint
 from .plotting import Figure, figure_legend, new_figure, render_png, style
 from .series import label, plot_groups

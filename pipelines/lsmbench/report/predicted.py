@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..values import number as _num
+from ..util.values import number as _num
 from .load import Row
 
 

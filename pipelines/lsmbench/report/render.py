@@ -22,10 +22,10 @@ import yaml
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from .. import __version__
-from ..groups import agreement_text, interval_text
-from ..paths import project_root
-from ..stats import Estimate
-from ..wording import plural
+from ..method.groups import agreement_text, interval_text
+from ..method.stats import Estimate
+from ..util.paths import project_root
+from ..util.wording import plural
 from .catalog import all_figures
 from .compare import COMPARED, Comparison
 from .load import Campaign, Row, group_rows, point_row, search_rows

@@ -9,9 +9,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..groups import point_group
+from ..method.groups import point_group
 from ..points import short_names
-from ..values import number as _num
+from ..util.values import number as _num
 from .load import StoredPhase, StoredPoint
 
 DEFAULT_WINDOW_S = 30.0  # the rates' averaging window (lsmbench report --window)

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..exits import EXIT_ENV, EXIT_FAILED, EXIT_OK, EXIT_USAGE
-from ..paths import project_root
-from ..wording import plural
+from ..util.exits import EXIT_ENV, EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from ..util.paths import project_root
+from ..util.wording import plural
 from .suite import PAPERS, SUITE, experiments, runs_in
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
-"""What a claim is judged on: a campaign's groups (lsmbench.groups: medians and order-statistic
-intervals over repetitions) and figures per point that the group table does not carry
-(components, query rates, write amplification, writes within bursts), each aggregated the
+"""What a claim is judged on: a campaign's groups (lsmbench.method.groups: medians and
+order-statistic intervals over repetitions) and figures per point that the group table does not
+carry (components, query rates, write amplification, writes within bursts), each aggregated the
 same way; and the one rule that turns two estimates into a status.
 
 The rule (docs/results/reproduce.md, "How a claim is judged"): a claim that A is higher than B
@@ -20,7 +20,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ..groups import (
+from ..listing import estimate_text
+from ..method.groups import (
     PRACTICAL_REPETITIONS,
     Group,
     beyond_practical,
@@ -28,8 +29,7 @@ from ..groups import (
     repetitions_needed,
     repetitions_to_part,
 )
-from ..listing import estimate_text
-from ..names import DIMENSION_ALIASES
+from ..method.stats import Estimate, median_ci, widening
 from ..report.load import (
     component_counts,
     interval_components,
@@ -38,8 +38,8 @@ from ..report.load import (
 )
 from ..report.papers import bursts
 from ..results import Campaign, StoredPoint, read_campaign
-from ..stats import Estimate, median_ci, widening
-from ..values import dig, number
+from ..util.names import DIMENSION_ALIASES
+from ..util.values import dig, number
 
 Status = Literal["reproduced", "not reproduced", "inconclusive", "not run"]
 REPRODUCED: Status = "reproduced"
@@ -257,7 +257,7 @@ class CampaignEvidence:
         return self.estimate(self.one(**params), metric)
 
     def estimate(self, group: Group | None, metric: str | PointMetric) -> Estimate:
-        """A group figure (a name of lsmbench.groups.FIGURES) or a per-point metric's median
+        """A group figure (a name of lsmbench.method.groups.FIGURES) or a per-point metric's median
         and interval over the group's complete repetitions."""
         if group is None:
             return Estimate()

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..groups import Group
+from ..method.groups import Group
 from ..report.catalog import all_figures
 from ..report.plotting import Figure
 from ..report.render import markdown_environment

@@ -18,9 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..exits import EXIT_ENV, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, Terminated
 from ..fingerprint import cpu_model, git_commit, host_fingerprint
-from ..paths import project_root
+from ..util.exits import EXIT_ENV, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, Terminated
+from ..util.paths import project_root
 from .pages import RUN_FILE, ExperimentRun, SuiteRun, write_atomic
 from .simlong import SimLongError, run_long
 from .simtable import SimTableError, run_validate
@@ -237,7 +237,7 @@ def plan_outlook(name: str, ev: CampaignEvidence | None, wanted: Wanted, most: i
     long they take."""
     from statistics import median
 
-    from ..units import format_duration
+    from ..util.units import format_duration
 
     points, seconds, timed = 0, 0.0, True
     for gid in wanted.groups:

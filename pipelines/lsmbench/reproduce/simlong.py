@@ -13,8 +13,8 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from ..mergesim import SimError, run_lsm_sim
-from ..paths import find_sim
 from ..store import write_bytes_atomic
+from ..util.paths import find_sim
 
 SIM_FILE = "sim.json"
 POLICIES = ("bigtable", "exploring", "constant", "minlatency", "binomial")

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from ..paths import build_candidates
 from ..store import write_bytes_atomic
+from ..util.paths import build_candidates
 
 CSV_FILE = "validate.csv"
 SERIES_FILE = "series.csv"

@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..exits import EXIT_ENV, EXIT_USAGE
 from ..fingerprint import differing_fields, testbed_identity, testbed_key
-from ..paths import project_root
-from ..units import format_duration
+from ..util.exits import EXIT_ENV, EXIT_USAGE
+from ..util.paths import project_root
+from ..util.units import format_duration
 from .pages import ExperimentRun, SuiteRun
 from .suite import Experiment
 

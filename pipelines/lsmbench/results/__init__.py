@@ -59,7 +59,7 @@ def load(path: str | Path, *, results: str | Path | None = None) -> Results:
     """The campaign at ``path`` (its directory, or its name in the store ``results``, default
     ``results/`` or ``$LSMBENCH_RESULTS``) as tables. Raises :class:`ResultsError`, naming the
     path, when it is not a campaign or a file cannot be read."""
-    from ..paths import default_results_dir
+    from ..util.paths import default_results_dir
     from .tables import campaign_tables
 
     root = Path(results) if results is not None else default_results_dir()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..driverio import read_timeseries
-from ..groups import error_text
+from ..method.groups import error_text
 from ..points import phase_name, phase_utilization
 from ..store import CAMPAIGN_FILE, POINT_FILE, STATE_COMPLETE
 

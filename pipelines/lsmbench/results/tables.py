@@ -25,12 +25,12 @@ from typing import Any
 
 import pandas as pd
 
-from ..cycles import events
-from ..groups import point_group
-from ..metrics import stall_time, write_amplification
+from ..method.cycles import events
+from ..method.groups import point_group
+from ..method.metrics import stall_time, write_amplification
+from ..method.verdict import verdict_word
 from ..points import phase_name, phase_utilization
-from ..values import number
-from ..verdict import verdict_word
+from ..util.values import number
 from .reading import Campaign, ResultsError, StoredPhase, StoredPoint
 
 # Fixed columns and their pandas dtypes, per table. Generated columns follow them.
@@ -46,7 +46,7 @@ POINT_COLUMNS: dict[str, str] = {
     "headline": "boolean", "phase_status": "string", "phase_exit_code": "Int64",
     "phase_wall_s": "float64", "throttled": "boolean",
     "cgroup_read_bytes": "Int64", "cgroup_write_bytes": "Int64",
-    # lsmbench.metrics over the phase's measured window, the figures every view shows
+    # lsmbench.method.metrics over the phase's measured window, the figures every view shows
     "stall_s": "float64", "stall_source": "string", "stall_count": "float64",
     "write_amplification": "float64", "write_amplification_window": "string",
     "verdict": "string", "sustainable": "boolean", "failed_criteria": "string",

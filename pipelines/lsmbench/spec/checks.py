@@ -20,8 +20,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .. import engine_options, names
-from ..wording import plural
+from .. import engine_options
+from ..util import names
+from ..util.wording import plural
 from .errors import pydantic_errors
 from .models import (
     DOTTED_DIMENSION_ROOTS,
@@ -180,7 +181,7 @@ def shared_across_errors(spec: CampaignSpec) -> list[tuple[str, str]]:
 
 def pair_errors(spec: CampaignSpec) -> list[tuple[str, str]]:
     """pair: a reference build that exists, and a campaign whose repetitions can be paired."""
-    from ..paths import build_driver
+    from ..util.paths import build_driver
 
     pair = spec.pair
     if pair is None:
@@ -331,7 +332,7 @@ def _is_count(v: Any) -> bool:
 
 def repetitions_errors(r: Any) -> list[tuple[str, str]]:
     """matrix.repetitions: a count, or {min, max}: min repetitions always, more (up to max)
-    while a group is undecided (lsmbench.adaptive.group_decided); with `groups` (group ids),
+    while a group is undecided (lsmbench.method.adaptive.group_decided); with `groups` (group ids),
     more for those groups instead, up to max, decided or not (lsmbench reproduce asks for
     them when a claim compares groups whose intervals more repetitions would part)."""
     if not isinstance(r, dict):

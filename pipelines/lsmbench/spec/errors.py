@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ValidationError
 
-from .. import names
+from ..util import names
 from .models import CREDENTIAL_KEYS, CampaignSpec
 
 

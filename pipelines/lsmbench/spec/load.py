@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..wording import natural_key
+from ..util.wording import natural_key
 from .checks import pair_errors, semantic_errors, shared_across_errors
 from .errors import SpecError, pydantic_errors
 from .models import CampaignSpec

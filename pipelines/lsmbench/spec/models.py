@@ -19,9 +19,9 @@ from pydantic import (
     model_validator,
 )
 
-from .. import names
 from ..throttle.rates import check_rate
-from ..units import parse_duration
+from ..util import names
+from ..util.units import parse_duration
 from .tune import TuneSpec
 
 PHASE_NAMES: tuple[str, ...] = ("load", "testing", "running")
@@ -126,7 +126,7 @@ class SteadyState(Strict):
     rate. The measurement window is the last ``rounds`` rounds after the ``ramp``; the state is
     steady when the window's round rates span at most ``max_range`` of their mean and the
     least-squares line through them changes by at most ``max_slope`` of the mean across the
-    window. The maximum is then the window's rate (lsmbench.adaptive.steady_state)."""
+    window. The maximum is then the window's rate (lsmbench.method.adaptive.steady_state)."""
 
     rounds: int = Field(default=5, ge=2, le=50)
     round: Duration = Field(default=10.0, gt=0)
@@ -192,7 +192,7 @@ class TestingPhase(Strict):
 
 class RateSearchSpec(Strict):
     """phases.running.search: the maximum sustainable rate, searched between two fractions of
-    the testing maximum (lsmbench.search)."""
+    the testing maximum (lsmbench.method.search)."""
 
     low: float = Field(default=0.5, gt=0, le=2)
     high: float = Field(default=1.0, gt=0, le=2)
@@ -211,7 +211,7 @@ class RateSearchSpec(Strict):
 
 class UntilDecided(Strict):
     """phases.running.until_decided: the running phase ends as soon as its verdict is decided,
-    and ``duration`` is then its cap (lsmbench.adaptive.RunningRule).
+    and ``duration`` is then its cap (lsmbench.method.adaptive.RunningRule).
 
     It fails fast once a criterion cannot pass any more within the cap (stalled time beyond
     the stalls bound's share of the capped window; writes over the p99 bound beyond 1 % of all

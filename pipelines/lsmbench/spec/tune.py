@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ..units import parse_duration
+from ..util.units import parse_duration
 
 # What a trial can be judged by: name -> (kind, better). kind: "rate" (writes/s), "duration"
 # (seconds; a spec may write 100ms), "bool".

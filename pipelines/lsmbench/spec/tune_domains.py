@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from ..engine_options import OptionDescription, description, option_string
 from ..engine_options.policy_defaults import resolve as resolve_policy_default
-from ..units import parse_size
+from ..util.units import parse_size
 from .checks import dimension_option
 from .models import CampaignSpec
 from .tune import TuneParameter

@@ -6,8 +6,8 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from .. import names
-from ..paths import workloads_dir
+from ..util import names
+from ..util.paths import workloads_dir
 from .models import WorkloadRef
 from .overrides import set_dotted
 from .reading import read_document

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..paths import project_root
+from ..util.paths import project_root
 from .base import TestbedError
 
 _TASK_RE = re.compile(r"^TASK \[(.*)\]")

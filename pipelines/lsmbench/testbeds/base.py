@@ -74,7 +74,7 @@ Tick = Callable[[float], None]
 # timeseries.jsonl lines) the driver wrote since the previous call, in order; returning True
 # asks the driver to end the phase now, as if its duration had elapsed (SIGUSR1: the driver
 # stops the arrivals, drains as asked and exits 0 with its outputs complete). An adaptive
-# phase's stopping rule (lsmbench.adaptive) is one.
+# phase's stopping rule (lsmbench.method.adaptive) is one.
 Monitor = Callable[[list[dict[str, Any]]], bool]
 
 

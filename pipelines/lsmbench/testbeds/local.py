@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import fingerprint as fp
-from ..paths import driver_candidates, find_driver
+from ..util.paths import driver_candidates, find_driver
 from .base import Monitor, Node, PhaseRun, Testbed, TestbedError, Tick
 
 # The node helper runs on remote nodes on its own (standard library only); the

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import fingerprint as fp
-from ..paths import project_root
+from ..util.paths import project_root
 from .ansible_runner import PlaybookResult, run_playbook
 from .base import Monitor, Node, PhaseRun, Testbed, TestbedError, Tick
 from .inventory import HostEntry, ansible_inventory, write_yaml

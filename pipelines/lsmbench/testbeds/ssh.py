@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..paths import project_root
+from ..util.paths import project_root
 from .inventory import HostEntry, entries, load_inventory_file
 from .remote import RemoteTestbed
 

@@ -31,13 +31,13 @@ from typing import Any
 import yaml
 from pydantic import BaseModel
 
-from ..paths import project_root
+from ..util.paths import project_root
 from .base import TestbedError
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 # What the node helper needs of lsmbench (all stdlib-only modules).
-HELPER_MODULES = ("__init__.py", "paths.py", "digest.py", "fingerprint.py", "calibrate.py",
-                  "throttle/__init__.py", "throttle/cgroup.py", "throttle/devices.py",
+HELPER_MODULES = ("__init__.py", "util/__init__.py", "util/paths.py", "util/digest.py",
+                  "fingerprint.py", "calibrate.py", "throttle/__init__.py", "throttle/cgroup.py", "throttle/devices.py",
                   "throttle/layout.py", "throttle/limits.py")
 _SKIP_DIRS = {"build", ".git", "__pycache__"}
 

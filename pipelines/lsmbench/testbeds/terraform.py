@@ -18,7 +18,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from ..paths import project_root
+from ..util.paths import project_root
 from .base import TestbedError
 from .inventory import HostEntry, entries
 from .remote import RemoteTestbed

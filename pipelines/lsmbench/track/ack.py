@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..exits import EXIT_OK, EXIT_USAGE
+from ..util.exits import EXIT_OK, EXIT_USAGE
 from .changes import find_changes
 from .history import Ack, HistoryError, history_path, now_iso, open_history
 

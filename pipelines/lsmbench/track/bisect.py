@@ -46,8 +46,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel
 
-from ..exits import EXIT_ENV, EXIT_FAILED, EXIT_OK, EXIT_USAGE
-from ..paths import project_root
+from ..util.exits import EXIT_ENV, EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from ..util.paths import project_root
 from .builds import BuildFailed, build_commit, build_key
 from .changes import Change, find_changes
 from .gitrepo import GitError, GitRepo, UnknownRef

@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..exits import EXIT_ENV, EXIT_FAILED
+from ..util.exits import EXIT_ENV, EXIT_FAILED
 from .gitrepo import GitError, GitRepo
 
 # The targets a campaign needs: the driver runs the phases, lsm-sim predicts the merge cycle

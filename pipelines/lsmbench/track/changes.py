@@ -30,10 +30,10 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from ..digest import canonical_hash
-from ..groups import group_id_key
-from ..names import BUILD_DIMENSION
-from ..wording import plural
+from ..method.groups import group_id_key
+from ..util.digest import canonical_hash
+from ..util.names import BUILD_DIMENSION
+from ..util.wording import plural
 from .history import (
     DEFAULT_THRESHOLD,
     METRIC_BY_NAME,

@@ -47,8 +47,8 @@ import ruptures
 from pydantic import BaseModel, ConfigDict, Field
 from scipy import stats
 
-from lsmbench.exits import EXIT_OK, EXIT_USAGE
 from lsmbench.spec.reading import read_text
+from lsmbench.util.exits import EXIT_OK, EXIT_USAGE
 
 MAX_CSV_BYTES = 64 << 20  # a nightly series is kilobytes; this only stops a wrong file early
 

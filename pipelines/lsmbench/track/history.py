@@ -5,7 +5,7 @@ change, ack.py.
 A SQLite file (default ``RESULTS/history.sqlite``) beside the local store, which stays the
 source of truth: a recorded run keeps the path of the campaign directory it came from, and
 the history holds only what tracking needs -- per group and metric the median over the
-repetitions and its interval (``lsmbench.groups``, ``lsmbench.report.load.group_rows``), the
+repetitions and its interval (``lsmbench.method.groups``, ``lsmbench.report.load.group_rows``), the
 group verdict, the commit, the date, the campaign's spec hash and a testbed key.
 
 A *series* is (campaign, group, metric) within one (spec hash, testbed key): a run whose
@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ..digest import canonical_hash
+from ..util.digest import canonical_hash
 
 SCHEMA_VERSION = 2  # 2: runs.node (the first per-node run migrates a schema-1 history)
 SCHEMA_VERSIONS = (1, 2)  # what this lsmbench reads

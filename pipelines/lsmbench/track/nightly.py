@@ -71,7 +71,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..exits import (
+from ..util.exits import (
     EXIT_ENV,
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -79,8 +79,8 @@ from ..exits import (
     EXIT_REGRESSION,
     EXIT_USAGE,
 )
-from ..names import NODE_DIMENSION
-from ..paths import project_root
+from ..util.names import NODE_DIMENSION
+from ..util.paths import project_root
 from .builds import BUILD_TARGETS, BuildFailed, build_commit, build_into
 from .gitrepo import GitError, GitRepo, UnknownRef
 from .nightlock import LockHeld, night_lock

@@ -23,10 +23,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..exits import EXIT_OK, EXIT_USAGE
 from ..fingerprint import distinct_identities, testbed_identity, testbed_key
-from ..groups import campaign_completion, point_group
-from ..names import BUILD_CANDIDATE, BUILD_DIMENSION, BUILD_REFERENCE, NODE_DIMENSION
+from ..method.groups import campaign_completion, point_group
 from ..points import group_id
 from ..report.load import (
     ReportError,
@@ -39,7 +37,9 @@ from ..report.load import (
 )
 from ..results.reading import StoredPoint
 from ..store import STATE_COMPLETE
-from ..wording import plural
+from ..util.exits import EXIT_OK, EXIT_USAGE
+from ..util.names import BUILD_CANDIDATE, BUILD_DIMENSION, BUILD_REFERENCE, NODE_DIMENSION
+from ..util.wording import plural
 from .history import (
     METRICS,
     History,

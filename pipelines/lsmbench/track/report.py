@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..exits import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
 from ..outputs import OutputError, check_writable, record_written, resolve_out
 from ..store import write_bytes_atomic
+from ..util.exits import EXIT_OK, EXIT_REGRESSION, EXIT_USAGE
 from .changes import Analysis, find_changes, keep_reported
 from .history import History, HistoryError, history_path, open_history
 
@@ -163,7 +163,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                           "open": [c.model_dump() for c in opened]},
                          indent=2))
     else:
-        from ..terminal import final, make_console, say, terminal_width
+        from ..util.terminal import final, make_console, say, terminal_width
 
         width = terminal_width()
         console = make_console(width)

@@ -1,13 +1,13 @@
 """``lsmbench tune``'s result on the terminal: every trial, the confirmed configurations and
 the best one (tune.json holds the same, the campaign report shows it), laid out for the
-terminal's width as every command's output is (lsmbench.terminal): no number is broken across
+terminal's width as every command's output is (lsmbench.util.terminal): no number is broken across
 lines. With --quiet, the best line alone."""
 
 from __future__ import annotations
 
 from ..results.tuning import TuneResult, metric_text, params_text
-from ..terminal import Rows, final, make_console, say, terminal_width
-from ..wording import plural
+from ..util.terminal import Rows, final, make_console, say, terminal_width
+from ..util.wording import plural
 
 SPEC_OWN = " (spec's own)"
 

@@ -1,9 +1,9 @@
 """What a trial measured, in the tune section's metric names, read from its stored point
-through the same :class:`lsmbench.groups.Repetition` the grouped verdicts use."""
+through the same :class:`lsmbench.method.groups.Repetition` the grouped verdicts use."""
 
 from __future__ import annotations
 
-from ..groups import Repetition
+from ..method.groups import Repetition
 from ..spec.tune import METRICS, Bound
 from ..store import STATE_COMPLETE
 

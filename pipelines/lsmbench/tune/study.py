@@ -38,11 +38,12 @@ from ..campaign import (
     node_attempt,
     run_distributed,
 )
-from ..digest import canonical_hash
 from ..engine_options import option_string
 from ..fingerprint import testbed_identity, testbed_key, unlike_nodes
-from ..groups import judge_group, repetition_from_store
+from ..method.groups import judge_group, repetition_from_store
+from ..method.stats import median_ci
 from ..plan import Plan, build_plan
+from ..point_pipeline import RunningChoice
 from ..points import Point, group_id, point_id
 from ..progress import Reporter
 from ..results.tuning import (
@@ -57,11 +58,10 @@ from ..results.tuning import (
 from ..spec import LoadedSpec
 from ..spec.tune import Bound, TuneSpec
 from ..spec.tune_domains import default_value, resolve_domains
-from ..stages import RunningChoice
-from ..stats import median_ci
 from ..store import STATE_COMPLETE, Store, write_json_atomic
 from ..testbeds import TestbedError
 from ..testbeds.distribute import Attempt, Job, distribute
+from ..util.digest import canonical_hash
 from .metrics import direction, metric_value, violations
 
 

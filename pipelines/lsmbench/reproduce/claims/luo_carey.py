@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ...groups import Group
+from ...method.groups import Group
+from ...method.stats import Estimate
 from ...points import short_names
 from ...results import StoredPoint
-from ...stats import Estimate
-from ...units import parse_size
-from ...values import number
+from ...util.units import parse_size
+from ...util.values import number
 from ..evidence import (
     INCONCLUSIVE,
     CampaignEvidence,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...units import parse_size
+from ...util.units import parse_size
 from ..evidence import (
     INCONCLUSIVE,
     NOT_REPRODUCED,

@@ -7,10 +7,10 @@
 * :func:`judge` -- the running phase's verdict, from the whole run rather than one
   percentile: the p99 write latency (from each write's *intended* arrival) under a bound, the
   final backlog under ``max_backlog`` seconds of arrivals, no steady growth of the backlog over
-  the second half of the window (Theil-Sen slope with a 95 % interval, :mod:`lsmbench.stats`),
-  little time with writes stalled, and the achieved rate close to the offered one. The verdict
-  names the criteria that failed; a run none failed is still inconclusive when a criterion
-  could not be computed, or when its window missed the deepest merge.
+  the second half of the window (Theil-Sen slope with a 95 % interval,
+  :mod:`lsmbench.method.stats`), little time with writes stalled, and the achieved rate close to
+  the offered one. The verdict names the criteria that failed; a run none failed is still
+  inconclusive when a criterion could not be computed, or when its window missed the deepest merge.
 
 Nothing here reads files or clocks: the inputs are the parsed
 ``timeseries.jsonl`` lines, ``summary.json`` and ``histograms.json``
@@ -28,12 +28,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from scipy import stats as scipy_stats
 
+from ..spec.models import TestingPhase, VerdictSpec
+from ..util.values import number
+from ..util.wording import plural
 from .cycles import Coverage, flush_cycle_throughput, window_coverage
 from .metrics import STALL_INTERVALS, StallTime, stall_time, stall_time_of_intervals
-from .spec.models import TestingPhase, VerdictSpec
 from .stats import MIN_SLOPE_POINTS, Slope, backlog_slope
-from .values import number
-from .wording import plural
 
 
 class VerdictError(ValueError):

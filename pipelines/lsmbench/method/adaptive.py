@@ -31,6 +31,7 @@ from typing import Any
 
 from scipy import stats as scipy_stats
 
+from ..spec.models import SteadyState, UntilDecided, VerdictSpec
 from . import verdict as vd
 from .cycles import (
     Coverage,
@@ -40,7 +41,6 @@ from .cycles import (
     merges_into,
     phase_deepest_level,
 )
-from .spec.models import SteadyState, UntilDecided, VerdictSpec
 
 # ---------------------------------------------------------------- steady-state testing
 

@@ -2,7 +2,7 @@
 a *group*, judged once.
 
 Per group: the median of each figure with its order-statistic confidence interval
-(:func:`lsmbench.stats.median_ci`), and one verdict, ``sustainable``, ``not-sustainable`` or
+(:func:`lsmbench.method.stats.median_ci`), and one verdict, ``sustainable``, ``not-sustainable`` or
 ``inconclusive``, by this rule (docs/orchestrator.md, "Repetitions"):
 
 * a repetition that failed (no result) is not evidence either way: it is counted apart and
@@ -39,13 +39,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ..points import group_id
+from ..store import STATE_COMPLETE, PointRecord
+from ..util.units import parse_size
+from ..util.values import dig as _get
+from ..util.values import number as _num
+from ..util.wording import natural_key, plural
 from .metrics import stall_time
-from .points import group_id
 from .stats import Estimate, half_width_at, median_ci
-from .store import STATE_COMPLETE, PointRecord
-from .units import parse_size
-from .values import dig as _get
-from .values import number as _num
 from .verdict import (
     INCONCLUSIVE,
     NEEDED_MARK,
@@ -56,7 +57,6 @@ from .verdict import (
     verdict_word,
     window_needed,
 )
-from .wording import natural_key, plural
 
 GroupVerdict = Literal["sustainable", "not-sustainable", "inconclusive"]
 # inconclusive: a criterion was not computed, or the run's window saw too few merges into the
@@ -185,7 +185,7 @@ def make_repetition(point_id: str, record: dict[str, Any],
 
     The headline verdict's own figures come first (verdicts since lsmbench.verdict/2 carry
     p50, p99.9 and the final backlog); the summary fills in for older records. The stall time
-    is the summary's (lsmbench.metrics.stall_time), as the verdict computes it."""
+    is the summary's (lsmbench.method.metrics.stall_time), as the verdict computes it."""
     v = record.get("verdict") if isinstance(record.get("verdict"), dict) else {}
     s = running_summary or {}
     sustainable = v.get("sustainable") if isinstance(v.get("sustainable"), bool) else None
@@ -548,8 +548,8 @@ def campaign_completion(planned: Sequence[dict[str, Any]], reps: Sequence[Repeti
     (adaptive.group_undecided), undecided where no repetition at the same caps decides it
     (adaptive.repetitions_help), or, with ``matrix.repetitions.groups``, not listed there --
     exactly the groups a run adds nothing more to."""
+    from ..spec.checks import repetition_groups, repetition_range
     from .adaptive import group_undecided, repetitions_help
-    from .spec.checks import repetition_groups, repetition_range
 
     try:
         rep_min = repetition_range(matrix if isinstance(matrix, dict) else {})[0]

@@ -2,9 +2,9 @@
 
 ``phases.running.search: {low, high, tolerance, max_steps}`` replaces the fixed utilization
 (95 % of the testing maximum) with a search for the highest utilization, between ``low`` and
-``high``, whose running phase is judged sustainable (:func:`lsmbench.verdict.judge`). Every
+``high``, whose running phase is judged sustainable (:func:`lsmbench.method.verdict.judge`). Every
 step is one running phase from the same loaded tree; the pipeline
-(:mod:`lsmbench.stages`) supplies the step runner, the tests a fake one.
+(:mod:`lsmbench.point_pipeline`) supplies the step runner, the tests a fake one.
 
 The search (:class:`RateSearch`, ask/tell; :func:`run_search` drives it):
 
@@ -25,8 +25,8 @@ bracket's upper end says which verdict bounds it. Each step tests a utilization 
 the current bracket, so the steps never contradict each other: every sustainable step lies
 below every other one. With noise near the threshold (a verdict that flips from run to run) the
 search still ends within ``max_steps``, with a bracket whose upper end was seen unsustainable
-(or inconclusive) and whose lower end was seen sustainable; repetitions (lsmbench.groups) judge
-how far that holds.
+(or inconclusive) and whose lower end was seen sustainable; repetitions (lsmbench.method.groups)
+judge how far that holds.
 
 From ``low=0.5, high=1, tolerance=0.02`` it needs at most 7 steps: 1 at ``high``, 5 halvings of
 0.5 down to 0.016, 1 at ``low`` when none of them was sustainable.
@@ -40,7 +40,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .spec.models import RateSearchSpec as SearchSpec
+from ..spec.models import RateSearchSpec as SearchSpec
 from .verdict import INCONCLUSIVE, NOT_SUSTAINABLE, SUSTAINABLE, Verdict, not_computed
 
 SEARCH_SCHEMA = "lsmbench.search/1"

@@ -6,14 +6,14 @@
 3. ``testing``: closed loop with the testing-phase engine overrides (e.g. the
    fair scheduler, merge exactly the minimum);
 4. the maximum write throughput: mean over the window after the warm-up
-   (:func:`lsmbench.verdict.max_throughput`);
+   (:func:`lsmbench.method.verdict.max_throughput`);
 5. ``running``: open loop at utilization x maximum with the runtime engine
    options, once per utilization of the sweep, each from the state the spec
    asks for (``start``: a copy of the loaded state, a fresh load, or where
    the previous phase left off) -- or, with ``running.search``, at the
    utilizations the search for the maximum sustainable rate asks for, each from
-   the loaded tree (:mod:`lsmbench.search`);
-6. a verdict per running phase (:func:`lsmbench.verdict.judge`).
+   the loaded tree (:mod:`lsmbench.method.search`);
+6. a verdict per running phase (:func:`lsmbench.method.verdict.judge`).
 
 Every file lands in the point's temporary directory in the store; the
 caller commits it. Any failure raises :class:`PointFailed` naming the stage.
@@ -29,10 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import adaptive
-from . import verdict as vd
 from .cyclecheck import ExpectedCycle, from_testing, short_phase_warning, simulated
-from .cycles import MergeCycle, merge_cycle
 from .driverio import EXIT_OK, DriverOutputs, build_run_json, describe_exit, read_timeseries
 from .faults import (
     RESULTS_DISK_FULL,
@@ -42,14 +39,17 @@ from .faults import (
     diagnose_driver,
     diagnose_error,
 )
-from .paths import find_sim
+from .method import adaptive
+from .method import verdict as vd
+from .method.cycles import MergeCycle, merge_cycle
+from .method.search import SearchResult, StepVerdict, run_search
 from .plan import Plan
 from .points import Point, running_dir, testing_signature
 from .progress import Reporter
-from .search import SearchResult, StepVerdict, run_search
 from .spec import CampaignSpec
 from .testbeds import Node, Testbed
 from .testbeds.base import Monitor
+from .util.paths import find_sim
 
 DEFAULT_LOAD_TIMEOUT_S = 3600.0
 
@@ -525,7 +525,7 @@ class PointPipeline:
 
     def search(self, max_tp: float) -> SearchResult:
         """phases.running.search: running phases at the utilizations the search asks for, each
-        from the loaded tree (start: snapshot or reload; lsmbench.search); the headline is
+        from the loaded tree (start: snapshot or reload; lsmbench.method.search); the headline is
         the search's answer."""
         spec = self.spec.phases.running.search
         assert spec is not None

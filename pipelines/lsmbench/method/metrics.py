@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .values import number
+from ..util.values import number
 
 # Where a stall time came from (StallTime.source).
 STALL_ENGINE = "engine"
