@@ -37,8 +37,8 @@ from .base import TestbedError
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 # What the node helper needs of lsmbench (all stdlib-only modules).
 HELPER_MODULES = ("__init__.py", "util/__init__.py", "util/paths.py", "util/digest.py",
-                  "fingerprint.py", "calibrate.py", "throttle/__init__.py", "throttle/cgroup.py", "throttle/devices.py",
-                  "throttle/layout.py", "throttle/limits.py")
+                  "fingerprint.py", "calibrate.py", "throttle/__init__.py", "throttle/cgroup.py",
+                  "throttle/devices.py", "throttle/layout.py", "throttle/limits.py")
 _SKIP_DIRS = {"build", ".git", "__pycache__"}
 
 
