@@ -8,9 +8,11 @@
 // CPU time is getrusage(RUSAGE_SELF): every thread, the client threads of the
 // driver included.
 //
-// Device bytes are the process's cgroup v2 `io.stat` (`rbytes`, `wbytes`
-// summed over devices): the bytes issued to the devices, writeback included
-// (v2 charges it to the cgroup that dirtied the pages). They are this
+// Device bytes are the process's cgroup counters, summed over devices: v2's
+// `io.stat` (`rbytes`, `wbytes`: writeback included, v2 charges it to the
+// cgroup that dirtied the pages), else v1's `blkio.throttle.io_service_bytes`
+// (`Read`, `Write`: the bytes the blkio throttle passed, direct and synced
+// writes; v1 charges background writeback to the root). They are this
 // process's only when it runs alone in its cgroup, as lsmbench runs it under
 // a throttle; the reader of the output decides (point.json's cgroup_backend).
 #ifndef LSMBENCH_DRIVER_PROCESS_USAGE_H_
@@ -46,6 +48,17 @@ bool ParseIoStat(const std::string& text, uint64_t* read_bytes, uint64_t* write_
 // The cgroup v2 directory of /proc/self/cgroup's "0::PATH" under the cgroup2
 // mount of /proc/self/mountinfo's text; "" for the root cgroup or without v2.
 std::string CgroupV2Dir(const std::string& proc_cgroup, const std::string& mountinfo);
+
+// Parses a cgroup v1 blkio.throttle.io_service_bytes ("MAJ:MIN Read N",
+// "MAJ:MIN Write N", ... per device, then "Total N"): Read and Write summed
+// over the devices; false unless a device has both.
+bool ParseBlkioServiceBytes(const std::string& text, uint64_t* read_bytes,
+                            uint64_t* write_bytes);
+
+// The cgroup v1 blkio directory of /proc/self/cgroup's "N:blkio:PATH" (blkio
+// possibly with other controllers) under its mount; "" for the root cgroup or
+// without a blkio hierarchy.
+std::string CgroupV1BlkioDir(const std::string& proc_cgroup, const std::string& mountinfo);
 
 // The CPUs this process may run on (its affinity mask; at least 1).
 int UsableCpus();

@@ -60,6 +60,33 @@ TEST(ProcessUsageTest, FindsItsOwnCgroupV2DirectoryUnderTheMount) {
   EXPECT_EQ(CgroupV2Dir("0::/a\n", "24 30 0:22 / /sys ro - sysfs sysfs rw\n"), "");
 }
 
+TEST(ProcessUsageTest, ParsesBlkioServiceBytesSummedOverDevices) {
+  uint64_t r = 1, w = 1;
+  EXPECT_TRUE(ParseBlkioServiceBytes(
+      "254:0 Read 4096\n254:0 Write 1048576\n254:0 Sync 0\n254:0 Async 1052672\n"
+      "254:0 Discard 0\n254:0 Total 1052672\n8:0 Read 1\n8:0 Write 2\nTotal 1052675\n",
+      &r, &w));
+  EXPECT_EQ(r, 4097u);
+  EXPECT_EQ(w, 1048578u);
+  EXPECT_FALSE(ParseBlkioServiceBytes("Total 0\n", &r, &w)) << "a cgroup with no I/O yet";
+  EXPECT_FALSE(ParseBlkioServiceBytes("254:0 Read x\n254:0 Write 1\n", &r, &w));
+}
+
+TEST(ProcessUsageTest, FindsItsOwnCgroupV1BlkioDirectory) {
+  const std::string mountinfo =
+      "32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n"
+      "38 31 0:35 / /sys/fs/cgroup/blkio rw,relatime - cgroup cgroup rw,blkio\n";
+  EXPECT_EQ(CgroupV1BlkioDir("7:blkio:/lsmbench/run-1\n1:cpu:/lsmbench/run-1\n0::/\n",
+                             mountinfo),
+            "/sys/fs/cgroup/blkio/lsmbench/run-1");
+  EXPECT_EQ(CgroupV1BlkioDir("7:blkio:/\n", mountinfo), "") << "the root's are everyone's";
+  EXPECT_EQ(CgroupV1BlkioDir("0::/a\n", mountinfo), "") << "v2 only";
+  // blkio mounted with other controllers
+  EXPECT_EQ(CgroupV1BlkioDir("4:cpu,blkio:/x\n",
+                             "9 1 0:9 / /cg/cb rw - cgroup cgroup rw,cpu,blkio\n"),
+            "/cg/cb/x");
+}
+
 TEST(ProcessUsageTest, CpuTimeGrowsWithWork) {
   const ProcessUsage before = ReadProcessUsage();
   // getrusage counts in scheduler ticks on some kernels: work until it moves

@@ -37,30 +37,34 @@ Json MetricsJson(const Metrics& m) {
 
 double Rate(uint64_t ops, double secs) { return secs > 0 ? static_cast<double>(ops) / secs : 0.0; }
 
+// Read and written bytes between two snapshots as `<prefix>_read_bytes`,
+// `<prefix>_write_bytes` and their per-second rates. Counters only grow; a
+// difference below 0 would be a snapshot taken out of order, reported as
+// nothing rather than as 2^64.
+void AddBytes(const std::string& prefix, uint64_t read_start, uint64_t read_end,
+              uint64_t write_start, uint64_t write_end, double secs, Json* j) {
+  auto delta = [](uint64_t a, uint64_t b) { return b >= a ? b - a : uint64_t{0}; };
+  const uint64_t read = delta(read_start, read_end);
+  const uint64_t write = delta(write_start, write_end);
+  (*j)[prefix + "_read_bytes"] = read;
+  (*j)[prefix + "_write_bytes"] = write;
+  (*j)[prefix + "_read_bytes_per_s"] = Rate(read, secs);
+  (*j)[prefix + "_write_bytes_per_s"] = Rate(write, secs);
+}
+
 // The process's usage between two snapshots `secs` apart: disk bytes (when
-// the kernel counts them at both), CPU seconds, and the busy CPUs as a count
-// and as a share of the CPUs it may use.
+// the kernel counts them at both), device bytes (its own cgroup's, when it
+// has one), CPU seconds, and the busy CPUs as a count and as a share of the
+// CPUs it may use.
 Json ProcessJson(const ProcessUsage& start, const ProcessUsage& end, double secs, int cpus) {
   Json j = Json::object();
   if (start.disk_known && end.disk_known) {
-    // Counters only grow; a difference below 0 would be a snapshot taken
-    // out of order, reported as nothing rather than as 2^64.
-    auto delta = [](uint64_t a, uint64_t b) { return b >= a ? b - a : uint64_t{0}; };
-    const uint64_t read = delta(start.disk_read_bytes, end.disk_read_bytes);
-    const uint64_t write = delta(start.disk_write_bytes, end.disk_write_bytes);
-    j["disk_read_bytes"] = read;
-    j["disk_write_bytes"] = write;
-    j["disk_read_bytes_per_s"] = Rate(read, secs);
-    j["disk_write_bytes_per_s"] = Rate(write, secs);
+    AddBytes("disk", start.disk_read_bytes, end.disk_read_bytes, start.disk_write_bytes,
+             end.disk_write_bytes, secs, &j);
   }
   if (start.device_known && end.device_known) {
-    auto delta = [](uint64_t a, uint64_t b) { return b >= a ? b - a : uint64_t{0}; };
-    const uint64_t read = delta(start.device_read_bytes, end.device_read_bytes);
-    const uint64_t write = delta(start.device_write_bytes, end.device_write_bytes);
-    j["device_read_bytes"] = read;
-    j["device_write_bytes"] = write;
-    j["device_read_bytes_per_s"] = Rate(read, secs);
-    j["device_write_bytes_per_s"] = Rate(write, secs);
+    AddBytes("device", start.device_read_bytes, end.device_read_bytes, start.device_write_bytes,
+             end.device_write_bytes, secs, &j);
   }
   const double user = std::max(end.cpu_user_s - start.cpu_user_s, 0.0);
   const double system = std::max(end.cpu_system_s - start.cpu_system_s, 0.0);

@@ -115,7 +115,7 @@ class ActivitySeries:
     disk_read_mib_s: list[float]
     disk_write_mib_s: list[float]
     cpu_percent: list[float]
-    # The device's bytes (the phase's own cgroup v2 io.stat): only for a phase that ran alone
+    # The device's bytes (the phase's own cgroup's counters): only for a phase that ran alone
     # in its cgroup (own_cgroup), else empty
     device_write_mib_s: list[float] = field(default_factory=list)
     device_read_mib_s: list[float] = field(default_factory=list)
@@ -124,7 +124,7 @@ class ActivitySeries:
 def activity_series(ph: StoredPhase, own_cgroup: bool = False) -> ActivitySeries:
     """Per regular interval (at its end): the clients' write throughput in MiB/s (writes x
     the workload's key + value bytes), the process's disk read and write MiB/s, and its CPU
-    use in % of its CPUs; with own_cgroup (the phase ran alone in a cgroup v2 of its own) the
+    use in % of its CPUs; with own_cgroup (the phase ran alone in a cgroup of its own) the
     device's read and write MiB/s too."""
     workload = _get(ph.summary or {}, "config", "workload") or {}
     record = ((_num(workload.get("key_size")) or 0.0) + (_num(workload.get("value_size")) or 0.0)
@@ -156,10 +156,10 @@ def activity_series(ph: StoredPhase, own_cgroup: bool = False) -> ActivitySeries
 
 
 def ran_in_own_cgroup(pt: StoredPoint, ph: StoredPhase) -> bool:
-    """Whether the phase ran alone in a cgroup v2 of its own (a throttled phase): only then
-    are its cgroup's device counters its own."""
+    """Whether the phase ran alone in a cgroup of its own (a throttled phase, v1 or v2): only
+    then are its cgroup's device counters its own."""
     info = _get(pt.record, "phases", ph.name)
-    return isinstance(info, dict) and info.get("cgroup_backend") == "v2"
+    return isinstance(info, dict) and info.get("cgroup_backend") in ("v1", "v2")
 
 
 def activity_figure(points: Sequence[StoredPoint]) -> Figure | None:
@@ -191,7 +191,7 @@ def activity_figure(points: Sequence[StoredPoint]) -> Figure | None:
                    drawstyle="steps-pre", label="reads from the block layer (process)")
         if s.device_write_mib_s:
             ax_io.plot(s.t, s.device_write_mib_s, color="#CC79A7", drawstyle="steps-pre",
-                       label="device writes (its cgroup's io.stat)")
+                       label="device writes (its cgroup's counters)")
         ax_io.set_ylabel("MiB/s")
         ax_io.set_title(f"{g.label} [{ph.name}]", fontsize="small")
         for level, (xs, ys) in level_bytes(ph).items():
@@ -243,8 +243,9 @@ def activity_figure(points: Sequence[StoredPoint]) -> Figure | None:
         "include the driver's client threads; disk bytes are the block layer's "
         "(/proc/self/io: reads the page cache serves count nothing, writes count when dirtied, "
         "so they can exceed a device throttle); a phase that ran in a cgroup of its own (a "
-        "throttled one) also has its device writes, the bytes its cgroup's io.stat issued to "
-        "the device, the figure the throttle limits; the memtable's data is not drawn.",
+        "throttled one) also has its device writes, the bytes its cgroup's counters saw "
+        "issued to the device (v2 io.stat, v1 blkio.throttle.io_service_bytes), the figure "
+        "the throttle limits; the memtable's data is not drawn.",
         render_png(fig))
 
 
