@@ -150,7 +150,7 @@ def views(campaigns: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
         cells = _Cells()
         cells.feed((report / "report.html").read_text())
         out[shape] = {"html": cells.rows, "md": _md_rows((report / "summary.md").read_text()),
-                      "export": _export_rows(export), "dir": cdir}
+                      "export": _export_rows(export), "dir": cdir, "report": report}
     return out
 
 
@@ -282,13 +282,57 @@ def test_the_window_write_amplification_is_the_engines_bytes_over_the_window(vie
         assert wa.value == pytest.approx(written / user), pid
 
 
-def test_ls_text_shows_the_groups_p99_as_json_does(views, capsys) -> None:
-    cdir = views["fresh"]["dir"]
+def _md_groups(md: str) -> dict[str, dict[str, str]]:
+    """summary.md's per-group table: {group: {heading: cell}}."""
+    lines = md.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| group | runs |"))
+    head = [c.strip() for c in lines[start].strip("|").split("|")]
+    rows = {}
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[cells[0]] = dict(zip(head, cells, strict=True))
+    return rows
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_every_view_shows_the_same_group(shape: str, views, capsys) -> None:
+    """A group's verdict and medians: ls --json, ls's text, summary.md's group table."""
+    from lsmbench.listing import group_cells
+    from lsmbench.method.groups import Group
+
+    cdir = views[shape]["dir"]
     data = _ls_json(cdir, capsys)
     assert main(["ls", cdir.name, "--results", str(cdir.parent)]) == 0
-    text = capsys.readouterr().out
+    text = " ".join(capsys.readouterr().out.split())
+    md = _md_groups((views[shape]["report"] / "summary.md").read_text())
     for g in data["groups"]:
-        assert g["group"].split(",")[0] in text
+        group = Group.model_validate(g)
+        # ls's text: the cells of the group's row, as its table lays them out
+        for cell in group_cells(group, group.search is not None).values():
+            assert " ".join(cell.split()) in text, (shape, group.group, cell)
+        # summary.md's group row: the same verdict and medians
+        row = md[group.group]
+        assert row["verdict"].strip("*") == group.verdict, (shape, group.group)
+        p99 = group.p99_write_latency_s.median
+        assert _md_cell(row, "write p99 (").split(" [")[0] == fmt(
+            p99 * 1000 if p99 is not None else None), (shape, group.group)
+        stall = group.stall_s.median
+        assert _md_cell(row, "stall time").split(" [")[0] == fmt(stall), (shape, group.group)
+
+
+def test_a_history_of_one_night_says_its_noise_is_not_measured(views, tmp_path) -> None:
+    """One night of single runs has no noise to show: the page says so, never '0.0 %'."""
+    cdir = views["fresh"]["dir"]
+    history = tmp_path / "history.sqlite"
+    assert main(["track", "record", str(cdir), "--history", str(history), "--quiet"]) == 0
+    out = tmp_path / "page"
+    assert main(["track", "report", "--history", str(history), "--out", str(out),
+                 "--quiet"]) in (0, 4)
+    page = (out / "history.html").read_text()
+    assert "noise: not measured" in page
+    assert not re.search(r"noise 0\.0 %", page)
 
 
 def test_the_history_records_the_figures_the_report_shows(views, tmp_path) -> None:
