@@ -359,3 +359,15 @@ def test_the_history_records_the_figures_the_report_shows(views, tmp_path) -> No
                 r["wa"].value), pid
         assert float(rows[(group, "write_p99_ms")]["median"]) == pytest.approx(r["p99_ms"])
         assert math.isfinite(float(rows[(group, "max_write_throughput")]["median"]))
+
+
+def test_an_interrupted_campaign_says_so_and_is_no_night(views, tmp_path, capsys) -> None:
+    """ls says the last run never finished; track record refuses it and writes nothing."""
+    cdir = views["interrupted"]["dir"]
+    assert _ls_json(cdir, capsys)["last_run_state"] == "interrupted"
+    assert main(["ls", cdir.name, "--results", str(cdir.parent)]) == 0
+    assert "interrupted" in capsys.readouterr().out
+    history = tmp_path / "history.sqlite"
+    assert main(["track", "record", str(cdir), "--history", str(history)]) == 2
+    assert "has not finished" in capsys.readouterr().err
+    assert not history.exists()
