@@ -102,6 +102,9 @@ def test_no_prediction_says_why(tmp_path, capsys):
     path = spec(tmp_path, "pct", io_budget_bytes_per_sec="")
     doc = yaml.safe_load(path.read_text())
     doc["throttle"] = {"write_bps": "50%"}
+    # A share needs a calibration to mean anything (validate refuses it without one).
+    doc["testbed"]["calibration"] = str(Path(__file__).parent / "data" /
+                                        "fio_calibration_vda.json")
     path.write_text(yaml.safe_dump(doc))
     assert all("relative to the calibrated disk" in p["basis"]
                for p in predictions(capsys, path).values())

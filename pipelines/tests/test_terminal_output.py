@@ -198,7 +198,7 @@ def test_quiet_validate_plan_ls_report_export(monkeypatch, capsys, tmp_path):
             (["plan", str(QUICKSTART), "--results", str(tmp_path / "r")],
              "campaign quickstart: up to 12 points (0 excluded)"),
             (["ls", "--results", store], f"1 campaign in {store}"),
-            (["ls", "report-fixture", "--results", store], "3 groups of 3 of 3 planned points"),
+            (["ls", "report-fixture", "--results", store], "3 groups, points 3 planned, 3 run"),
             (["report", str(camp)], f"report written to {camp / 'report' / 'report.html'}"),
             (["export", str(camp), "--format", "csv"], f"export written to {camp / 'export'}")):
         line, _ = quiet(monkeypatch, capsys, args)
