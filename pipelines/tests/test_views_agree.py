@@ -111,10 +111,11 @@ def _float(text: str | None) -> float | None:
     return float(text) if text not in (None, "", "nan") else None
 
 
-def _md_rows(md: str) -> dict[str, dict[str, str]]:
-    """summary.md's 'Every repetition' table: {point: {heading: cell}}."""
+def _md_table(md: str, heading: str) -> dict[str, dict[str, str]]:
+    """summary.md's table whose heading row starts with `heading`: {first cell: {heading:
+    cell}}."""
     lines = md.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("| point | state |"))
+    start = next(i for i, line in enumerate(lines) if line.startswith(heading))
     head = [c.strip() for c in lines[start].strip("|").split("|")]
     rows = {}
     for line in lines[start + 2:]:
@@ -123,6 +124,11 @@ def _md_rows(md: str) -> dict[str, dict[str, str]]:
         cells = [c.strip() for c in line.strip("|").split("|")]
         rows[cells[0]] = dict(zip(head, cells, strict=True))
     return rows
+
+
+def _md_rows(md: str) -> dict[str, dict[str, str]]:
+    """summary.md's 'Every repetition' table, by point."""
+    return _md_table(md, "| point | state |")
 
 
 def _md_cell(row: dict[str, str], heading: str) -> str:
@@ -282,20 +288,6 @@ def test_the_window_write_amplification_is_the_engines_bytes_over_the_window(vie
         assert wa.value == pytest.approx(written / user), pid
 
 
-def _md_groups(md: str) -> dict[str, dict[str, str]]:
-    """summary.md's per-group table: {group: {heading: cell}}."""
-    lines = md.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("| group | runs |"))
-    head = [c.strip() for c in lines[start].strip("|").split("|")]
-    rows = {}
-    for line in lines[start + 2:]:
-        if not line.startswith("|"):
-            break
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        rows[cells[0]] = dict(zip(head, cells, strict=True))
-    return rows
-
-
 @pytest.mark.parametrize("shape", SHAPES)
 def test_every_view_shows_the_same_group(shape: str, views, capsys) -> None:
     """A group's verdict and medians: ls --json, ls's text, summary.md's group table."""
@@ -306,7 +298,7 @@ def test_every_view_shows_the_same_group(shape: str, views, capsys) -> None:
     data = _ls_json(cdir, capsys)
     assert main(["ls", cdir.name, "--results", str(cdir.parent)]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    md = _md_groups((views[shape]["report"] / "summary.md").read_text())
+    md = _md_table((views[shape]["report"] / "summary.md").read_text(), "| group | runs |")
     for g in data["groups"]:
         group = Group.model_validate(g)
         # ls's text: the cells of the group's row, as its table lays them out
