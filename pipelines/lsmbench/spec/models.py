@@ -324,8 +324,8 @@ class VerdictSpec(Strict):
     # Seconds of arrivals the queue may gain per second of run: the lower end of the 95 %
     # interval of its Theil-Sen slope over the second half, divided by the offered rate.
     max_backlog_growth: float = Field(default=0.001, ge=0)
-    # Share of the measured window spent in intervals with no completed write while writes
-    # waited.
+    # Share of the measured window writes may be stalled (metrics.stall_time: the engine's
+    # stall time, else intervals with no completed write while writes waited).
     max_stalled_fraction: float = Field(default=0.01, ge=0, le=1)
     # The achieved rate may be at most this share under the offered rate (pebble: 10 %).
     max_rate_shortfall: float = Field(default=0.10, ge=0, le=1)
