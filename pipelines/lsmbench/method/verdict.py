@@ -757,7 +757,6 @@ def running_figures(
             achieved = None
     stalls = summary.get("stalls") or {}
     stall = window_stall(summary, intervals, warmup_s)
-    stalled = (stall.seconds, stall.window_s) if stall is not None else None
     engine_us = number(stalls.get("engine_stall_micros"))
     p50, p999 = number(latency.get("p50")), number(latency.get("p999"))
     return RunningFigures(
@@ -772,8 +771,8 @@ def running_figures(
         max_queue_length=max_q,
         queue_slope_per_s=queue_slope(regular, warmup_s),
         backlog_slope=second_half_backlog(intervals, warmup_s),
-        stalled_s=stalled[0] if stalled else None,
-        window_s=stalled[1] if stalled else None,
+        stalled_s=stall.seconds if stall is not None else None,
+        window_s=stall.window_s if stall is not None else None,
         stall=stall,
         engine_stall_count=number(stalls.get("engine_stall_count")),
         engine_stall_s=engine_us / 1e6 if engine_us is not None else None,

@@ -74,8 +74,6 @@ class Row:
     max_sustainable_rate: float | None = None
     max_sustainable_utilization: float | None = None
     search: dict[str, Any] | None = None  # point.json search (steps, bracket, summary)
-    stall_source: str | None = None  # metrics.STALL_ENGINE / STALL_INTERVALS
-    write_amplification_window: str | None = None  # metrics.WA_WINDOW, ...
 
     def values(self) -> dict[str, float | None]:
         return {k: getattr(self, k) for k in NUMERIC_COLUMNS}
@@ -140,8 +138,6 @@ def point_row(pt: StoredPoint) -> Row:
         stall_count=stall.count if stall is not None else None,
         stall_s=stall.seconds if stall is not None else None,
         write_amplification=wa.value if wa is not None else None,
-        stall_source=stall.source if stall is not None else None,
-        write_amplification_window=wa.window if wa is not None else None,
         avg_components=sum(comps) / len(comps) if comps else None,
         max_components=max(comps) if comps else None,
         sustainable=v.get("sustainable") if isinstance(v.get("sustainable"), bool) else None,
