@@ -26,6 +26,8 @@ functions, so a stored decision never depends on when the monitor happened to lo
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
+from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -35,11 +37,14 @@ from ..spec.models import SteadyState, UntilDecided, VerdictSpec
 from . import verdict as vd
 from .cycles import (
     Coverage,
+    deepest_of,
     deepest_text,
     events,
     interval_writes,
     merges_into,
     phase_deepest_level,
+    rewriting_merges,
+    tree_deepest_level,
 )
 
 # ---------------------------------------------------------------- steady-state testing
@@ -96,7 +101,12 @@ def _boundaries(intervals: list[dict[str, Any]]) -> tuple[list[tuple[float, floa
 def testing_rounds(intervals: list[dict[str, Any]], rule: SteadyState) -> list[Round]:
     """The closed rounds after the ramp: each from one boundary to the first later one at
     least ``rule.round`` on that holds ``rule.deepest_merges`` completed merges into the
-    deepest level (when the engine tells its merges; without merge events, time alone)."""
+    deepest level (when the engine tells its merges; without merge events, time alone).
+
+    A round's close depends only on what had happened by its end: the deepest level is the
+    one known then (deepest_level of the merges completed by then), so a later deepening of
+    the tree does not reopen rounds already closed. The rule is a stopping rule: what the
+    live monitor found when it ended the phase, the whole stored series finds again."""
     edges, _ = _boundaries(intervals)
     start_edges = [t for t, _ in edges if t <= rule.ramp]
     if not edges:
@@ -104,21 +114,49 @@ def testing_rounds(intervals: list[dict[str, Any]], rule: SteadyState) -> list[R
     # The first round starts at the last edge at or before the ramp's end (as
     # flush_cycle_throughput does), else at the first edge after it.
     start = start_edges[-1] if start_edges else edges[0][0]
-    merge_events = events(intervals, "merge")
-    level = deepest_level(intervals)
-    ends = sorted(float(e.get("end_s", 0.0)) for e in merges_into(intervals, level))
-    need = rule.deepest_merges if merge_events else 0  # no merge told: time alone
+    need = rule.deepest_merges if _tells_merges(intervals) else 0  # none told: time alone
+    level_at = _DeepestLevelAt(intervals)
     rounds: list[Round] = []
     writes = 0.0
     for t, w in edges:
         if t <= start:
             continue
         writes += w
-        merges = sum(1 for e in ends if start < e <= t)
+        merges = level_at.merges_in(start, t)
         if t - start + 1e-9 >= rule.round and merges >= need:
             rounds.append(Round(start, t, writes, merges))
             start, writes = t, 0.0
     return rounds
+
+
+def _tells_merges(intervals: list[dict[str, Any]]) -> bool:
+    """Whether the engine tells its merges: it counts them from the first interval on
+    (engine metric ``merges``), or a merge event is in the series."""
+    first = next((iv.get("engine") for iv in intervals if iv.get("engine")), None) or {}
+    return "merges" in first or bool(events(intervals, "merge"))
+
+
+class _DeepestLevelAt:
+    """The merges into the deepest level as known at a time: phase_deepest_level of the
+    merges completed by then (the tree's deepest level at the phase's start, or a deeper one
+    two merges have landed in)."""
+
+    def __init__(self, intervals: list[dict[str, Any]]) -> None:
+        self.tree = tree_deepest_level(intervals)
+        self.done = [(float(e.get("end_s", 0.0)), int(e.get("output_level", 0)))
+                     for e in rewriting_merges(intervals)]
+        candidates = {lv for _, lv in self.done} | ({self.tree} if self.tree is not None
+                                                    else set())
+        self.ends = {lv: [float(e.get("end_s", 0.0)) for e in merges_into(intervals, lv)]
+                     for lv in candidates}
+
+    def level(self, t: float) -> int | None:
+        return deepest_of(self.tree, Counter(lv for end, lv in self.done if end <= t))
+
+    def merges_in(self, start: float, t: float) -> int:
+        level = self.level(t)
+        ends = self.ends.get(level, []) if level is not None else []
+        return bisect_right(ends, t) - bisect_right(ends, start)
 
 
 @dataclass

@@ -186,10 +186,15 @@ def phase_deepest_level(intervals: list[dict[str, Any]]) -> int | None:
     Without level metrics: the deepest level of its merges. None without either. Moves do
     not count (is_move): a file moved down is no merge cycle of the level it lands in."""
     levels = Counter(int(e.get("output_level", 0)) for e in rewriting_merges(intervals))
-    tree = tree_deepest_level(intervals)
+    return deepest_of(tree_deepest_level(intervals), levels)
+
+
+def deepest_of(tree: int | None, merged: Counter[int]) -> int | None:
+    """phase_deepest_level's rule: the tree's deepest level, or a deeper one ``merged``
+    (merges per output level) has two merges in; without the tree's, the deepest merged."""
     if tree is None:
-        return max(levels) if levels else None
-    return max([tree, *(level for level, n in levels.items() if n >= 2)])
+        return max(merged) if merged else None
+    return max([tree, *(level for level, n in merged.items() if n >= 2)])
 
 
 def window_coverage(reference: list[dict[str, Any]], running: list[dict[str, Any]],
