@@ -471,7 +471,9 @@ def test_adaptive_phases_and_repetitions_end_to_end(tmp_path, data_root, driver_
             assert steady["attained"]
         if steady["attained"]:
             assert p["max_throughput"]["method"] == "steady"
-            assert testing.elapsed_s < 20
+            # It ended there, or its window closed in the last intervals, which the driver
+            # writes as it exits at the cap, after the monitor's last look.
+            assert info["ended_early"] or again.end_s >= 20 - 2.0, (again.end_s, info)
         decision = p["verdict"]["decision"]
         log = decision["log"]
         assert decision["cap_s"] == 15 and log
