@@ -14,7 +14,7 @@ DEB_PACKAGES := cmake ninja-build g++ pkg-config libgtest-dev nlohmann-json3-dev
 VENV ?= .venv
 PYTHON ?= python3
 
-.PHONY: all deps venv build build-asan build-for-tests test test-engine test-driver test-python bench quickstart reproduce reproduce-quick clean format lint
+.PHONY: all deps venv build build-asan build-for-tests test test-fast test-engine test-driver test-python bench quickstart reproduce reproduce-quick clean format lint
 
 all: build
 
@@ -69,6 +69,14 @@ test-python: venv build-for-tests
 	$(VENV)/bin/ruff check pipelines
 	$(VENV)/bin/lint-imports --no-cache
 	LSMBENCH_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/pytest -q --durations=15
+
+# The quick loop for a change to the Python: no C++ build, no services (the markers in
+# pyproject.toml name what the left-out tests need; `make test` runs them all).
+FAST_MARKERS := not (slow or influx or browser or netns or fio or root)
+test-fast: venv
+	$(VENV)/bin/ruff check pipelines
+	$(VENV)/bin/lint-imports --no-cache
+	$(VENV)/bin/pytest -q -m "$(FAST_MARKERS)" --durations=5
 
 # The Python environment is made (mostly downloads) while the ASan tree compiles.
 test: deps

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -11,8 +12,43 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: runs lsm-driver for real (seconds to a minute)")
+# A test that takes one of these fixtures needs what the marker says (markers: pyproject.toml);
+# `make test-fast` leaves out every marked test.
+FIXTURE_MARKERS = {
+    "driver_path": "slow",
+    "influxd": "influx",
+    "three_node_testbed": "netns",
+    "chromium": "browser",
+    "fio": "fio",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        for fixture, marker in FIXTURE_MARKERS.items():
+            if fixture in names:
+                item.add_marker(marker)
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """Headless Chromium's path, or the test is skipped with how to install it."""
+    from browser import CHROMIUM
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium is not installed (Debian package chromium: apt-get install "
+                    "chromium)")
+    return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def fio() -> str:
+    """fio's path, or the test is skipped with how to install it."""
+    path = shutil.which("fio")
+    if path is None:
+        pytest.skip("fio is not installed (apt-get install fio)")
+    return path
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,175 @@
+"""lsmbench plan --predict (predict.py): lsm-sim's testing maximum and 95 % verdict per point
+before anything runs, kept in campaign.json by lsmbench run and shown by the report beside
+what was measured. Runs the real lsm-sim (make build)."""
+
+from __future__ import annotations
+
+import html
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from lsmbench import cli as cli_module
+from lsmbench.cli import main
+from lsmbench.report import build_report
+from lsmbench.util.paths import find_sim
+from repo_paths import TESTS
+
+PAPERS = TESTS / "fixtures" / "papers" / "results" / "papers-fixture"
+
+
+def spec(tmp_path: Path, name: str = "pred", **engine: str) -> Path:
+    options = {"memtable_bytes": "1M", "wal": "off", "io_budget_bytes_per_sec": "16M", **engine}
+    doc: dict[str, Any] = {
+        "name": name,
+        "engine": {"name": "builtin", "options": {k: v for k, v in options.items() if v}},
+        "matrix": {"merge_policy": ["leveling", "tiering"], "size_ratio": [4],
+                   "repetitions": 2},
+        "workload": {"file": "update-uniform-1kb", "set": {"record_count": 20000}},
+        "phases": {"testing": {"duration": "60s"}, "running": {"duration": "60s"}},
+        "testbed": {"type": "local", "data_dir": str(tmp_path / "data")},
+    }
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return path
+
+
+def predictions(capsys, path: Path) -> dict[str, dict[str, Any]]:
+    code = main(["plan", str(path), "--predict", "--json"])
+    out = capsys.readouterr().out
+    assert code == 0
+    return json.loads(out)["predictions"]
+
+
+@pytest.fixture(autouse=True)
+def _sim() -> None:
+    assert find_sim() is not None, "lsm-sim is not built (make build)"
+
+
+def test_plan_predicts_each_point_and_repetitions_agree(tmp_path, capsys):
+    preds = predictions(capsys, spec(tmp_path))
+    assert len(preds) == 4
+    for policy in ("leveling", "tiering"):
+        a, b = (preds[f"merge_policy={policy},size_ratio=4,rep={r}"] for r in (0, 1))
+        assert a == b
+        assert a["max_writes_per_s"] > 0 and a["bandwidth"] == 16 << 20
+        assert isinstance(a["sustainable"], bool) and a["max_wait_s"] >= 0
+        assert 0 <= a["stalled_share"] <= 1 and a["basis"] == ""
+    # The text form: a table and what it assumes
+    assert main(["plan", str(spec(tmp_path)), "--predict"]) == 0
+    out = capsys.readouterr().out
+    assert "lsm-sim's prediction" in out and "95% sustainable?" in out
+    assert "Validation of the time model" in out
+
+
+def test_the_prediction_follows_the_bandwidth(tmp_path, capsys):
+    # Everything in the model is bytes over bandwidth (the writer assumed a fixed multiple of
+    # it): half the budget for twice as long sees the same flushes (the tree grows alike) in
+    # twice the time.
+    slow = spec(tmp_path, "one", io_budget_bytes_per_sec="8M")
+    doc = yaml.safe_load(slow.read_text())
+    doc["phases"] = {"testing": {"duration": "120s"}, "running": {"duration": "120s"}}
+    slow.write_text(yaml.safe_dump(doc))
+    one = predictions(capsys, slow)
+    two = predictions(capsys, spec(tmp_path, "two", io_budget_bytes_per_sec="16M"))
+    for point, p in one.items():
+        assert two[point]["max_writes_per_s"] == pytest.approx(2 * p["max_writes_per_s"],
+                                                               rel=0.01)
+
+
+def test_a_throttle_stands_for_the_budget_and_carries_the_log(tmp_path, capsys):
+    def throttled(name: str, wal: str) -> dict[str, dict[str, Any]]:
+        path = spec(tmp_path, name, io_budget_bytes_per_sec="", wal=wal)
+        doc = yaml.safe_load(path.read_text())
+        doc["throttle"] = {"write_bps": "16MiB/s", "phases": ["testing", "running"]}
+        path.write_text(yaml.safe_dump(doc))
+        return predictions(capsys, path)
+
+    off, logged = throttled("off", "off"), throttled("logged", "async")
+    budget = predictions(capsys, spec(tmp_path))
+    for point, p in off.items():
+        assert p["max_writes_per_s"] == pytest.approx(budget[point]["max_writes_per_s"])
+        # The log's bytes share the throttle: less is left for flushes and merges
+        assert logged[point]["max_writes_per_s"] < 0.95 * p["max_writes_per_s"]
+
+
+def test_no_prediction_says_why(tmp_path, capsys):
+    none = predictions(capsys, spec(tmp_path, "none", io_budget_bytes_per_sec=""))
+    assert all(p["max_writes_per_s"] is None and "io_budget_bytes_per_sec" in p["basis"]
+               for p in none.values())
+    path = spec(tmp_path, "pct", io_budget_bytes_per_sec="")
+    doc = yaml.safe_load(path.read_text())
+    doc["throttle"] = {"write_bps": "50%"}
+    # A share needs a calibration to mean anything (validate refuses it without one).
+    doc["testbed"]["calibration"] = str(TESTS / "data" /
+                                        "fio_calibration_vda.json")
+    path.write_text(yaml.safe_dump(doc))
+    assert all("relative to the calibrated disk" in p["basis"]
+               for p in predictions(capsys, path).values())
+    path = spec(tmp_path, "other")
+    doc = yaml.safe_load(path.read_text())
+    doc["engine"] = {"name": "null"}
+    doc["matrix"] = {"repetitions": 2}
+    path.write_text(yaml.safe_dump(doc))
+    assert all("builtin" in p["basis"] for p in predictions(capsys, path).values())
+    assert main(["plan", str(path), "--predict"]) == 0
+    assert "no prediction for 2 points" in capsys.readouterr().out
+
+
+def test_a_broken_simulator_gives_reasons_not_a_traceback(tmp_path, capsys, monkeypatch):
+    for name, body in (("garbage", "echo not json"), ("failing", "echo boom >&2; exit 1"),
+                       ("instant", "echo '{\"flushes\": 3}'")):
+        fake = tmp_path / name
+        fake.write_text(f"#!/bin/sh\n{body}\n")
+        fake.chmod(0o755)
+        monkeypatch.setenv("LSMBENCH_SIM", str(fake))
+        preds = predictions(capsys, spec(tmp_path, name))
+        reasons = {p["basis"] for p in preds.values()}
+        assert all(p["max_writes_per_s"] is None for p in preds.values())
+        assert len(reasons) == 1 and ("lsm-sim" in reasons.pop()), (name, preds)
+
+
+def test_run_keeps_the_predictions_in_the_plan(tmp_path, monkeypatch):
+    seen = {}
+
+    def fake_run(plan: Any, *_: Any, **__: Any) -> dict[str, int]:
+        seen["plan"] = plan.to_json()
+        return {"failed": 0}
+
+    monkeypatch.setattr("lsmbench.campaign.run_campaign", fake_run)
+    assert cli_module.main(["run", str(spec(tmp_path)), "--results", str(tmp_path / "r"),
+                            "--quiet"]) == 0
+    preds = seen["plan"]["predictions"]
+    assert len(preds) == 4 and all(p["max_writes_per_s"] > 0 for p in preds.values())
+
+
+def test_the_report_shows_the_prediction_beside_the_measurement(tmp_path):
+    camp = tmp_path / "papers-fixture"
+    shutil.copytree(PAPERS, camp)
+    meta = json.loads((camp / "campaign.json").read_text())
+    points = sorted(p.name for p in camp.iterdir() if (p / "point.json").is_file())
+    # A prediction for all but one point (a point without one has no row)
+    meta["plan"]["predictions"] = {
+        p: {"max_writes_per_s": 10000.0 + i, "utilization": 0.95, "sustainable": i % 2 == 0,
+            "basis": ""} for i, p in enumerate(points[:-1])}
+    (camp / "campaign.json").write_text(json.dumps(meta))
+    files = build_report(camp, camp.parent)
+    page = html.unescape(files.html.read_text())
+    assert "Predicted and measured" in page
+    table = page[page.index('id="predicted-table"'):]
+    table = table[:table.index("</table>")]
+    assert table.count("<tr data-point=") == len(points) - 1
+    for i, p in enumerate(points[:-1]):
+        measured = json.loads((camp / p / "point.json").read_text())["max_throughput"][
+            "writes_per_s"]
+        row = table[table.index(f'<tr data-point="{p}">'):]
+        row = row[:row.index("</tr>")]
+        assert f'data-value="{10000.0 + i!r}"' in row
+        ratio = float(row.split('data-value="')[4].split('"')[0])
+        assert ratio == pytest.approx(measured / (10000.0 + i))
+        assert ("yes at 0.95" if i % 2 == 0 else "no at 0.95") in row
+    md = files.markdown.read_text()
+    assert "Predicted (lsm-sim, before the run" in md
