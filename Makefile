@@ -71,12 +71,13 @@ test-python: venv build-for-tests
 	LSMBENCH_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/pytest -q --durations=15
 
 # The quick loop for a change to the Python: no C++ build, no services (the markers in
-# pyproject.toml name what the left-out tests need; `make test` runs them all).
+# pyproject.toml name what the left-out tests need; `make test` runs them all), the
+# tests spread over every core (pytest-xdist).
 FAST_MARKERS := not (slow or influx or browser or netns or fio or root)
 test-fast: venv
 	$(VENV)/bin/ruff check pipelines
 	$(VENV)/bin/lint-imports --no-cache
-	$(VENV)/bin/pytest -q -m "$(FAST_MARKERS)" --durations=5
+	$(VENV)/bin/pytest -q -m "$(FAST_MARKERS)" -n auto --durations=5
 
 # The Python environment is made (mostly downloads) while the ASan tree compiles.
 test: deps

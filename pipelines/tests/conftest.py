@@ -16,6 +16,7 @@ REPO = Path(__file__).resolve().parents[2]
 # `make test-fast` leaves out every marked test.
 FIXTURE_MARKERS = {
     "driver_path": "slow",
+    "sim_path": "slow",
     "influxd": "influx",
     "three_node_testbed": "netns",
     "chromium": "browser",
@@ -67,6 +68,17 @@ def driver_path() -> Path:
     p = find_driver()
     if p is None:
         pytest.skip("lsm-driver is not built: run `make build` (or set $LSMBENCH_DRIVER)")
+    return p
+
+
+@pytest.fixture(scope="session")
+def sim_path() -> Path:
+    """A built lsm-sim, or the test is skipped with how to build it."""
+    from lsmbench.util.paths import find_sim
+
+    p = find_sim()
+    if p is None:
+        pytest.skip("lsm-sim is not built: run `make build` (or set $LSMBENCH_BUILD_DIR)")
     return p
 
 

@@ -117,8 +117,10 @@ def _driver_check(loaded: Any) -> tuple[list[tuple[str, str]], list[str]]:
     unchecked = [e for e in engines_of(loaded.raw) if e == "rocksdb"]
     driver = find_driver(getattr(loaded.spec.testbed, "driver", None))
     if driver is None:
-        return [], [f"{e} engine options were not checked: lsm-driver is not built (make "
-                    "build); the driver checks them when the run starts" for e in unchecked]
+        return [], [*(f"{e} engine options were not checked: lsm-driver is not built (make "
+                      "build); the driver checks them when the run starts" for e in unchecked),
+                    "the workload and queries were not checked: lsm-driver is not built (make "
+                    "build); the driver checks them when each phase starts"]
     errors: list[tuple[str, str]] = []
     warnings: list[str] = []
     try:

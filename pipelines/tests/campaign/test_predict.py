@@ -15,7 +15,6 @@ import yaml
 from lsmbench import cli as cli_module
 from lsmbench.cli import main
 from lsmbench.report import build_report
-from lsmbench.util.paths import find_sim
 from repo_paths import TESTS
 
 PAPERS = TESTS / "fixtures" / "papers" / "results" / "papers-fixture"
@@ -45,8 +44,8 @@ def predictions(capsys, path: Path) -> dict[str, dict[str, Any]]:
 
 
 @pytest.fixture(autouse=True)
-def _sim() -> None:
-    assert find_sim() is not None, "lsm-sim is not built (make build)"
+def _sim(sim_path: Path) -> None:
+    """Every test here runs lsm-sim (plan --predict)."""
 
 
 def test_plan_predicts_each_point_and_repetitions_agree(tmp_path, capsys):

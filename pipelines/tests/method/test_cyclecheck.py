@@ -23,7 +23,7 @@ from lsmbench.point_pipeline import PointContext, PointPipeline
 from lsmbench.progress import Reporter
 from lsmbench.spec import validate_raw
 from lsmbench.store import Store, write_json_atomic
-from lsmbench.util.paths import find_driver, find_sim
+from lsmbench.util.paths import find_driver
 from repo_paths import PIPELINES
 
 QUICKSTART = PIPELINES / "campaigns" / "quickstart.yaml"
@@ -174,9 +174,8 @@ def test_replay_of_a_one_level_tree_counts_its_major_merges() -> None:
     assert mergesim.replay("leveling", leveling_decisions(60, 5), 60, LOAD_FLUSHES).major is None
 
 
-def test_records_per_flush_is_what_lsm_sim_says() -> None:
-    sim = find_sim()
-    assert sim is not None, "lsm-sim is not built (make build)"
+def test_records_per_flush_is_what_lsm_sim_says(sim_path: Path) -> None:
+    sim = sim_path
     records = mergesim.records_per_flush(sim, 4 << 20, 16, 1000)
     # The engine's own memtable (engines/lsm/src/db/memtable_capacity_test.cc holds it to
     # what the DB flushes); the quickstart's runs flush 3,712 writes per 4 MiB memtable.
@@ -229,10 +228,8 @@ def test_the_engine_facts_come_from_its_description() -> None:
         assert ignored == {o["name"] for o in live["options"] if o.get("scope") == "engine"}
 
 
-def test_the_real_lsm_sim_on_the_quickstart() -> None:
-    sim = find_sim()
-    if sim is None:
-        pytest.skip("lsm-sim is not built: run `make build` (or set $LSMBENCH_BUILD_DIR)")
+def test_the_real_lsm_sim_on_the_quickstart(sim_path: Path) -> None:
+    sim = sim_path
     load = 200_000 // RECORDS
     lev = mergesim.simulate(sim, {"merge_policy": "leveling", "memtable_bytes": "4M",
                                   "wal": "async"}, RECORDS * 1016, load)
@@ -481,9 +478,7 @@ def test_plan_reads_older_runs_and_ignores_other_testing_phases(tmp_path, fake_s
     assert cyclecheck.plan_cycles(plan, other, sim).warnings == []
 
 
-def test_plan_of_the_quickstart_with_the_real_lsm_sim(capsys) -> None:
-    if find_sim() is None:
-        pytest.skip("lsm-sim is not built: run `make build` (or set $LSMBENCH_BUILD_DIR)")
+def test_plan_of_the_quickstart_with_the_real_lsm_sim(capsys, sim_path: Path) -> None:
     assert main(["plan", str(QUICKSTART), "--json", "--results", "/nonexistent"]) == 0
     notes = json.loads(capsys.readouterr().out)["notes"]
     assert any(n.startswith("merge cycle: policy=tiering: a merge into level 3 (the deepest "

@@ -37,7 +37,6 @@ from lsmbench.reproduce.simtable import (
     run_validate,
 )
 from lsmbench.reproduce.suite import PAPERS, SUITE, experiments
-from lsmbench.util.paths import find_sim
 from repo_paths import TESTS
 
 DATASETS = TESTS / "fixtures" / "datasets" / "results"
@@ -136,12 +135,10 @@ def test_tracking_over_time_takes_the_largest_difference_at_any_flush():
     assert by_id["M7"].judge({"repro-mao-sim": none}).status == INCONCLUSIVE
 
 
-def test_long_simulations_with_the_real_simulator(tmp_path):
+def test_long_simulations_with_the_real_simulator(tmp_path, sim_path):
     """Fig. 8's experiment at a small scale: every policy through lsm-sim, rows spaced on a
     log scale with 16 x 4^k among them, the growth exponent fitted from there; the growth
     claim's status follows from the exponents the store holds."""
-    if find_sim() is None:
-        pytest.skip("lsm-sim is not built")
     run_long(tmp_path / "long", "long", [(3, 10_000), (6, 2_000)])
     sims = read_long(tmp_path, "long")
     assert sims is not None and sims.ks == [3, 6]
@@ -424,11 +421,9 @@ def test_the_updates_figure_and_claims_follow_the_store(store):
     assert by_id["M10"].judge({"repro-mao-updates": appends}).status == INCONCLUSIVE
 
 
-def test_one_experiment_again_into_the_stored_run(store, tmp_path, lsmbench):
+def test_one_experiment_again_into_the_stored_run(store, tmp_path, lsmbench, sim_path):
     """`--experiment` runs only what it names, keeps every other experiment's record and
     result, stamps the re-run with its commit, and writes only its paper's page."""
-    if find_sim() is None:
-        pytest.skip("lsm-sim is not built")
     before = pages.read_run(store / "reproduce")
     assert before is not None
     out = tmp_path / "pages"

@@ -188,7 +188,7 @@ def test_mutated_spec_text_exits_0_or_2(tmp_path_factory, data):
     assert code in (0, 2)
 
 
-def test_a_mapping_with_int_and_str_keys_is_a_field_error(tmp_path, capsys):
+def test_a_mapping_with_int_and_str_keys_is_a_field_error(tmp_path, capsys, driver_path):
     # Found by test_mutated_specs_exit_0_or_2: the driver check's run.json key could not sort
     # {"": null, 0: null} and validate ended in an internal error (exit 70).
     doc = copy.deepcopy(BASE)
@@ -270,7 +270,7 @@ def test_the_points_are_counted_before_any_is_made(tmp_path, capsys):
 @pytest.mark.parametrize("spec", sorted(
     [*(QUICKSTART.parent.glob("*.yaml")), *(QUICKSTART.parent.glob("reproduce/*.yaml"))]),
     ids=lambda p: p.name)
-def test_plan_refuses_exactly_what_validate_refuses(spec, tmp_path, capsys):
+def test_plan_refuses_exactly_what_validate_refuses(spec, tmp_path, capsys, driver_path):
     docs = [yaml.safe_load(spec.read_text())]
     bad = copy.deepcopy(docs[0])
     bad.setdefault("workload", {})
@@ -284,3 +284,19 @@ def test_plan_refuses_exactly_what_validate_refuses(spec, tmp_path, capsys):
         capsys.readouterr()
         assert codes[0] == codes[1], (spec.name, i, codes)
         assert codes[0] == (0 if i == 0 else 2), (spec.name, i, codes)
+
+
+def test_without_the_driver_validate_says_what_it_did_not_check(tmp_path, capsys, monkeypatch):
+    """No lsm-driver built: the workload's values are the driver's to check, so validate
+    passes a spec the driver would refuse, says so, and never ends in an internal error
+    (a mapping of mixed key types once did, in the points' configuration hash)."""
+    import lsmbench.util.paths as paths
+
+    monkeypatch.setattr(paths, "find_driver", lambda *a, **k: None)
+    doc = copy.deepcopy(BASE)
+    doc["workload"]["set"]["record_count"] = {"": None, 0: None}
+    p = tmp_path / "c.yaml"
+    p.write_text(yaml.safe_dump(doc))
+    assert main(["validate", str(p)]) == 0
+    err = capsys.readouterr().err
+    assert "the workload and queries were not checked: lsm-driver is not built" in err
