@@ -32,7 +32,7 @@ def spec(tmp_path: Path, **data) -> Path:
     return p
 
 
-def test_validate_ok_and_json(capsys):
+def test_validate_ok_and_json(capsys, driver_path):
     code, out, _ = cli(capsys, "validate", str(QUICKSTART))
     assert code == 0 and "valid (campaign quickstart, 12 points)" in out
     code, out, _ = cli(capsys, "validate", str(QUICKSTART), "--json")
