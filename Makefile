@@ -14,7 +14,7 @@ DEB_PACKAGES := cmake ninja-build g++ pkg-config libgtest-dev nlohmann-json3-dev
 VENV ?= .venv
 PYTHON ?= python3
 
-.PHONY: all deps venv build build-asan build-for-tests test test-fast test-engine test-driver test-python bench quickstart reproduce reproduce-quick clean format lint
+.PHONY: all deps venv build build-asan build-for-tests test test-fast test-engine test-driver test-python bench quickstart reproduce reproduce-quick clean format lint docs
 
 all: build
 
@@ -89,6 +89,11 @@ test: deps
 lint: venv
 	$(VENV)/bin/ruff check pipelines
 	$(VENV)/bin/lint-imports --no-cache
+
+# `make docs` regenerates docs/reference/ (CLI, spec, engine options); tests compare the pages.
+docs: venv build-for-tests
+	$(VENV)/bin/python -m lsmbench.cli.reference --out docs/reference
+	$(BUILD)/bin/lsm-driver --describe-options builtin --markdown > docs/reference/engine-options.md
 
 bench: build
 	$(BUILD)/bin/lsm-bench

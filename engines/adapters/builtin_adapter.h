@@ -2,7 +2,7 @@
 //
 // Options: every lsm::Options field by its exact name (except `env`), from
 // the engine's option table (lsm/option_table.h, declared in
-// lsm/include/lsm/options.def); docs/engine-options.md lists them.
+// lsm/include/lsm/options.def); docs/reference/engine-options.md lists them.
 //
 // Metrics (from lsm::DB::GetStats()): disk_components, disk_components.L<i>,
 // stall_count, stall_micros (merge + memory stalls), merge_stall_count,

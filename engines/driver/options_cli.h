@@ -19,7 +19,7 @@ namespace lsmbench::driver {
 // without a description (rocksdb).
 Status DescribeOptionsJson(const std::string& engine, std::string* out);
 
-// The same as Markdown: docs/engine-options.md is this output for builtin.
+// The same as Markdown: docs/reference/engine-options.md is this output for builtin.
 Status DescribeOptionsMarkdown(const std::string& engine, std::string* out);
 
 // {"ok": bool, "errors": [{"name": NAME or "", "message": M}, ...]}: every

@@ -51,9 +51,10 @@ TEST(OptionsCliTest, CommittedWorkloadDefaultsAreCurrent) {
 TEST(OptionsCliTest, CommittedReferenceIsCurrent) {
   std::string md;
   ASSERT_TRUE(DescribeOptionsMarkdown("builtin", &md).ok());
-  const std::string path = std::string(LSM_REPO_ROOT) + "/docs/engine-options.md";
-  EXPECT_EQ(md, ReadFile(path)) << path << " is stale: regenerate it with "
-                                << Regenerate("builtin", " --markdown > docs/engine-options.md");
+  const std::string path = std::string(LSM_REPO_ROOT) + "/docs/reference/engine-options.md";
+  EXPECT_EQ(md, ReadFile(path))
+      << path << " is stale: regenerate it with "
+      << Regenerate("builtin", " --markdown > docs/reference/engine-options.md");
 }
 
 TEST(OptionsCliTest, DescriptionIsTypedJson) {

@@ -252,7 +252,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
 def add_parsers(sub: Any, common: argparse.ArgumentParser,
                 setting: argparse.ArgumentParser) -> None:
     s = sub.add_parser("run", parents=[common, setting], help="run a campaign")
-    s.add_argument("spec")
+    s.add_argument("spec", help="the campaign spec (YAML)")
     s.add_argument("--resume", action="store_true",
                    help="skip the complete points of an earlier run; redo the rest")
     s.add_argument("--force", action="store_true",
@@ -264,7 +264,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser,
     s = sub.add_parser("tune", parents=[common, setting],
                        help="search engine options (Optuna TPE) toward a spec's tune: "
                             "objective; docs/tuning.md")
-    s.add_argument("spec")
+    s.add_argument("spec", help="the campaign spec (YAML)")
     s.add_argument("--resume", action="store_true",
                    help="go on with the study in RESULTS/CAMPAIGN/tune.sqlite3 (an "
                         "interrupted trial is run again)")
@@ -294,9 +294,12 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser,
                    help="InfluxDB URL, e.g. http://127.0.0.1:8086?db=lsmbench")
     s.add_argument("--campaign", default=None, help="only this campaign")
     s.add_argument("--all", action="store_true", help="also resend published points")
-    s.add_argument("--database", default=None)
-    s.add_argument("--org", default=None)
-    s.add_argument("--bucket", default=None)
+    s.add_argument("--database", default=None,
+                   help="the InfluxDB 1.x database (instead of the URL's db=)")
+    s.add_argument("--org", default=None,
+                   help="the InfluxDB 2.x organization (instead of the URL's org=)")
+    s.add_argument("--bucket", default=None,
+                   help="the InfluxDB 2.x bucket (instead of the URL's bucket=)")
     s.add_argument("--token-env", default=None, help="environment variable holding the token")
     s.add_argument("--token-file", default=None, help="file holding the token")
     s.set_defaults(func=cmd_publish)

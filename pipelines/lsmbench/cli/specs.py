@@ -250,12 +250,12 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser,
                 setting: argparse.ArgumentParser) -> None:
     s = sub.add_parser("validate", parents=[common, setting], help="check a spec; list every "
                        "error by its path (exit 2)")
-    s.add_argument("spec")
+    s.add_argument("spec", help="the campaign spec (YAML)")
     s.set_defaults(func=cmd_validate)
 
     s = sub.add_parser("plan", parents=[common, setting],
                        help="dry run: matrix points, phases, testbed, estimated duration")
-    s.add_argument("spec")
+    s.add_argument("spec", help="the campaign spec (YAML)")
     s.add_argument("--limit", type=int, default=50, help="points to list (default 50)")
     s.add_argument("--predict", action="store_true",
                    help="lsm-sim's testing maximum per point and whether 95 %% of it is "

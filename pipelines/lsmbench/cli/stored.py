@@ -148,7 +148,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     s = sub.add_parser("ls", parents=[common], help="campaigns and points in the results store")
-    s.add_argument("campaign", nargs="?", default=None)
+    s.add_argument("campaign", nargs="?", default=None,
+                   help="one campaign: its groups and points (default: every campaign)")
     s.add_argument("--repetitions", action="store_true",
                    help="with CAMPAIGN: list each repetition under its group")
     s.set_defaults(func=cmd_ls)

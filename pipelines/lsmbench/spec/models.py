@@ -44,6 +44,22 @@ def _duration(v: Any) -> Any:
 Duration = Annotated[float, BeforeValidator(_duration)]
 EngineOptions = dict[str, Any]
 
+# Descriptions that several models' fields share.
+_THREADS = "Writer threads; none: the driver's default, 1."
+_QUERIES = ("Closed-loop query threads beside the writers: run.json's `queries` "
+            "(`threads`, `operations`, `scan_length`, `distribution`, `field`, "
+            "`selectivity`).")
+_SETTLE_LOAD = ("After its writes, the load waits at most this long until the engine has no "
+                "pending or running flush or merge. `0` or `false`: not at all; `true`: `10m`.")
+_SETTLE_PHASE = ("Before its clock starts, the phase waits at most this long for the engine's "
+                 "pending flushes and merges. `0` or `false`: not at all; `true`: `10m`.")
+_KEEP_DATA = "Keep each point's engine directory instead of removing it."
+_TYPE = "The testbed's kind."
+_DISK = "The disk kind the points ask for; `any`: every node."
+_NODE = "The node, by name, every point runs on; none: any node."
+_MATRIX = ("Dimensions, whose cross product gives the points, and the rules `zip`, `exclude`, "
+           "`repetitions` and `seeds`.")
+
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_default=True)
@@ -55,8 +71,12 @@ class Strict(BaseModel):
 class EngineSpec(Strict):
     """The engine the driver measures and its options (passed to its adapter by name)."""
 
-    name: str = "builtin"
-    options: EngineOptions = Field(default_factory=dict)
+    name: str = Field(default="builtin", description="The driver's adapter: one of "
+                      f"{', '.join(f'`{e}`' for e in names.ENGINES)}.")
+    options: EngineOptions = Field(
+        default_factory=dict,
+        description="Engine options by name, for every phase. "
+                    "docs/reference/engine-options.md lists the `builtin` engine's.")
 
     @field_validator("name")
     @classmethod
@@ -72,9 +92,13 @@ class EngineSpec(Strict):
 class WorkloadRef(Strict):
     """A workload file (a name in workloads/ or a path) or an inline workload, plus overrides."""
 
-    file: str | None = None
-    inline: dict[str, Any] | None = None
-    set: dict[str, Any] = Field(default_factory=dict)
+    file: str | None = Field(default=None, description="A workload file: `NAME` for "
+                             "`workloads/NAME.yaml`, or a path.")
+    inline: dict[str, Any] | None = Field(default=None, description="The driver's workload "
+                                          "object itself, instead of a file.")
+    set: dict[str, Any] = Field(default_factory=dict, description="Overrides of the file's "
+                                "or the inline workload's fields; dotted keys reach "
+                                "nested ones.")
 
     @model_validator(mode="after")
     def _one_source(self) -> WorkloadRef:
@@ -105,15 +129,18 @@ Settle = Annotated[float, BeforeValidator(_settle), Field(ge=0, le=86400)]
 
 
 class LoadPhase(Strict):
-    enabled: bool = True
-    threads: int | None = Field(default=None, ge=1, le=1024)
-    engine_options: EngineOptions = Field(default_factory=dict)
-    timeout: Duration | None = None
+    enabled: bool = Field(default=True, description="Load the workload's records first, "
+                          "closed loop, until all are written.")
+    threads: int | None = Field(default=None, ge=1, le=1024, description=_THREADS)
+    engine_options: EngineOptions = Field(default_factory=dict, description="Engine options "
+                                           "for the load only.")
+    timeout: Duration | None = Field(default=None, description="The driver is stopped after "
+                                     "this, plus `settle`; none: `1h`.")
     # After its writes, the load waits (at most this long; 0 or false: not at all) until the
     # engine has no pending or running flush or merge, so that the testing phase and the
     # running phases' snapshot start from a settled tree, not during the merges the load
     # left due (RocksDB's WaitForCompact; docs/orchestrator.md, "Adaptive phases").
-    settle: Settle = DEFAULT_SETTLE_S
+    settle: Settle = Field(default=DEFAULT_SETTLE_S, description=_SETTLE_LOAD)
 
 
 class SteadyState(Strict):
@@ -128,39 +155,62 @@ class SteadyState(Strict):
     least-squares line through them changes by at most ``max_slope`` of the mean across the
     window. The maximum is then the window's rate (lsmbench.method.adaptive.steady_state)."""
 
-    rounds: int = Field(default=5, ge=2, le=50)
-    round: Duration = Field(default=10.0, gt=0)
-    deepest_merges: int = Field(default=1, ge=0, le=10)
+    rounds: int = Field(default=5, ge=2, le=50, description="The measurement window, in "
+                        "rounds.")
+    round: Duration = Field(default=10.0, gt=0, description="A round's least length. A round "
+                             "also holds `deepest_merges` merges and ends at a memtable "
+                             "sealing.")
+    deepest_merges: int = Field(default=1, ge=0, le=10, description="Completed merges into "
+                                "the deepest level each round holds; `0`: time alone. "
+                                "Ignored for an engine that tells no merges.")
     # Half the SNIA PTS's 20 % and 10 %: its rounds are fixed minutes, ours whole merge
     # cycles, whose rates vary a few per cent once steady (docs/orchestrator.md).
-    max_range: float = Field(default=0.10, gt=0, le=1)
-    max_slope: float = Field(default=0.05, gt=0, le=1)
-    ramp: Duration = Field(default=0.0, ge=0)
+    max_range: float = Field(default=0.10, gt=0, le=1, description="The window's round "
+                             "rates span at most this share of their mean.")
+    max_slope: float = Field(default=0.05, gt=0, le=1, description="The least-squares line "
+                             "through the round rates changes by at most this share of "
+                             "their mean across the window.")
+    ramp: Duration = Field(default=0.0, ge=0, description="Time ignored first, before the "
+                            "rounds count.")
 
 
 class TestingPhase(Strict):
-    duration: Duration = Field(default=600.0, gt=0)
-    warmup: Duration | None = None
-    warmup_fraction: float = Field(default=1 / 6, ge=0, lt=1)
-    threads: int | None = Field(default=None, ge=1, le=1024)
-    queries: dict[str, Any] | None = None
-    engine_options: EngineOptions = Field(default_factory=dict)
-    timeout: Duration | None = None
+    duration: Duration = Field(default=600.0, gt=0, description="The closed-loop phase's "
+                                "length; with `steady`, its cap.")
+    warmup: Duration | None = Field(default=None, description="Time excluded from the start "
+                                    "of the measured window; none: `warmup_fraction` of "
+                                    "`duration`.")
+    warmup_fraction: float = Field(default=1 / 6, ge=0, lt=1, description="The share of "
+                                   "`duration` excluded first when `warmup` is not given.")
+    threads: int | None = Field(default=None, ge=1, le=1024, description=_THREADS)
+    queries: dict[str, Any] | None = Field(default=None, description=_QUERIES)
+    engine_options: EngineOptions = Field(default_factory=dict, description="Engine options "
+                                           "for the testing phase only, e.g. "
+                                           "`{merge_scheduler: fair}`.")
+    timeout: Duration | None = Field(default=None, description="The driver is stopped after "
+                                     "this; none: `2 x (duration + settle) + 5m`.")
     # Matrix dimensions that do not change the testing phase (typically the running
     # phase's scheduler): points that differ only in them, in the same repetition, share
     # one testing phase -- run by the first of them -- and so run at the same rate.
-    shared_across: list[str] = Field(default_factory=list)
+    shared_across: list[str] = Field(default_factory=list, description="Matrix dimensions "
+                                      "that do not change the testing phase. Points that "
+                                      "differ only in them share one testing phase.")
     # How the maximum is taken from the measured window: "cycles" counts whole memtable
     # cycles (not quantized by the window; falls back on the count when the engine does not
     # tell its flushes), "intervals" counts the window's writes
     # (verdict.max_throughput_of_testing; docs/results/quickstart.md measures both).
-    maximum: Literal["intervals", "cycles"] = "cycles"
+    maximum: Literal["intervals", "cycles"] = Field(
+        default="cycles",
+        description="How the maximum is taken from the measured window: `cycles` counts "
+                    "whole memtable cycles, `intervals` counts the window's writes.")
     # Before its clock starts, the phase waits (at most this long; 0 or false: not at all)
     # for the engine's pending flushes and merges: reopening the loaded tree recovers its last
     # memtable from the log, which may start a merge.
-    settle: Settle = DEFAULT_SETTLE_S
+    settle: Settle = Field(default=DEFAULT_SETTLE_S, description=_SETTLE_PHASE)
     # End at steady state instead of after `duration`, which becomes the cap (SteadyState).
-    steady: SteadyState | None = None
+    steady: SteadyState | None = Field(default=None, description="End at steady state "
+                                       "instead of after `duration`, which becomes the "
+                                       "cap. Excludes `warmup`.")
 
     @model_validator(mode="after")
     def _warmup_shorter(self) -> TestingPhase:
@@ -194,13 +244,18 @@ class RateSearchSpec(Strict):
     """phases.running.search: the maximum sustainable rate, searched between two fractions of
     the testing maximum (lsmbench.method.search)."""
 
-    low: float = Field(default=0.5, gt=0, le=2)
-    high: float = Field(default=1.0, gt=0, le=2)
+    low: float = Field(default=0.5, gt=0, le=2, description="The lowest utilization "
+                       "searched, a share of the testing maximum.")
+    high: float = Field(default=1.0, gt=0, le=2, description="The highest utilization "
+                        "searched; it runs first.")
     # Stop when the bracket [highest sustainable, lowest not] is at most this wide. At least
     # 0.001: step utilizations are rounded to 4 decimals (their directory names).
-    tolerance: float = Field(default=0.02, ge=0.001, le=2)
+    tolerance: float = Field(default=0.02, ge=0.001, le=2, description="The search stops "
+                             "when the bracket [highest sustainable, lowest not] is at "
+                             "most this wide.")
     # At least 2: the upper end, and the lower end when nothing above it was sustainable.
-    max_steps: int = Field(default=8, ge=2, le=64)
+    max_steps: int = Field(default=8, ge=2, le=64, description="At most this many running "
+                           "phases.")
 
     @model_validator(mode="after")
     def _ordered(self) -> RateSearchSpec:
@@ -220,26 +275,51 @@ class UntilDecided(Strict):
     is flat (the upper end of its 95 % interval under verdict.max_backlog_growth); not before
     ``min_duration``. At the cap, undecided is inconclusive, with the length it would need."""
 
-    deepest_merges: int = Field(default=2, ge=1, le=20)
-    min_duration: Duration = Field(default=0.0, ge=0)
+    deepest_merges: int = Field(default=2, ge=1, le=20, description="Completed merges into "
+                                "the deepest level the window holds before it may "
+                                "pass.")
+    min_duration: Duration = Field(default=0.0, ge=0, description="The phase does not pass "
+                                    "before this.")
 
 
 class RunningPhase(Strict):
-    enabled: bool = True
-    duration: Duration = Field(default=600.0, gt=0)
-    warmup: Duration = 0.0
-    utilization: float = Field(default=0.95, gt=0, le=2)
-    utilizations: list[Annotated[float, Field(gt=0, le=2)]] | None = None
-    arrival: dict[str, Any] = Field(default_factory=dict)
-    drain: Duration = 0.0
-    threads: int | None = Field(default=None, ge=1, le=1024)
-    queries: dict[str, Any] | None = None
-    engine_options: EngineOptions = Field(default_factory=dict)
-    start: Literal["snapshot", "reload", "continue"] = "snapshot"
-    timeout: Duration | None = None
-    search: RateSearchSpec | None = None
-    settle: Settle = DEFAULT_SETTLE_S  # as phases.testing.settle
-    until_decided: UntilDecided | None = None
+    enabled: bool = Field(default=True, description="Run the open-loop phase; `false`: only the "
+                          "maximum is measured.")
+    duration: Duration = Field(default=600.0, gt=0, description="The open-loop phase's "
+                                "length; with `until_decided`, its cap.")
+    warmup: Duration = Field(default=0.0, description="Time excluded from the start of the "
+                             "verdict's window.")
+    utilization: float = Field(default=0.95, gt=0, le=2, description="The arrival rate, as "
+                               "a share of the testing phase's maximum.")
+    utilizations: list[Annotated[float, Field(gt=0, le=2)]] | None = Field(
+        default=None,
+        description="A sweep: one running phase per utilization. The headline verdict is "
+                    "the one at `utilization` when it is in the sweep, else at the largest.")
+    arrival: dict[str, Any] = Field(default_factory=dict, description="run.json's "
+                                    "`arrival` fields besides `rate`, which is "
+                                    "computed: `process`, `interarrival`, `burst_s`, "
+                                    "`burst_count`, `idle_s`, `trace_file`, `rate_scale`.")
+    drain: Duration = Field(default=0.0, description="After `duration`, the requests that "
+                            "arrived before the end finish for at most this long.")
+    threads: int | None = Field(default=None, ge=1, le=1024, description=_THREADS)
+    queries: dict[str, Any] | None = Field(default=None, description=_QUERIES)
+    engine_options: EngineOptions = Field(default_factory=dict, description="Engine options "
+                                           "for the running phases only.")
+    start: Literal["snapshot", "reload", "continue"] = Field(
+        default="snapshot",
+        description="The state each running phase starts from: `snapshot`, a copy of the "
+                    "loaded state; `reload`, a fresh load; `continue`, where the previous "
+                    "phase left off.")
+    timeout: Duration | None = Field(default=None, description="The driver is stopped after "
+                                     "this; none: `2 x (duration + drain + settle) + 5m`.")
+    search: RateSearchSpec | None = Field(default=None, description="Search the maximum "
+                                          "sustainable rate instead of running at "
+                                          "`utilization`. Excludes `utilizations` and "
+                                          "`start: continue`.")
+    settle: Settle = Field(default=DEFAULT_SETTLE_S, description=_SETTLE_PHASE)
+    until_decided: UntilDecided | None = Field(default=None, description="End each running "
+                                               "phase as soon as its verdict is decided; "
+                                               "`duration` becomes the cap.")
 
     @field_validator("utilizations")
     @classmethod
@@ -308,10 +388,16 @@ class RunningPhase(Strict):
 
 
 class Phases(Strict):
-    interval: Duration = Field(default=1.0, ge=0.01, le=3600)
-    load: LoadPhase = Field(default_factory=LoadPhase)
-    testing: TestingPhase = Field(default_factory=TestingPhase)
-    running: RunningPhase = Field(default_factory=RunningPhase)
+    interval: Duration = Field(default=1.0, ge=0.01, le=3600, description="The driver's "
+                                "reporting interval.")
+    load: LoadPhase = Field(default_factory=LoadPhase, description="The load phase: it "
+                            "writes the workload's records.")
+    testing: TestingPhase = Field(default_factory=TestingPhase, description="The "
+                                  "closed-loop phase that measures the maximum write "
+                                  "throughput.")
+    running: RunningPhase = Field(default_factory=RunningPhase, description="The open-loop "
+                                  "phases at a share of the maximum, judged by the "
+                                  "verdict.")
 
 
 class VerdictSpec(Strict):
@@ -319,16 +405,24 @@ class VerdictSpec(Strict):
     p99 write latency under a bound, a final backlog under a bound, no steady backlog growth,
     little stalled time, and the achieved rate close to the offered one."""
 
-    p99_write_latency: Duration = Field(default=1.0, gt=0)
-    max_backlog: Duration = Field(default=1.0, ge=0)
+    p99_write_latency: Duration = Field(default=1.0, gt=0, description="The running "
+                                         "phase's p99 write latency, from intended "
+                                         "arrival, is at most this.")
+    max_backlog: Duration = Field(default=1.0, ge=0, description="The queue at the end of "
+                                   "the arrivals holds under this many seconds of "
+                                   "arrivals.")
     # Seconds of arrivals the queue may gain per second of run: the lower end of the 95 %
     # interval of its Theil-Sen slope over the second half, divided by the offered rate.
-    max_backlog_growth: float = Field(default=0.001, ge=0)
+    max_backlog_growth: float = Field(default=0.001, ge=0, description="Seconds of arrivals "
+                                      "the queue may gain per second of run.")
     # Share of the measured window writes may be stalled (metrics.stall_time: the engine's
     # stall time, else intervals with no completed write while writes waited).
-    max_stalled_fraction: float = Field(default=0.01, ge=0, le=1)
+    max_stalled_fraction: float = Field(default=0.01, ge=0, le=1, description="The share of "
+                                        "the measured window writes may be stalled.")
     # The achieved rate may be at most this share under the offered rate (pebble: 10 %).
-    max_rate_shortfall: float = Field(default=0.10, ge=0, le=1)
+    max_rate_shortfall: float = Field(default=0.10, ge=0, le=1, description="The achieved "
+                                      "rate is at most this share under the offered "
+                                      "rate.")
 
 
 # ---------------------------------------------------------------- throttle
@@ -337,18 +431,29 @@ class VerdictSpec(Strict):
 class ThrottleSpec(Strict):
     """cgroup I/O limits on the data disk; percentages are of the fio-calibrated disk."""
 
-    enabled: bool = True
-    write_bps: Any = None
-    read_bps: Any = None
-    write_iops: Any = None
-    read_iops: Any = None
-    device: str = "auto"
-    cpus: str | None = None
-    cpu_quota: float | None = Field(default=None, gt=0)
+    enabled: bool = Field(default=True, description="Run the listed phases inside the "
+                          "throttle.")
+    write_bps: Any = Field(default=None, description="Write bytes/s on the data disk: "
+                            "`52428800`, `100MB/s`, `100MiB/s`, or `50%` of the calibrated "
+                            "bandwidth.")
+    read_bps: Any = Field(default=None, description="Read bytes/s on the data disk, as "
+                           "`write_bps`.")
+    write_iops: Any = Field(default=None, description="Write I/Os per second on the data "
+                             "disk: `500`, or `50%` of the calibrated IOPS.")
+    read_iops: Any = Field(default=None, description="Read I/Os per second on the data "
+                            "disk, as `write_iops`.")
+    device: str = Field(default="auto", description="The disks to limit: `auto` (the data "
+                         "directory's), `MAJ:MIN`, `/dev/NAME`, or a comma-separated list.")
+    cpus: str | None = Field(default=None, description="The cpuset the driver is pinned to, "
+                              "e.g. `0-1`.")
+    cpu_quota: float | None = Field(default=None, gt=0, description="The driver's CPU time, "
+                                     "in cores.")
     phases: list[Literal["load", "testing", "running"]] = Field(
-        default_factory=lambda: list(PHASE_NAMES)
-    )
-    required: bool = True
+        default_factory=lambda: list(PHASE_NAMES),
+        description="The phases that run inside the throttle.")
+    required: bool = Field(default=True, description="Fail before the first point when "
+                           "throttling is impossible here; `false`: warn and run "
+                           "unthrottled.")
 
     @field_validator("write_bps", "read_bps", "write_iops", "read_iops")
     @classmethod
@@ -365,22 +470,36 @@ DEFAULT_SINK_BUDGET_S = 300.0
 class InfluxSinkSpec(Strict):
     """InfluxDB (v1 database or v2 org/bucket). Credentials only from env or a file."""
 
-    url: str
-    api: Literal["v1", "v2"] | None = None
-    database: str | None = None
-    retention_policy: str | None = None
-    org: str | None = None
-    bucket: str | None = None
-    username: str | None = None
-    token_env: str | None = "LSMBENCH_INFLUX_TOKEN"
-    token_file: str | None = None
-    measurement_prefix: str = "lsm"
-    tags: dict[str, str] = Field(default_factory=dict)
-    timeout: Duration = Field(default=10.0, gt=0)
-    retries: int = Field(default=3, ge=0, le=20)
+    url: str = Field(description="The server: `http(s)://host:port`.")
+    api: Literal["v1", "v2"] | None = Field(default=None, description="`v1` (a database) or "
+                                            "`v2` (an org and a bucket); none: `v2` when a "
+                                            "bucket is given, else `v1`.")
+    database: str | None = Field(default=None, description="The InfluxDB 1.x database; "
+                                 "none: `lsmbench`, when no bucket is given.")
+    retention_policy: str | None = Field(default=None, description="The InfluxDB 1.x "
+                                         "retention policy.")
+    org: str | None = Field(default=None, description="The InfluxDB 2.x organization.")
+    bucket: str | None = Field(default=None, description="The InfluxDB 2.x bucket; it needs "
+                               "`org`.")
+    username: str | None = Field(default=None, description="The v1 user; the password is "
+                                 "the token.")
+    token_env: str | None = Field(default="LSMBENCH_INFLUX_TOKEN", description="The "
+                                  "environment variable that holds the token.")
+    token_file: str | None = Field(default=None, description="A file whose first line is "
+                                   "the token.")
+    measurement_prefix: str = Field(default="lsm", description="Measurements are "
+                                     "`PREFIX_interval`, `PREFIX_summary`, `PREFIX_phase`.")
+    tags: dict[str, str] = Field(default_factory=dict, description="Extra tags of every "
+                                 "point.")
+    timeout: Duration = Field(default=10.0, gt=0, description="The timeout of one HTTP "
+                               "request.")
+    retries: int = Field(default=3, ge=0, le=20, description="Further tries on connection "
+                         "errors, 5xx and 429.")
     # The most a campaign waits on this sink over all its points (tries, timeouts, backoff);
     # once used up, the rest stay unpublished for `lsmbench publish` (docs/faults.md).
-    budget: Duration = Field(default=DEFAULT_SINK_BUDGET_S, gt=0)
+    budget: Duration = Field(default=DEFAULT_SINK_BUDGET_S, gt=0, description="The most a "
+                              "campaign waits on this sink over all its points; then the "
+                              "rest stay unpublished.")
 
     @field_validator("url")
     @classmethod
@@ -399,23 +518,31 @@ class InfluxSinkSpec(Strict):
 
 
 class Sinks(Strict):
-    influx: InfluxSinkSpec | None = None
+    influx: InfluxSinkSpec | None = Field(default=None, description="An InfluxDB sink: "
+                                          "each point is sent when it ends.")
 
 
 # ---------------------------------------------------------------- testbeds
 
 
 class _NodeDefaults(Strict):
-    data_dir: str = "/var/tmp/lsmbench"
-    drop_caches: bool = False
-    fstrim: bool = False
-    keep_data: bool = False
+    data_dir: str = Field(default="/var/tmp/lsmbench", description="A directory on the disk "
+                           "to measure; each point gets a fresh one under it.")
+    drop_caches: bool = Field(default=False, description="Sync and drop the page cache "
+                               "before each point (root).")
+    fstrim: bool = Field(default=False, description="Trim the data directory's filesystem "
+                          "before each point.")
+    keep_data: bool = Field(default=False, description=_KEEP_DATA)
 
 
 class LocalTestbedSpec(_NodeDefaults):
-    type: Literal["local"] = "local"
-    driver: str | None = None
-    calibration: str | None = None
+    type: Literal["local"] = Field(default="local", description=_TYPE)
+    driver: str | None = Field(default=None, description="The lsm-driver binary; none: "
+                               "`$LSMBENCH_DRIVER`, `$LSMBENCH_BUILD_DIR/bin`, "
+                               "`build/bin`, `build-*/bin`.")
+    calibration: str | None = Field(default=None, description="The disk profile of throttle "
+                                    "percentages; none: "
+                                    "`RESULTS/.calibration/HOST.json`.")
 
 
 DiskKind = Literal["ssd", "hdd"]
@@ -425,43 +552,56 @@ class SshHost(Strict):
     """One data disk of a node (a node with two data disks is listed twice, one entry per
     disk, each with its own data_dir and name). The key file is a path: never the key."""
 
-    address: str
-    name: str | None = None
-    user: str | None = None
-    port: int = Field(default=22, ge=1, le=65535)
-    key_file: str | None = None
-    data_dir: str | None = None
-    device: str = "auto"
-    disk: DiskKind = "ssd"
-    remote_root: str | None = None  # this node's, when not the testbed's
+    address: str = Field(description="The node's host name or IP address.")
+    name: str | None = Field(default=None, description="The node's name; none: its "
+                              "address.")
+    user: str | None = Field(default=None, description="The ssh user; none: ssh's "
+                              "default.")
+    port: int = Field(default=22, ge=1, le=65535, description="The ssh port.")
+    key_file: str | None = Field(default=None, description="The path of the ssh key.")
+    data_dir: str | None = Field(default=None, description="This disk's data directory; "
+                                  "none: the testbed's.")
+    device: str = Field(default="auto", description="The disk to throttle: `auto`, `MAJ:MIN` "
+                         "or `/dev/NAME`.")
+    disk: DiskKind = Field(default="ssd", description="The kind of this disk.")
+    remote_root: str | None = Field(default=None, description="Where the project is "
+                                     "deployed on this node; none: the testbed's.")
 
 
 class _RemoteDefaults(_NodeDefaults):
     """What the ssh and terraform testbeds share: how nodes are deployed and used."""
 
-    playbook: str = "ansible/playbooks/deploy.yml"
-    remote_root: str = "/var/lib/lsmbench"
-    python: str = "/usr/bin/python3"
+    playbook: str = Field(default="ansible/playbooks/deploy.yml", description="The playbook "
+                           "that deploys the engine, the driver and the node helper.")
+    remote_root: str = Field(default="/var/lib/lsmbench", description="Where the project is "
+                              "deployed on a node.")
+    python: str = Field(default="/usr/bin/python3", description="The node's Python: it runs "
+                         "the node helper and Ansible's modules.")
     # Run the node helper and Ansible with sudo (non-root users; the throttle needs root).
-    become: bool = False
+    become: bool = Field(default=False, description="Run the node helper and Ansible with "
+                         "`sudo`.")
     # A point whose node fails (unreachable, driver killed) runs again on another node
     # this many times before it is recorded as failed.
-    retries: int = Field(default=1, ge=0, le=10)
+    retries: int = Field(default=1, ge=0, le=10, description="A point whose node fails runs "
+                         "again on another node this many times.")
     # Which disk kind the points ask for ("any": every node); a matrix dimension
     # `testbed.disk: [ssd, hdd]` spreads the points over both kinds.
-    disk: Literal["any", "ssd", "hdd"] = "any"
+    disk: Literal["any", "ssd", "hdd"] = Field(default="any", description=_DISK)
     # The node (its name) every point runs on, None: any node. A matrix dimension
     # `testbed.node: [a, b]` runs every point on each node: a pinned point is not retried on
     # another node (its node's series would get another machine's number).
-    node: str | None = None
+    node: str | None = Field(default=None, description=_NODE)
     # Extra variables for the deploy playbook (no secrets: those go by path or env).
-    ansible_vars: dict[str, Any] = Field(default_factory=dict)
+    ansible_vars: dict[str, Any] = Field(default_factory=dict, description="Extra variables "
+                                         "of the deploy playbook; no secrets.")
 
 
 class SshTestbedSpec(_RemoteDefaults):
-    type: Literal["ssh"]
-    hosts: list[SshHost] = Field(default_factory=list)
-    inventory: str | None = None
+    type: Literal["ssh"] = Field(description=_TYPE)
+    hosts: list[SshHost] = Field(default_factory=list, description="The nodes: one entry per "
+                                 "data disk.")
+    inventory: str | None = Field(default=None, description="A YAML file with a `hosts:` "
+                                   "list, instead of `hosts`.")
 
     @model_validator(mode="after")
     def _some_hosts(self) -> SshTestbedSpec:
@@ -471,30 +611,37 @@ class SshTestbedSpec(_RemoteDefaults):
 
 
 class TerraformTestbedSpec(_RemoteDefaults):
-    type: Literal["terraform"]
-    module: str
-    workspace: str = "default"
-    variables: dict[str, Any] = Field(default_factory=dict)
-    reuse: bool = True
-    destroy: Literal["never", "on-success", "always"] = "never"
-    ssh_user: str | None = None
-    key_file: str | None = None
+    type: Literal["terraform"] = Field(description=_TYPE)
+    module: str = Field(description="The Terraform module, e.g. `terraform/modules/static`.")
+    workspace: str = Field(default="default", description="The Terraform workspace, one per "
+                            "testbed, so that it can be kept and reused.")
+    variables: dict[str, Any] = Field(default_factory=dict, description="The module's "
+                                      "variables.")
+    reuse: bool = Field(default=True, description="Reuse an applied workspace instead of "
+                        "provisioning again.")
+    destroy: Literal["never", "on-success", "always"] = Field(
+        default="never", description="When a campaign's end destroys the nodes.")
+    ssh_user: str | None = Field(default=None, description="The ssh user of the provisioned "
+                                 "nodes.")
+    key_file: str | None = Field(default=None, description="The path of the ssh key of the "
+                                 "provisioned nodes.")
 
 
 class NamedTestbed(Strict):
     """`testbed: NAME`: a testbed brought up with `lsmbench testbed up NAME` (its definition and
     state are under testbeds/NAME/); the campaign reuses it without reprovisioning."""
 
-    type: Literal["named"]
-    name: str
-    disk: Literal["any", "ssd", "hdd"] = "any"
+    type: Literal["named"] = Field(description=_TYPE)
+    name: str = Field(description="The kept testbed, under `testbeds/NAME/`.")
+    disk: Literal["any", "ssd", "hdd"] = Field(default="any", description=_DISK)
     # The node every point runs on (None: any); see _RemoteDefaults.node.
-    node: str | None = None
-    keep_data: bool = False
+    node: str | None = Field(default=None, description=_NODE)
+    keep_data: bool = Field(default=False, description=_KEEP_DATA)
     # Only these of the testbed's nodes (their names in testbeds/NAME/testbed.yml; checked
     # against them when the testbed is brought up): `lsmbench reproduce --testbed` pins each
     # experiment to one node this way, so that its points compare like with like.
-    nodes: list[str] | None = None
+    nodes: list[str] | None = Field(default=None, description="Only these of the testbed's "
+                                     "nodes, by name; none: all of them.")
 
     @field_validator("name")
     @classmethod
@@ -549,34 +696,47 @@ class PairSpec(Strict):
     both and cancels in their ratio."""
 
     # The reference build: a build directory (its bin/lsm-driver) or an lsm-driver file.
-    reference: str
+    reference: str = Field(description="The reference build: a build directory or an "
+                                       "lsm-driver file.")
     # The commit the reference was built from, when known (the nightly job sets it): recorded
     # with each paired ratio, so the history says what the build under test was held against.
-    commit: str | None = None
+    commit: str | None = Field(default=None, description="The commit the reference was "
+                                "built from, recorded with each paired ratio.")
     # The two builds of a repetition run one after the other, in ABBA order (A B for one
     # repetition, B A for the next) from a start drawn per group with this seed: a drift
     # during the night weighs on both alike, and neither always runs first.
-    seed: int = Field(default=1, ge=0)
+    seed: int = Field(default=1, ge=0, description="Seeds the draw, per group, of which "
+                      "build runs first.")
 
 
 class CampaignSpec(Strict):
-    name: str
-    description: str = ""
-    engine: EngineSpec = Field(default_factory=EngineSpec)
-    matrix: dict[str, Any] = Field(default_factory=dict)
-    workload: Annotated[WorkloadRef, BeforeValidator(workload_shorthand)]
-    phases: Phases = Field(default_factory=Phases)
-    verdict: VerdictSpec = Field(default_factory=VerdictSpec)
+    name: str = Field(description="The campaign's name and its results directory: letters, "
+                                  "digits, `.`, `_`, `-`; at most 80 characters.")
+    description: str = Field(default="", description="Free text.")
+    engine: EngineSpec = Field(default_factory=EngineSpec, description="The engine and its "
+                                "options.")
+    matrix: dict[str, Any] = Field(default_factory=dict, description=_MATRIX)
+    workload: Annotated[WorkloadRef, BeforeValidator(workload_shorthand)] = Field(
+        description="The workload. `workload: NAME` is short for `{file: NAME}`.")
+    phases: Phases = Field(default_factory=Phases, description="The phases of each point.")
+    verdict: VerdictSpec = Field(default_factory=VerdictSpec, description="The bounds a "
+                                  "sustainable running phase meets.")
     throttle: Annotated[ThrottleSpec, BeforeValidator(throttle_shorthand)] = Field(
-        default_factory=lambda: ThrottleSpec(enabled=False)
-    )
-    sinks: Sinks = Field(default_factory=Sinks)
+        default_factory=lambda: ThrottleSpec(enabled=False),
+        description="cgroup I/O and CPU limits of the driver. `throttle: none`, or no "
+                    "throttle section, is off.")
+    sinks: Sinks = Field(default_factory=Sinks, description="Where points are published "
+                         "besides the results store.")
     testbed: Annotated[Testbed, BeforeValidator(testbed_shorthand)] = Field(
-        default_factory=LocalTestbedSpec
-    )
+        default_factory=LocalTestbedSpec,
+        description="Where the points run. `testbed: local` is short for `{type: local}`; "
+                    "`testbed: NAME` names a kept testbed.")
     # lsmbench tune: the trials' parameters, objective and constraints (docs/tuning.md).
-    tune: TuneSpec | None = None
-    pair: PairSpec | None = None
+    tune: TuneSpec | None = Field(default=None, description="Makes the spec a study of "
+                                  "`lsmbench tune`.")
+    pair: PairSpec | None = Field(default=None, description="Paired builds: each point runs "
+                                  "with a reference build and the build under test, "
+                                  "interleaved.")
 
     @field_validator("name")
     @classmethod

@@ -48,11 +48,15 @@ class TuneParameter(_Strict):
     for the option (sizes on a log scale); give ``low``/``high`` (sizes may be written 1M) or
     ``choices``."""
 
-    low: Any = None
-    high: Any = None
-    log: bool | None = None  # None: log scale for byte sizes, linear otherwise
-    step: float | None = Field(default=None, gt=0)
-    choices: list[Any] | None = None
+    low: Any = Field(default=None,
+                     description="The domain's lower end; sizes may be written `1M`.")
+    high: Any = Field(default=None, description="The domain's upper end.")
+    log: bool | None = Field(default=None, description="Search on a log scale; none: log for "
+                             "byte sizes, linear otherwise.")
+    step: float | None = Field(default=None, gt=0,
+                               description="The step between the values tried.")
+    choices: list[Any] | None = Field(default=None, description="The values to choose from, "
+                                      "instead of low and high.")
 
     @model_validator(mode="after")
     def _one_kind(self) -> TuneParameter:
@@ -85,26 +89,46 @@ class ConfirmSpec(_Strict):
     """The best configurations re-run with repetitions at the end: the answer is chosen by
     the pessimistic end of each one's interval, not by one lucky run."""
 
-    top: int = Field(default=3, ge=0, le=20)
-    repetitions: int = Field(default=3, ge=2, le=50)
+    top: int = Field(default=3, ge=0, le=20, description="How many of the best "
+                     "configurations are confirmed, besides the spec's own.")
+    repetitions: int = Field(default=3, ge=2, le=50,
+                             description="Fresh runs of each confirmed configuration.")
 
 
 class TuneSpec(_Strict):
-    parameters: dict[str, TuneParameter] = Field(min_length=1)
-    trials: int = Field(default=20, ge=1, le=10_000)
-    seed: int = 1
-    objective: Objective | list[Objective] = "max_sustainable_rate"
+    parameters: dict[str, TuneParameter] = Field(
+        min_length=1,
+        description="The parameters searched, each with its domain. A name is an engine "
+                    "option, `policy`, `scheduler`, or a dotted spec path.")
+    trials: int = Field(default=20, ge=1, le=10_000, description="Trials to run; the first is "
+                        "the spec's own configuration.")
+    seed: int = Field(default=1, description="The seed of the sampler (TPE).")
+    objective: Objective | list[Objective] = Field(
+        default="max_sustainable_rate",
+        description="What the study optimizes. Two objectives give a Pareto front.")
     # metric -> true (sustainable) or '<= 100ms' / '>= 1000'.
-    constraints: dict[str, Any] = Field(default_factory=dict)
+    constraints: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Bounds by metric: `sustainable: true`, or `<= VALUE` / `>= VALUE` "
+                    "(latencies with a unit: `<= 100ms`).")
     # p99_write_latency at this fixed offered rate (writes/s) instead of a utilization of
     # each trial's own testing maximum.
-    rate: float | None = Field(default=None, gt=0)
+    rate: float | None = Field(
+        default=None, gt=0,
+        description="The fixed offered rate, in writes/s, at which p99_write_latency is "
+                    "measured; none: a utilization of each trial's testing maximum.")
     # Skip the running phases of a trial whose testing maximum shows it cannot beat the best
     # result so far (single objective only).
-    prune: bool = True
+    prune: bool = Field(default=True, description="Skip the running phases of a trial whose "
+                        "testing maximum cannot beat the best result so far.")
     # Random trials before TPE models the results (None: a third of the trials, 3 to 10).
-    startup_trials: int | None = Field(default=None, ge=1)
-    confirm: ConfirmSpec = Field(default_factory=ConfirmSpec)
+    startup_trials: int | None = Field(
+        default=None, ge=1,
+        description="Random trials before TPE models the results; none: a third of the "
+                    "trials, 3 to 10.")
+    confirm: ConfirmSpec = Field(
+        default_factory=ConfirmSpec,
+        description="The best configurations, run again with repetitions at the end.")
 
     @field_validator("objective")
     @classmethod

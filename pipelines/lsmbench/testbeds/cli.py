@@ -245,7 +245,9 @@ def cmd_testbed(args: argparse.Namespace) -> int:
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     s = sub.add_parser("testbed", parents=[common],
                        help="kept testbeds: up|status|down|calibrate NAME (docs/testbeds.md)")
-    s.add_argument("action", choices=["up", "status", "down", "calibrate"])
+    s.add_argument("action", choices=["up", "status", "down", "calibrate"],
+                   help="bring the testbed up, say what is up, take it down, or calibrate "
+                        "its nodes")
     s.add_argument("name", metavar="NAME", help="the testbed (state in testbeds/NAME/)")
     s.add_argument("--file", "-f", default=None,
                    help="up: the testbed definition (or a campaign spec with a testbed:)")

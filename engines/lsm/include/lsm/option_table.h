@@ -2,7 +2,7 @@
 // from options.def, with its kind, range or choices, unit and documentation.
 // Everything that reads options as text reads them through this table: the
 // builtin adapter of lsm-driver, lsm-sim's flags, DB::Open's validation,
-// `lsm-driver --describe-options builtin` and docs/engine-options.md.
+// `lsm-driver --describe-options builtin` and docs/reference/engine-options.md.
 #ifndef LSM_INCLUDE_LSM_OPTION_TABLE_H_
 #define LSM_INCLUDE_LSM_OPTION_TABLE_H_
 
