@@ -93,3 +93,36 @@ def test_every_command_shown_validates(where: str, argv: list[str], capsys) -> N
         assert code == 2, f"{spec} validates now: drop it from REFUSED_ON_PURPOSE"
     else:
         assert code == 0, capsys.readouterr().err
+
+
+# The pages a reader follows step by step: every lsmbench command in their shell blocks is one
+# the parser takes as written (a renamed option or command turns this red).
+GUIDES = [REPO / "docs" / "tutorial.md", *sorted((REPO / "docs" / "how-to").glob("*.md"))]
+LSMBENCH_LINE = re.compile(r"^(?:\S+=\S+ )*(?:\.venv/bin/)?lsmbench (.*)$")
+
+
+def guide_commands() -> list[tuple[str, list[str]]]:
+    out = []
+    for path in GUIDES:
+        for body in blocks(path, "sh"):
+            lines = body.replace("\\\n", " ").splitlines()
+            for line in lines:
+                m = LSMBENCH_LINE.match(line.split("  #")[0].strip())
+                if m:
+                    out.append((f"{path.relative_to(REPO)}: {m.group(0)}", shlex.split(m.group(1))))
+    return out
+
+
+def test_the_guides_show_commands() -> None:
+    assert (REPO / "docs" / "tutorial.md").is_file()
+    assert len(guide_commands()) >= 8
+
+
+@pytest.mark.parametrize(("where", "argv"), guide_commands(), ids=lambda v: str(v)[:80])
+def test_every_command_in_the_guides_parses(where: str, argv: list[str]) -> None:
+    from lsmbench.cli import build_parser
+
+    try:
+        build_parser().parse_args(argv)
+    except SystemExit as e:
+        pytest.fail(f"{where}: the parser refuses it (exit {e.code})")
