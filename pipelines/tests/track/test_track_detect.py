@@ -1,6 +1,6 @@
 """`lsmbench track detect` and its detector (issue 14, part 2): known answers on seeded
 synthetic series (each test prints the seeds it drew), the nightly replay, and the command's
-output and refusals. The suite's figures come from pipelines/bench/track_detect_synthetic.py,
+output and refusals. The suite's figures come from research/bench/track_detect_synthetic.py,
 not from here: these are known-answer checks, fast and never timed."""
 
 from __future__ import annotations
@@ -300,7 +300,7 @@ def test_the_generator_is_seeded_and_its_noise_has_the_asked_cov_and_rho():
 
 
 def _bound_module():
-    """pipelines/bench/track_detect_bound.py (a script, not part of the package)."""
+    """research/bench/track_detect_bound.py (a script, not part of the package)."""
     return load_bench_script("track_detect_bound")
 
 
