@@ -66,7 +66,7 @@ test-driver: build-for-tests
 	  ctest --test-dir $(BUILD) -L driver --output-on-failure; fi
 
 test-python: venv build-for-tests
-	$(VENV)/bin/ruff check pipelines
+	$(VENV)/bin/ruff check pipelines research/bench
 	$(VENV)/bin/lint-imports --no-cache
 	LSMBENCH_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/pytest -q --durations=15
 
@@ -75,7 +75,7 @@ test-python: venv build-for-tests
 # tests spread over every core (pytest-xdist).
 FAST_MARKERS := not (slow or influx or browser or netns or fio or root)
 test-fast: venv
-	$(VENV)/bin/ruff check pipelines
+	$(VENV)/bin/ruff check pipelines research/bench
 	$(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/pytest -q -m "$(FAST_MARKERS)" -n auto --durations=5
 
@@ -87,7 +87,7 @@ test: deps
 	@$(MAKE) --no-print-directory test-python
 
 lint: venv
-	$(VENV)/bin/ruff check pipelines
+	$(VENV)/bin/ruff check pipelines research/bench
 	$(VENV)/bin/lint-imports --no-cache
 
 # `make docs` regenerates docs/reference/ (CLI, spec, engine options); tests compare the pages.

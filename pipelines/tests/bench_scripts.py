@@ -1,4 +1,4 @@
-"""The scripts of pipelines/bench, which are not part of the package, loaded as modules for
+"""The scripts of research/bench, which are not part of the package, loaded as modules for
 the tests that call their functions."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from types import ModuleType
 
 from lsmbench.util.paths import project_root
 
-BENCH = project_root() / "pipelines" / "bench"
+BENCH = project_root() / "research" / "bench"
 
 
 def load_bench_script(name: str) -> ModuleType:
-    """pipelines/bench/<name>.py as module `name` (registered, so pydantic models and
+    """research/bench/<name>.py as module `name` (registered, so pydantic models and
     dataclasses in it resolve their annotations)."""
     spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
     assert spec is not None and spec.loader is not None

@@ -177,9 +177,9 @@ def max_throughput_of_testing(intervals: list[dict[str, Any]], warmup_s: float,
     cycles (cycles.flush_cycle_throughput).
 
     ``method`` (phases.testing.maximum) says which is the maximum. "cycles", the default,
-    is not quantized by the memtables a window holds, and over short windows it erred a
-    little less than the count against the long-run rate (docs/results/quickstart.md); it
-    falls back on the interval count when the events do not allow it (``method`` in the
+    is not quantized by the memtables a window holds, and over short windows it erred a little
+    less than the count against the long-run rate (research/2026-11-24-quickstart-verdicts.md);
+    it falls back on the interval count when the events do not allow it (``method`` in the
     record says which was used). "intervals" is the count. Where the window holds about one
     cycle of the deepest merge, neither is free of where that merge falls."""
     mt = max_throughput(intervals, warmup_s)

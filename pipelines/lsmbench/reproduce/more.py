@@ -15,7 +15,7 @@ inconclusive.)
 
 Looking again after more data is sequential testing: the intervals' coverage is per look,
 not across looks, so a claim decided on the second look has a higher chance of being decided
-by chance than its interval says -- little here (pipelines/bench/sequential_looks.py: two
+by chance than its interval says -- little here (research/bench/sequential_looks.py: two
 alike groups come out apart 10.4 % of the time at 3 each, 10.4-10.6 % with the stored plans'
 second and third looks, since two 95 % intervals part only far apart); the page says when a
 claim's groups got repetitions this way."""

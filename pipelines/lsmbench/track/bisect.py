@@ -19,8 +19,8 @@ A commit whose build is one already judged -- the same engines/ tree as the good
 bad one or a commit a step measured (builds.build_key) -- takes that judgement without a run:
 its step would run the same binaries again, and an A/A comparison at a 5 % boundary is the
 most expensive a bisection has (the interval must clear the boundary on the good side,
-docs/results/tracking.md). A range of docs and pipelines commits around one engine change
-is named without measuring anything.
+research/2026-11-24-nightly-tracking.md). A range of docs and pipelines commits around one
+engine change is named without measuring anything.
 
 The boundary: halfway between 1 and the regression as the nights measured it against the
 range's good commit (:func:`regression_size`, their pairs pooled), the point as far from

@@ -17,7 +17,7 @@ runs on nights 0..t.
   series' nights.
 
 Both the tests (``pipelines/tests/test_track_detect.py``) and the benchmark
-(``pipelines/bench/track_detect_synthetic.py``) use this module; it never times anything.
+(``research/bench/track_detect_synthetic.py``) use this module; it never times anything.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""pipelines/bench/adaptive_points.py: one row per stored point, how its phases ended."""
+"""research/bench/adaptive_points.py: one row per stored point, how its phases ended."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from lsmbench.util.paths import project_root
 from repo_paths import TESTS
 
-SCRIPT = project_root() / "pipelines" / "bench" / "adaptive_points.py"
+SCRIPT = project_root() / "research" / "bench" / "adaptive_points.py"
 FIXTURE = (TESTS / "fixtures" / "reproduce" / "results" / "reproduce"
            / "repro-lc-schedulers")
 

@@ -1,4 +1,4 @@
-"""pipelines/bench/query_rate_noise.py: per point, the query rate over the running phase's first
+"""research/bench/query_rate_noise.py: per point, the query rate over the running phase's first
 seconds and over the rest of the window, and their correlation over a group."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 from lsmbench.util.paths import project_root
 from repo_paths import TESTS
 
-SCRIPT = project_root() / "pipelines" / "bench" / "query_rate_noise.py"
+SCRIPT = project_root() / "research" / "bench" / "query_rate_noise.py"
 FIXTURE = (TESTS / "fixtures" / "reproduce" / "results" / "reproduce"
            / "repro-lc-schedulers")
 GROUP = "policy=tiering,scheduler=fair"

@@ -1,4 +1,4 @@
-"""pipelines/bench/repetition_estimates.py: each claim judged on its groups' first repetitions
+"""research/bench/repetition_estimates.py: each claim judged on its groups' first repetitions
 and on all of them, with the repetitions each judgement says would decide it."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 from lsmbench.util.paths import project_root
 from repo_paths import TESTS
 
-SCRIPT = project_root() / "pipelines" / "bench" / "repetition_estimates.py"
+SCRIPT = project_root() / "research" / "bench" / "repetition_estimates.py"
 STORE = TESTS / "fixtures" / "reproduce" / "results" / "reproduce"
 
 

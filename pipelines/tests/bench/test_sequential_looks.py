@@ -1,4 +1,4 @@
-"""pipelines/bench/sequential_looks.py: how often two groups that do not differ come out
+"""research/bench/sequential_looks.py: how often two groups that do not differ come out
 "apart" when a claim is judged at 3 repetitions and again after more."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""pipelines/bench/reproduce_archive.py: a suite run kept between sittings, and the runner that
+"""research/bench/reproduce_archive.py: a suite run kept between sittings, and the runner that
 keeps each experiment as soon as it ends (no experiment runs in these tests)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from lsmbench.reproduce.suite import SUITE
 from lsmbench.store import CAMPAIGN_FILE
 from lsmbench.util.paths import project_root
 
-SCRIPT = project_root() / "pipelines" / "bench" / "reproduce_archive.py"
+SCRIPT = project_root() / "research" / "bench" / "reproduce_archive.py"
 LC = [e.name for e in SUITE if e.paper == "luo-carey"]
 
 

@@ -2,7 +2,7 @@
 the same night (lsmbench.track.paired), and the synthetic suite that scores a detector on such
 nights beside the single-series one (lsmbench.track.synthetic_paired). Every draw is seeded and
 printed; no test times anything. The suite's figures come from
-pipelines/bench/track_detect_synthetic.py --paired, not from here."""
+research/bench/track_detect_synthetic.py --paired, not from here."""
 
 from __future__ import annotations
 
@@ -299,9 +299,9 @@ def test_paired_nights_find_a_5_percent_regression_sooner_than_the_single_series
     """At CoV 5 %, half of it the night's, 3 pairs a night: on 12 seeded testbeds the paired
     detector finds more of the regressions within 2 nights, and sooner, than the single-series
     detector on the candidate's nightly medians of the same runs (the suite's rates, 78 % and
-    18 % on seed 1, are in docs/results/tracking.md); its false alarms on 12 step-free
-    testbeds (720 nights) stay at its rate's scale: about 1 per 100 nights is 7 here, and 12
-    is the 97th percentile of a Poisson count with that mean (a detector at twice the rate
+    18 % on seed 1, are in research/2026-11-24-nightly-tracking.md); its false alarms on 12
+    step-free testbeds (720 nights) stay at its rate's scale: about 1 per 100 nights is 7 here, and
+    12 is the 97th percentile of a Poisson count with that mean (a detector at twice the rate
     exceeds it about two times in three). The single series' regressions-only false alarms are fewer
     (its knobs were set for both directions), so they are not compared."""
     regression = sp.PairedSpec(kind="step", step=-0.05)
