@@ -16,7 +16,7 @@ runs on nights 0..t.
   as evidence accrues is still one alarm to the user); per 100 nights is that count over the
   series' nights.
 
-Both the tests (``pipelines/tests/test_track_detect.py``) and the benchmark
+Both the tests (``pipelines/tests/track/test_track_detect.py``) and the benchmark
 (``research/bench/track_detect_synthetic.py``) use this module; it never times anything.
 """
 
