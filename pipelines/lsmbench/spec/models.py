@@ -7,7 +7,7 @@ the workload file) are in :mod:`lsmbench.spec.checks`.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -365,6 +365,8 @@ DEFAULT_SINK_BUDGET_S = 300.0
 class InfluxSinkSpec(Strict):
     """InfluxDB (v1 database or v2 org/bucket). Credentials only from env or a file."""
 
+    kind: ClassVar[str] = "influx"  # its name in names.SINKS: the backend lsmbench.sinks opens
+
     url: str
     api: Literal["v1", "v2"] | None = None
     database: str | None = None
@@ -399,7 +401,23 @@ class InfluxSinkSpec(Strict):
 
 
 class Sinks(Strict):
+    """One field per sink backend (names.SINKS). A section has its backend's name as `kind`
+    and, whatever the backend, `url`, `tags` and `budget`."""
+
     influx: InfluxSinkSpec | None = None
+
+    def by_name(self) -> dict[str, Any]:
+        """Every sink name -> its section, None where the spec has none."""
+        return {name: getattr(self, name) for name in names.SINKS}
+
+    @property
+    def section(self) -> Any:
+        """The section the campaign publishes to, or None: the spec names one sink."""
+        return next((s for s in self.by_name().values() if s is not None), None)
+
+
+# The spec section of each sink name.
+SINK_SECTIONS: dict[str, type[Strict]] = {"influx": InfluxSinkSpec}
 
 
 # ---------------------------------------------------------------- testbeds
