@@ -172,7 +172,7 @@ class Plan:
                        if spec.phases.running.search is not None else None),
             "testbed": spec.testbed.model_dump(),
             "throttle": spec.throttle.model_dump(),
-            "sinks": {"influx": spec.sinks.influx.url if spec.sinks.influx else None},
+            "sinks": {name: s.url if s else None for name, s in spec.sinks.by_name().items()},
             "estimate_point_s": round(self.estimate_point_s, 1),
             "estimate_s": round(self.estimate_s, 1),
             "notes": self.notes,
@@ -508,8 +508,9 @@ def describe(plan: Plan) -> list[str]:
                      f"({', '.join(th.phases)})")
     else:
         lines.append("  throttle: off")
-    if spec.sinks.influx:
-        lines.append(f"  sink: influx {spec.sinks.influx.url}")
+    for name, s in spec.sinks.by_name().items():
+        if s:
+            lines.append(f"  sink: {name} {s.url}")
     lines.extend(f"  note: {n}" for n in plan.notes)
     lines.extend(f"  warning: {w}" for w in plan.warnings)
     return lines

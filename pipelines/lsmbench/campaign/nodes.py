@@ -137,7 +137,7 @@ def run_distributed(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: lis
             "error": {"stage": "schedule", "message": reason, "exit_code": None},
             "attempts": [a.to_json() for a in job.attempts], "host": None,
             "started": time.time(), "finished": time.time(),
-            "published": False if spec.sinks.influx else None, "publish_error": None,
+            "published": False if spec.sinks.section else None, "publish_error": None,
         }
         writer.commit(record)
         finish(job.point, record)

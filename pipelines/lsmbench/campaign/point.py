@@ -190,7 +190,7 @@ def _run_and_commit(plan: Plan, store: Store, writer: PointWriter, logger: loggi
         "warnings": result.warnings,
         "phases": result.phases,
         "throttled": limits is not None and limits.has_io_limits,
-        "published": False if spec.sinks.influx else None,
+        "published": False if spec.sinks.section else None,
         "publish_error": None,
     })
     handler.close()

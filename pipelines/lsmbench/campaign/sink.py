@@ -15,7 +15,7 @@ class CampaignSink:
     when the budget is used up."""
 
     def __init__(self, plan: Plan, store: Store, reporter: Reporter) -> None:
-        self.spec = plan.spec.sinks.influx
+        self.spec = plan.spec.sinks.section
         self.store = store
         self.reporter = reporter
         self.budget = SinkBudget(self.spec.budget) if self.spec else None
@@ -32,11 +32,13 @@ class CampaignSink:
         reporter.published(point_id, out.ok, out.error)
         if self.budget.exhausted and not self._warned:
             self._warned = True
+            from ..sinks import backend
+
             reporter.message(
-                f"InfluxDB at {self.spec.url}: the campaign's time for the sink "
-                f"(sinks.influx.budget, {self.spec.budget:g}s) is used up; the points from "
-                f"here on stay unpublished (`lsmbench ls` lists them; `lsmbench publish "
-                f"RESULTS --to {self.spec.url}` sends them)", "warning")
+                f"{backend(self.spec.kind).title} at {self.spec.url}: the campaign's time for "
+                f"the sink (sinks.{self.spec.kind}.budget, {self.spec.budget:g}s) is used up; "
+                f"the points from here on stay unpublished (`lsmbench ls` lists them; "
+                f"`lsmbench publish RESULTS --to {self.spec.url}` sends them)", "warning")
 
     def summary(self) -> dict[str, Any]:
         if self.budget is None:

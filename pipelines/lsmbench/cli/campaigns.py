@@ -184,7 +184,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    from ..publish import publish_point, sink_from_url
+    from ..publish import publish_point, sink_from_url, stored_section
     from ..store import Store
 
     target = Path(args.results)
@@ -205,12 +205,8 @@ def cmd_publish(args: argparse.Namespace) -> int:
     try:
         base = None
         for c in campaigns:
-            spec = (store.read_campaign(c) or {}).get("spec") or {}
-            influx = (spec.get("sinks") or {}).get("influx")
-            if influx:
-                from ..spec import InfluxSinkSpec
-
-                base = InfluxSinkSpec.model_validate(influx)
+            base = stored_section((store.read_campaign(c) or {}).get("spec") or {})
+            if base is not None:
                 break
         sink = sink_from_url(args.to, base, token_env=args.token_env,
                              token_file=args.token_file, database=args.database,

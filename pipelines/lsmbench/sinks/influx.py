@@ -1,4 +1,5 @@
-"""The InfluxDB sink: a stored point's driver outputs, sent as line protocol over HTTP.
+"""The InfluxDB sink (`influx`, a base.Sink): a stored point's driver outputs, sent as line
+protocol over HTTP; time series (the tracking history) the same way.
 
 APIs. InfluxDB 1.x: POST {url}/write?db=DB[&rp=RP]&precision=ns, credentials as HTTP basic auth
 (username + password/token) or `Authorization: Token user:pass` (1.8+). InfluxDB 2.x: POST
@@ -53,11 +54,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
+from urllib.parse import parse_qs, urlsplit
 
 import requests
 
 from lsmbench.driverio import read_json_object, read_timeseries, timeseries_file
+from lsmbench.sinks.base import DeadlineReached, PublishError, SeriesPoint, Sink
 from lsmbench.sinks.line_protocol import to_line_protocol
 from lsmbench.store import POINT_FILE
 
@@ -78,14 +81,6 @@ _SECRET_SPEC_KEYS = frozenset({"token", "password", "secret", "credentials", "au
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MAX_BATCH_BYTES = 4 << 20  # InfluxDB 1.x refuses bodies over 25 MB by default
-
-
-class PublishError(RuntimeError):
-    """Publishing failed (after the retries, where retrying made sense). Never holds secrets."""
-
-
-class DeadlineReached(PublishError):
-    """Publishing gave up because the time allowed for it (the sink's deadline) ran out."""
 
 
 class Secret:
@@ -231,13 +226,15 @@ def _auth_header(target: InfluxTarget, secret: Secret | None) -> dict[str, str]:
     return {"Authorization": "Basic " + base64.b64encode(pair.encode()).decode()}
 
 
-class InfluxSink:
+class InfluxSink(Sink):
     """Sends line protocol to one InfluxTarget (see the module docstring for the retry rules).
 
     session and sleep can be replaced (tests use a fake sleep to stay fast).
     deadline: a time.monotonic() after which nothing more is tried (PublishError).
     Not thread-safe: one sink per thread.
     """
+
+    title: ClassVar[str] = "InfluxDB"
 
     def __init__(
         self,
@@ -257,6 +254,51 @@ class InfluxSink:
 
     def __repr__(self) -> str:
         return f"InfluxSink({self.target!r})"
+
+    # -- construction (the Sink interface) -----------------------------------------------------
+
+    @staticmethod
+    def target_of(section: Any) -> InfluxTarget:
+        """The InfluxTarget of a spec's `sinks.influx` section (spec/models.py InfluxSinkSpec);
+        the credential is read when the sink is opened, from $token_env or token_file."""
+        return InfluxTarget(
+            url=section.url,
+            api=section.api,
+            database=section.database,
+            retention_policy=section.retention_policy,
+            org=section.org,
+            bucket=section.bucket,
+            username=section.username,
+            token_env=section.token_env,
+            token_file=section.token_file,
+            measurement_prefix=section.measurement_prefix,
+            timeout_s=section.timeout,
+            retries=section.retries,
+        )
+
+    @classmethod
+    def from_section(cls, section: Any, *, deadline: float | None = None) -> InfluxSink:
+        return cls(cls.target_of(section), deadline=deadline)
+
+    @classmethod
+    def check_section(cls, section: Any) -> None:
+        cls.target_of(section)
+
+    @classmethod
+    def url_fields(cls, url: str) -> dict[str, Any]:
+        """url without its query; the query's db (or database), org and bucket; a bucket
+        without a db is a 2.x destination, so the database is cleared."""
+        parts = urlsplit(url)
+        query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        fields: dict[str, Any] = {
+            "url": f"{parts.scheme}://{parts.netloc}{parts.path}".rstrip("/")}
+        for key, name in (("db", "database"), ("database", "database"), ("org", "org"),
+                          ("bucket", "bucket")):
+            if key in query:
+                fields[name] = query[key]
+        if "bucket" in query and "db" not in query and "database" not in query:
+            fields["database"] = None
+        return fields
 
     def _scrub(self, text: str) -> str:
         if self._secret is not None:
@@ -325,6 +367,14 @@ class InfluxSink:
         return self.write(
             point_to_lines(point_dir, tags, measurement_prefix=self.target.measurement_prefix)
         )
+
+    def write_series(self, points: Iterable[SeriesPoint]) -> int:
+        """Each point as a line (all of them before the first is sent: a name line protocol
+        cannot spell is a ValueError with nothing sent), then write."""
+        lines = [line for p in points
+                 if (line := to_line_protocol(p.measurement, p.tags, p.fields, p.time_ns))
+                 is not None]
+        return self.write(lines)
 
     def _post_batch(self, batch: list[str]) -> None:
         url, params = self.target.write_endpoint()
@@ -414,6 +464,21 @@ class InfluxSink:
                 raise PublishError(self._scrub(f"InfluxDB query error: {result['error']}"))
         return data
 
+    def delete_series(self, measurement: str, tags: Mapping[str, str]) -> bool:
+        """InfluxQL DELETE (1.x; the 2.x API has none: False, nothing sent). A measurement not
+        there yet is not an error."""
+        if self.target.api != "v1":
+            return False
+        where = " AND ".join(f'"{_influxql_ident(k)}" = {_influxql_string(v)}'
+                             for k, v in tags.items())
+        q = f'DELETE FROM "{_influxql_ident(measurement)}"' + (f" WHERE {where}" if where else "")
+        try:
+            self.query(q, method="POST")
+        except PublishError as e:
+            if "not found" not in str(e):
+                raise
+        return True
+
     def create_database(self, name: str) -> None:
         self.query(f'CREATE DATABASE "{_influxql_ident(name)}"', database="", method="POST")
 
@@ -427,6 +492,10 @@ class InfluxSink:
 
 def _influxql_ident(name: str) -> str:
     return name.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _influxql_string(s: str) -> str:
+    return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _error_text(r: requests.Response) -> str:

@@ -19,6 +19,7 @@ from .load import LoadedSpec, load_spec, read_yaml, validate_raw
 from .models import (
     MATRIX_RESERVED,
     PHASE_NAMES,
+    SINK_SECTIONS,
     CampaignSpec,
     EngineSpec,
     InfluxSinkSpec,
@@ -45,6 +46,7 @@ from .workload import find_workload_file, resolve_workload
 __all__ = [
     "MATRIX_RESERVED",
     "PHASE_NAMES",
+    "SINK_SECTIONS",
     "CampaignSpec",
     "EngineSpec",
     "InfluxSinkSpec",

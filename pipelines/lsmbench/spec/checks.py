@@ -5,7 +5,7 @@ dimension that names one (policy -> merge_policy, scheduler ->
 merge_scheduler) -- against the engine's option description
 (:mod:`lsmbench.engine_options`); the matrix (dimension names and values,
 zip groups, exclude rules); testing phases shared across dimensions; the
-workload file. Every error is (spec path, message).
+workload file; the testbed's key files. Every error is (spec path, message).
 """
 
 from __future__ import annotations
@@ -176,6 +176,34 @@ def shared_across_errors(spec: CampaignSpec) -> list[tuple[str, str]]:
         errors.append((path, "only on a local testbed, or a named one restricted to one node "
                              "(testbed.nodes: [NODE]): the nodes of a remote testbed may "
                              "differ in speed, so one node's maximum is not another's"))
+    return errors
+
+
+def key_file_problem(key_file: str) -> str | None:
+    """What is wrong with a testbed's key_file, or None: it must name a file on this machine
+    (ssh -i reads it from here; a relative path is from the current directory)."""
+    path = Path(key_file).expanduser()
+    if path.is_file():
+        return None
+    shown = key_file if str(path.absolute()) == key_file else f"{key_file} ({path.absolute()})"
+    what = "is not a file" if path.exists() else "no such file"
+    return (f"{shown}: {what}; key_file is the path, on this machine, of the SSH private key "
+            "the node accepts (the key itself never goes into a spec)")
+
+
+def key_file_errors(testbed: Any, prefix: str = "testbed.") -> list[tuple[str, str]]:
+    """The key_file fields of a validated testbed section (each ssh host's, terraform's default
+    for its nodes) that name no file on this machine, as (path, message)."""
+    keys: list[tuple[str, str | None]] = []
+    if testbed.type == "ssh":
+        keys = [(f"{prefix}hosts[{i}].key_file", h.key_file) for i, h in enumerate(testbed.hosts)]
+    elif testbed.type == "terraform":
+        keys = [(f"{prefix}key_file", testbed.key_file)]
+    errors = []
+    for path, key_file in keys:
+        problem = key_file_problem(key_file) if key_file else None
+        if problem:
+            errors.append((path, problem))
     return errors
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..util.wording import natural_key
-from .checks import pair_errors, semantic_errors, shared_across_errors
+from .checks import key_file_errors, pair_errors, semantic_errors, shared_across_errors
 from .errors import SpecError, pydantic_errors
 from .models import CampaignSpec
 from .overrides import apply_set
@@ -77,6 +77,7 @@ def validate_raw(
     if spec is not None:
         errors.extend(shared_across_errors(spec))
         errors.extend(pair_errors(spec))
+        errors.extend(key_file_errors(spec.testbed))
         if spec.tune is not None:
             errors.extend(tune_errors(spec, raw))
     workload: dict[str, Any] = {}

@@ -7,7 +7,7 @@ the workload file) are in :mod:`lsmbench.spec.checks`.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -471,6 +471,7 @@ DEFAULT_SINK_BUDGET_S = 300.0
 class InfluxSinkSpec(Strict):
     """InfluxDB (v1 database or v2 org/bucket). Credentials only from env or a file."""
 
+<<<<<<< HEAD
     url: str = Field(description="The server: `http(s)://host:port`.")
     api: Literal["v1", "v2"] | None = Field(default=None, description="`v1` (a database) or "
                                             "`v2` (an org and a bucket); none: `v2` when a "
@@ -496,6 +497,23 @@ class InfluxSinkSpec(Strict):
                                "request.")
     retries: int = Field(default=3, ge=0, le=20, description="Further tries on connection "
                          "errors, 5xx and 429.")
+=======
+    kind: ClassVar[str] = "influx"  # its name in names.SINKS: the backend lsmbench.sinks opens
+
+    url: str
+    api: Literal["v1", "v2"] | None = None
+    database: str | None = None
+    retention_policy: str | None = None
+    org: str | None = None
+    bucket: str | None = None
+    username: str | None = None
+    token_env: str | None = "LSMBENCH_INFLUX_TOKEN"
+    token_file: str | None = None
+    measurement_prefix: str = "lsm"
+    tags: dict[str, str] = Field(default_factory=dict)
+    timeout: Duration = Field(default=10.0, gt=0)
+    retries: int = Field(default=3, ge=0, le=20)
+>>>>>>> sinks
     # The most a campaign waits on this sink over all its points (tries, timeouts, backoff);
     # once used up, the rest stay unpublished for `lsmbench publish` (docs/faults.md).
     budget: Duration = Field(default=DEFAULT_SINK_BUDGET_S, gt=0, description="The most a "
@@ -519,8 +537,28 @@ class InfluxSinkSpec(Strict):
 
 
 class Sinks(Strict):
+<<<<<<< HEAD
     influx: InfluxSinkSpec | None = Field(default=None, description="An InfluxDB sink: "
                                           "each point is sent when it ends.")
+=======
+    """One field per sink backend (names.SINKS). A section has its backend's name as `kind`
+    and, whatever the backend, `url`, `tags` and `budget`."""
+
+    influx: InfluxSinkSpec | None = None
+>>>>>>> sinks
+
+    def by_name(self) -> dict[str, Any]:
+        """Every sink name -> its section, None where the spec has none."""
+        return {name: getattr(self, name) for name in names.SINKS}
+
+    @property
+    def section(self) -> Any:
+        """The section the campaign publishes to, or None: the spec names one sink."""
+        return next((s for s in self.by_name().values() if s is not None), None)
+
+
+# The spec section of each sink name.
+SINK_SECTIONS: dict[str, type[Strict]] = {"influx": InfluxSinkSpec}
 
 
 # ---------------------------------------------------------------- testbeds

@@ -73,6 +73,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     state = TestbedState(args.name)
     doc = _definition(args)
     tb = _open(args, doc)
+    _check_key_files(tb, args.file or str(state.definition_path))
     if doc is not None and not args.check:
         state.write_definition(doc)
     if not isinstance(tb, RemoteTestbed):
@@ -113,6 +114,24 @@ def cmd_up(args: argparse.Namespace) -> int:
               f"{'no changes' if out['changed'] == 0 else str(out['changed']) + ' change(s)'}"
               f"{' (check mode)' if args.check else ''}; state in {state.dir}")
     return EXIT_OK
+
+
+def _check_key_files(tb: Any, where: str) -> None:
+    """Every key_file of the definition (and of an ssh testbed's inventory file) names a file
+    here; DefinitionError (nothing saved, nothing contacted) naming each one that does not."""
+    from ..spec.checks import key_file_errors, key_file_problem
+    from .remote import RemoteTestbed
+
+    if not isinstance(tb, RemoteTestbed):
+        return
+    lines = [f"{where}: {path}: {msg}" for path, msg in key_file_errors(tb.spec, prefix="")]
+    if tb.kind == "ssh" and not tb.spec.hosts and tb.spec.inventory:
+        for i, h in enumerate(tb.hosts()):
+            problem = key_file_problem(h.key_file) if h.key_file else None
+            if problem:
+                lines.append(f"{tb.spec.inventory}: hosts[{i}].key_file: {problem}")
+    if lines:
+        raise DefinitionError("\n".join(lines))
 
 
 def cmd_status(args: argparse.Namespace) -> int:

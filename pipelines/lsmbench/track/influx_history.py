@@ -1,5 +1,6 @@
-"""The tracking history in InfluxDB, for the Grafana dashboard dashboards/lsmbench-history.json:
-the rows of `track report`'s history.csv and the change points of its regressions.json.
+"""The tracking history in the sink (InfluxDB), for the Grafana dashboard
+dashboards/lsmbench-history.json: the rows of `track report`'s history.csv and the change points
+of its regressions.json, as time-series points (lsmbench.sinks.SeriesPoint).
 
 Measurements (names fixed: the dashboard reads them):
 
@@ -17,11 +18,11 @@ Measurements (names fixed: the dashboard reads them):
 
 Publishing is idempotent: the same tags and timestamp overwrite a point. Change points are the
 detector's current view, and a later run can move or drop one, so the campaign's change points
-are deleted before they are written again (InfluxDB 1.x InfluxQL DELETE; on the 2.x API,
-which has no InfluxQL DELETE, they are only overwritten, and a moved change point stays).
+are deleted before they are written again (Sink.delete_series; on InfluxDB's 2.x API, which
+has no InfluxQL DELETE, they are only overwritten, and a moved change point stays).
 
-The HTTP side is the project's sink (lsmbench.sinks.influx): its batching, retries, credential
-handling and scrubbing.
+The sending is the sink's (lsmbench.sinks, through its interface): the encoding, batching,
+retries, credential handling and scrubbing.
 """
 
 from __future__ import annotations
@@ -35,8 +36,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..sinks.influx import InfluxSink, PublishError
-from ..sinks.line_protocol import to_line_protocol
+from ..sinks import SeriesPoint, Sink
 from .report import CSV_COLUMNS as HISTORY_COLUMNS
 from .report import REGRESSIONS_SCHEMA
 
@@ -167,7 +167,7 @@ def change_text(c: RecordedChange) -> str:
     return text
 
 
-def history_lines(rows: list[HistoryRow]) -> list[str]:
+def history_points(rows: list[HistoryRow]) -> list[SeriesPoint]:
     out = []
     for r in rows:
         tags = {"campaign": r.campaign, "group": r.group, "metric": r.metric,
@@ -177,13 +177,11 @@ def history_lines(rows: list[HistoryRow]) -> list[str]:
         fields = {"median": _float(r.median), "ci_low": _float(r.ci_low),
                   "ci_high": _float(r.ci_high), "n": _float(r.n), "commit": r.commit,
                   "run_id": r.run_id}
-        line = to_line_protocol(HISTORY_MEASUREMENT, tags, fields, _ns(r.date))
-        if line is not None:
-            out.append(line)
+        out.append(SeriesPoint(HISTORY_MEASUREMENT, tags, fields, _ns(r.date)))
     return out
 
 
-def change_lines(changes: list[RecordedChange]) -> list[str]:
+def change_points(changes: list[RecordedChange]) -> list[SeriesPoint]:
     out = []
     for c in changes:
         tags = {"campaign": c.campaign, "group": c.group, "metric": c.metric,
@@ -196,9 +194,7 @@ def change_lines(changes: list[RecordedChange]) -> list[str]:
         }
         if c.nodes:
             fields["nodes"] = ", ".join(c.nodes)
-        line = to_line_protocol(CHANGES_MEASUREMENT, tags, fields, _ns(c.date))
-        if line is not None:
-            out.append(line)
+        out.append(SeriesPoint(CHANGES_MEASUREMENT, tags, fields, _ns(c.date)))
     return out
 
 
@@ -208,29 +204,16 @@ class HistoryPublished(BaseModel):
     stale_deleted: bool
 
 
-def _influxql_string(s: str) -> str:
-    return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def publish_history(sink: InfluxSink, report_dir: Path, campaigns: list[str]) -> HistoryPublished:
+def publish_history(sink: Sink, report_dir: Path, campaigns: list[str]) -> HistoryPublished:
     """Writes report_dir's history.csv and regressions.json; `campaigns` are those the report
     covers, whose change points are replaced (not only overwritten). Raises ReportFileError for
-    bad files, PublishError when InfluxDB refuses."""
+    bad files, the sink's PublishError when it refuses."""
     rows = read_history_csv(report_dir / "history.csv")
     regressions = read_regressions(report_dir / "regressions.json")
     deleted = False
-    if sink.target.api == "v1":
-        for name in sorted(set(campaigns)):
-            try:
-                sink.query(f'DELETE FROM "{CHANGES_MEASUREMENT}" WHERE '
-                           f'"campaign" = {_influxql_string(name)}', method="POST")
-                deleted = True
-            except PublishError as e:
-                # No such measurement yet is not an error; anything else is.
-                if "not found" not in str(e):
-                    raise
-                deleted = True
-    sent_history = sink.write(history_lines(rows))
-    sent_changes = sink.write(change_lines(regressions.changes))
+    for name in sorted(set(campaigns)):
+        deleted = sink.delete_series(CHANGES_MEASUREMENT, {"campaign": name}) or deleted
+    sent_history = sink.write_series(history_points(rows))
+    sent_changes = sink.write_series(change_points(regressions.changes))
     return HistoryPublished(history_points=sent_history, change_points=sent_changes,
                             stale_deleted=deleted)

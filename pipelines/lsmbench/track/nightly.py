@@ -257,11 +257,12 @@ def _check_testbed(name: str) -> None:
 
 
 def _check_publish(args: argparse.Namespace) -> None:
-    from ..publish import make_target, sink_from_url
+    from ..publish import sink_from_url
+    from ..sinks import check_section
 
     try:
-        make_target(sink_from_url(args.publish, None, token_env=args.token_env,
-                                  token_file=args.token_file))
+        check_section(sink_from_url(args.publish, None, token_env=args.token_env,
+                                    token_file=args.token_file))
     except Exception as e:  # pydantic's and the target's own checks: both say what is wrong
         raise UsageError(f"--publish {args.publish!r}: {e}") from None
     if args.token_file and not os.access(args.token_file, os.R_OK):
@@ -706,25 +707,24 @@ class Night:
 
 def publish_history_to(plan: NightPlan) -> Any:
     """The report's history and change points to --publish (influx_history)."""
-    from ..publish import make_target, sink_from_url
-    from ..sinks.influx import InfluxSink
+    from ..publish import sink_from_url
+    from ..sinks import open_sink
     from .influx_history import publish_history
 
     assert plan.publish_url
     base = _stored_sink(plan)
     sink_spec = sink_from_url(plan.publish_url, base, token_env=plan.token_env,
                               token_file=plan.token_file)
-    return publish_history(InfluxSink(make_target(sink_spec)), plan.report_dir, [plan.campaign])
+    return publish_history(open_sink(sink_spec), plan.report_dir, [plan.campaign])
 
 
 def _stored_sink(plan: NightPlan) -> Any:
-    """The campaign's own InfluxDB sink (user, token_env, ...), as `lsmbench publish` uses."""
-    from ..spec import InfluxSinkSpec
+    """The campaign's own sink section (user, token_env, ...), as `lsmbench publish` uses."""
+    from ..publish import stored_section
     from ..store import Store
 
-    spec = (Store(plan.results).read_campaign(plan.campaign) or {}).get("spec") or {}
-    influx = (spec.get("sinks") or {}).get("influx")
-    return InfluxSinkSpec.model_validate(influx) if influx else None
+    return stored_section((Store(plan.results).read_campaign(plan.campaign) or {}).get("spec")
+                          or {})
 
 
 def to_bisect(opened: Sequence[dict[str, Any]], taken: set[str], campaign: str

@@ -12,6 +12,9 @@ ENGINES: tuple[str, ...] = ("builtin", "rocksdb", "leveldb", "null")
 # Testbed backends by short name.
 TESTBEDS: tuple[str, ...] = ("local", "ssh", "terraform")
 
+# Sink backends by short name (the fields of the spec's `sinks:` section).
+SINKS: tuple[str, ...] = ("influx",)
+
 # Matrix dimensions with a short name, mapped to the engine option they set.
 DIMENSION_ALIASES: dict[str, str] = {
     "policy": "merge_policy",
