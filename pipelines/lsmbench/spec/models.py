@@ -471,7 +471,8 @@ DEFAULT_SINK_BUDGET_S = 300.0
 class InfluxSinkSpec(Strict):
     """InfluxDB (v1 database or v2 org/bucket). Credentials only from env or a file."""
 
-<<<<<<< HEAD
+    kind: ClassVar[str] = "influx"  # its name in names.SINKS: the backend lsmbench.sinks opens
+
     url: str = Field(description="The server: `http(s)://host:port`.")
     api: Literal["v1", "v2"] | None = Field(default=None, description="`v1` (a database) or "
                                             "`v2` (an org and a bucket); none: `v2` when a "
@@ -497,23 +498,6 @@ class InfluxSinkSpec(Strict):
                                "request.")
     retries: int = Field(default=3, ge=0, le=20, description="Further tries on connection "
                          "errors, 5xx and 429.")
-=======
-    kind: ClassVar[str] = "influx"  # its name in names.SINKS: the backend lsmbench.sinks opens
-
-    url: str
-    api: Literal["v1", "v2"] | None = None
-    database: str | None = None
-    retention_policy: str | None = None
-    org: str | None = None
-    bucket: str | None = None
-    username: str | None = None
-    token_env: str | None = "LSMBENCH_INFLUX_TOKEN"
-    token_file: str | None = None
-    measurement_prefix: str = "lsm"
-    tags: dict[str, str] = Field(default_factory=dict)
-    timeout: Duration = Field(default=10.0, gt=0)
-    retries: int = Field(default=3, ge=0, le=20)
->>>>>>> sinks
     # The most a campaign waits on this sink over all its points (tries, timeouts, backoff);
     # once used up, the rest stay unpublished for `lsmbench publish` (docs/faults.md).
     budget: Duration = Field(default=DEFAULT_SINK_BUDGET_S, gt=0, description="The most a "
@@ -537,15 +521,11 @@ class InfluxSinkSpec(Strict):
 
 
 class Sinks(Strict):
-<<<<<<< HEAD
-    influx: InfluxSinkSpec | None = Field(default=None, description="An InfluxDB sink: "
-                                          "each point is sent when it ends.")
-=======
     """One field per sink backend (names.SINKS). A section has its backend's name as `kind`
     and, whatever the backend, `url`, `tags` and `budget`."""
 
-    influx: InfluxSinkSpec | None = None
->>>>>>> sinks
+    influx: InfluxSinkSpec | None = Field(default=None, description="An InfluxDB sink: "
+                                          "each point is sent when it ends.")
 
     def by_name(self) -> dict[str, Any]:
         """Every sink name -> its section, None where the spec has none."""
