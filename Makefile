@@ -68,7 +68,7 @@ test-driver: build-for-tests
 test-python: venv build-for-tests
 	$(VENV)/bin/ruff check pipelines research/bench
 	$(VENV)/bin/lint-imports --no-cache
-	LSMBENCH_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/pytest -q --durations=15
+	LSMBENCH_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/pytest -q -n $(JOBS) --dist loadgroup --durations=15
 
 # The quick loop for a change to the Python: no C++ build, no services (the markers in
 # pyproject.toml name what the left-out tests need; `make test` runs them all), the

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -205,7 +206,10 @@ class PointPipeline:
         )
         out = ctx.out_dir / phase_dir
         throttled = self.spec.throttle.enabled and phase in self.spec.throttle.phases
-        cg_name = f"{self.spec.name}.p{ctx.point.index}.{phase_dir}".replace("@", "_u")
+        # Unique among running runs (RunCgroup refuses a name whose cgroup holds processes):
+        # two campaigns of one name, from two results directories, may run at once.
+        base = f"{self.spec.name}.p{ctx.point.index}.{phase_dir}".replace("@", "_u")
+        cg_name = f"{base[:170]}.{os.getpid()}"
         ctx.reporter.phase_start(ctx.point, phase_dir, duration_s or None)
         ctx.log.info("%s: starting (%s)", phase_dir, ", ".join(f"{k}={v}" for k, v in opts.items()))
         try:
@@ -213,7 +217,7 @@ class PointPipeline:
                 ctx.node, doc, out,
                 driver=ctx.driver,
                 limits=ctx.limits if throttled else None,
-                cgroup_name=cg_name[:180],
+                cgroup_name=cg_name,
                 timeout_s=timeout_s,
                 tick=ctx.reporter.phase_tick,
                 monitor=monitor,

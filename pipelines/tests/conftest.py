@@ -24,12 +24,17 @@ FIXTURE_MARKERS = {
 }
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
         for fixture, marker in FIXTURE_MARKERS.items():
             if fixture in names:
                 item.add_marker(marker)
+        # The network namespaces have fixed names (fixtures_netns.py): their tests share one
+        # worker when the suite is spread over several (`make test`: --dist loadgroup).
+        if item.get_closest_marker("netns") is not None:
+            item.add_marker(pytest.mark.xdist_group("netns"))
 
 
 @pytest.fixture(scope="session")
