@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="lsmbench",
         description="Benchmark campaigns for LSM-tree engines: the two-phase method of "
-                    "Luo & Carey under cgroup I/O throttling. Docs: docs/orchestrator.md",
+                    "Luo & Carey under cgroup I/O throttling. Docs: docs/README.md",
     )
     p.add_argument("--version", action="version", version=f"lsmbench {__version__}")
 

@@ -171,7 +171,7 @@ def cli_page(parser: argparse.ArgumentParser | None = None) -> str:
         "",
         "Each command with its usage, what it does and its options. "
         "Every command also takes `-h` or `--help`. "
-        "Exit codes and output: [orchestrator.md](../orchestrator.md#commands).",
+        "Exit codes and output: [commands.md](../commands.md).",
         "",
         *table(["command", "what it does"], [[_link(c), c.help] for c in top]),
     ]

@@ -3,7 +3,7 @@ a *group*, judged once.
 
 Per group: the median of each figure with its order-statistic confidence interval
 (:func:`lsmbench.method.stats.median_ci`), and one verdict, ``sustainable``, ``not-sustainable`` or
-``inconclusive``, by this rule (docs/orchestrator.md, "Repetitions"):
+``inconclusive``, by this rule (docs/explanation/repetitions.md):
 
 * a repetition that failed (no result) is not evidence either way: it is counted apart and
   named in the reasons;

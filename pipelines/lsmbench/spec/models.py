@@ -139,7 +139,7 @@ class LoadPhase(Strict):
     # After its writes, the load waits (at most this long; 0 or false: not at all) until the
     # engine has no pending or running flush or merge, so that the testing phase and the
     # running phases' snapshot start from a settled tree, not during the merges the load
-    # left due (RocksDB's WaitForCompact; docs/orchestrator.md, "Adaptive phases").
+    # left due (RocksDB's WaitForCompact; docs/explanation/adaptive-phases.md).
     settle: Settle = Field(default=DEFAULT_SETTLE_S, description=_SETTLE_LOAD)
 
 
@@ -164,7 +164,7 @@ class SteadyState(Strict):
                                 "the deepest level each round holds; `0`: time alone. "
                                 "Ignored for an engine that tells no merges.")
     # Half the SNIA PTS's 20 % and 10 %: its rounds are fixed minutes, ours whole merge
-    # cycles, whose rates vary a few per cent once steady (docs/orchestrator.md).
+    # cycles, whose rates vary a few per cent once steady (docs/explanation/adaptive-phases.md).
     max_range: float = Field(default=0.10, gt=0, le=1, description="The window's round "
                              "rates span at most this share of their mean.")
     max_slope: float = Field(default=0.05, gt=0, le=1, description="The least-squares line "
@@ -402,7 +402,7 @@ class Phases(Strict):
 
 
 class VerdictSpec(Strict):
-    """Sustainable = no criterion of the running phase fails (docs/orchestrator.md, verdict):
+    """Sustainable = no criterion of the running phase fails (docs/explanation/verdicts.md):
     p99 write latency under a bound, a final backlog under a bound, no steady backlog growth,
     little stalled time, and the achieved rate close to the offered one."""
 
@@ -709,7 +709,7 @@ def testbed_shorthand(v: Any) -> Any:
 
 
 class PairSpec(Strict):
-    """Paired builds (docs/orchestrator.md, "Paired builds"): every point runs with the
+    """Paired builds (docs/campaign-specs.md, "pair"): every point runs with the
     reference engine build and with the build under test (the testbed's driver), their
     repetitions interleaved on the same node, so that what the machine does that hour is in
     both and cancels in their ratio."""

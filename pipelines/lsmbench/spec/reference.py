@@ -223,7 +223,7 @@ def spec_page(root: type[BaseModel] = CampaignSpec) -> str:
         "Durations are seconds or a number with a unit: `90`, `90s`, `1.5m`, `2h`, `250ms`. "
         "A field of type `duration or bool` also takes `false` (off) and `true` (its default). "
         "The engine's options are in [engine-options.md](engine-options.md). "
-        "How the fields work together: [orchestrator.md](../orchestrator.md#the-spec).",
+        "How the fields work together: [campaign-specs.md](../campaign-specs.md).",
         "",
         "Sections: " + " · ".join(s.link() for s, _ in done),
     ]

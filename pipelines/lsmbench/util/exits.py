@@ -1,4 +1,4 @@
-"""The exit codes of every command (docs/orchestrator.md), and what an exception no command
+"""The exit codes of every command (docs/commands.md), and what an exception no command
 caught becomes: a path the system refused is the user's input or the machine's, anything else
 is a bug in lsmbench -- always one line, never a traceback (--verbose logs it)."""
 

@@ -22,7 +22,7 @@ DIMENSION_ALIASES: dict[str, str] = {
 }
 
 
-# pair: (docs/orchestrator.md, "Paired builds"): every point runs with two engine builds, told
+# pair: (docs/campaign-specs.md, "pair"): every point runs with two engine builds, told
 # apart by this dimension, which the plan adds (a spec may not name it).
 BUILD_DIMENSION = "build"
 BUILD_REFERENCE = "reference"

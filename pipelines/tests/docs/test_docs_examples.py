@@ -1,5 +1,5 @@
 """The docs a fresh clone follows say what the code does: every full spec shown in docs/ (and
-research/) is valid, the quickstart shown in docs/orchestrator.md is the quickstart that runs, and
+research/) is valid, the quickstart shown in docs/campaign-specs.md is the quickstart that runs, and
 every `lsmbench validate|plan|run SPEC [--set ...]` command shown in the docs and the README
 validates as written."""
 
@@ -81,7 +81,7 @@ def test_every_spec_shown_is_valid(where: str, data: dict) -> None:
 
 def test_the_quickstart_shown_is_the_one_that_runs() -> None:
     shown = [data for _, data in shown_specs() if data["name"] == "quickstart"]
-    assert shown, "docs/orchestrator.md no longer shows the quickstart"
+    assert shown, "docs/campaign-specs.md no longer shows the quickstart"
     real = yaml.safe_load((REPO / "pipelines" / "campaigns" / "quickstart.yaml").read_text())
     for data in shown:
         assert data == real

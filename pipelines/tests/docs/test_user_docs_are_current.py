@@ -103,7 +103,7 @@ def dated(page: Path, root: Path = REPO) -> list[str]:
 
 def test_there_are_user_pages() -> None:
     names = {p.relative_to(REPO).as_posix() for p in user_pages()}
-    assert {"README.md", "docs/orchestrator.md", "docs/tracking.md"} <= names, names
+    assert {"README.md", "docs/campaign-specs.md", "docs/tracking.md"} <= names, names
     assert not any(n.startswith(("docs/results/", "research/")) for n in names), names
 
 

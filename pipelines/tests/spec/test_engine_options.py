@@ -119,7 +119,7 @@ def test_descriptions_are_committed_for_the_described_engines():
         desc = engine_options.description(engine)
         assert desc is not None and desc.engine == engine and desc.options
     assert engine_options.description("rocksdb") is None
-    # the names the docs promise (docs/orchestrator.md)
+    # the names the docs promise (docs/reference/engine-options.md)
     assert engine_options.choices("builtin", "merge_scheduler") == (
         "single", "fair", "greedy", "greedy_k", "idle", "leveldb")
     assert len(engine_options.choices("builtin", "merge_policy")) == 9

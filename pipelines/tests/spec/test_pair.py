@@ -1,5 +1,5 @@
 """pair: every point with a reference engine build and with the build under test, their
-repetitions interleaved (ABBA) on one node (docs/orchestrator.md, "Paired builds")."""
+repetitions interleaved (ABBA) on one node (docs/campaign-specs.md, "pair")."""
 
 from __future__ import annotations
 

@@ -366,11 +366,11 @@ def test_model_rejects_unknown_keys_directly():
 
 
 def test_every_spec_field_is_documented():
-    """docs/orchestrator.md is the spec reference: every field of every model is in it."""
+    """docs/reference/spec.md is the spec reference: every field of every model is in it."""
     from lsmbench import spec as s
     from lsmbench.spec.tune import ConfirmSpec, TuneParameter, TuneSpec
 
-    doc = (REPO / "docs" / "orchestrator.md").read_text()
+    doc = (REPO / "docs" / "reference" / "spec.md").read_text()
     from lsmbench.spec.models import SteadyState, UntilDecided
     models = [s.CampaignSpec, s.EngineSpec, s.WorkloadRef, s.Phases, s.LoadPhase,
               s.TestingPhase, SteadyState, UntilDecided, s.RunningPhase, s.RateSearchSpec,
