@@ -42,7 +42,7 @@ $(BUILD)/build.ninja: | deps
 	cmake -S engines -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
 
 $(ASAN_BUILD)/build.ninja: | deps
-	cmake -S engines -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLSM_SANITIZE=ON -DLSM_ENGINE_ONLY=ON $(CMAKE_FLAGS)
+	cmake -S engines -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=None "-DCMAKE_CXX_FLAGS=-O1 -g1" -DLSM_SANITIZE=ON -DLSM_ENGINE_ONLY=ON $(CMAKE_FLAGS)
 
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
@@ -50,6 +50,8 @@ build: deps $(BUILD)/build.ninja
 build-asan: deps $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
+# The sanitizer tree: -O1 with line tables (what ASan's reports need), asserts on. It builds
+# in half the time -O2 -g takes and finds more (-O2 hid a stack-use-after-scope in a test).
 # Engine unit tests under ASan+UBSan; driver calibration tests on the
 # optimized build (they measure a harness's timing behaviour, which the
 # sanitizers would distort).

@@ -24,6 +24,9 @@ FIXTURE_MARKERS = {
 }
 
 
+SHARED_MODULE_FIXTURES = {"test_views_agree"}
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
@@ -35,6 +38,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # worker when the suite is spread over several (`make test`: --dist loadgroup).
         if item.get_closest_marker("netns") is not None:
             item.add_marker(pytest.mark.xdist_group("netns"))
+        # A module whose tests share one expensive module-scoped fixture runs on one worker
+        # (each worker would make its own).
+        elif item.module.__name__ in SHARED_MODULE_FIXTURES:
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
 
 
 @pytest.fixture(scope="session")

@@ -47,8 +47,9 @@ TEST(RecordFormatTest, RoundTrips) {
   // Secondary keys order by field value first, as numbers.
   EXPECT_LT(dataset::SecondaryKey(255, "z"), dataset::SecondaryKey(256, "a"));
   uint64_t f;
-  std::string_view pk;
-  ASSERT_TRUE(dataset::ParseSecondaryKey(dataset::SecondaryKey(1u << 20, "key"), &f, &pk));
+  std::string_view pk;  // a view into `key`, which must outlive it
+  const std::string key = dataset::SecondaryKey(1u << 20, "key");
+  ASSERT_TRUE(dataset::ParseSecondaryKey(key, &f, &pk));
   EXPECT_EQ(f, 1u << 20);
   EXPECT_EQ(pk, "key");
 
