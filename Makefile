@@ -14,7 +14,7 @@ DEB_PACKAGES := cmake ninja-build g++ pkg-config libgtest-dev nlohmann-json3-dev
 VENV ?= .venv
 PYTHON ?= python3
 
-.PHONY: all deps venv build build-asan build-for-tests test test-fast test-engine test-driver test-python bench quickstart reproduce reproduce-quick clean format lint docs
+.PHONY: all deps venv build build-asan build-for-tests test test-fast coverage test-engine test-driver test-python bench quickstart reproduce reproduce-quick clean format lint docs
 
 all: build
 
@@ -87,6 +87,16 @@ test: deps
 	$(MAKE) --no-print-directory test-engine test-driver; tested=$$?; \
 	wait $$venv && [ $$tested = 0 ]
 	@$(MAKE) --no-print-directory test-python
+
+# Line coverage of pipelines/lsmbench by the Python tests (the figure before and after a change
+# to the tests): coverage/report.txt.
+coverage: venv build-for-tests
+	rm -f .coverage .coverage.*
+	COVERAGE_PROCESS_START=$(CURDIR)/pyproject.toml LSMBENCH_COVERAGE_FILE=$(CURDIR)/.coverage \
+	  LSMBENCH_BUILD_DIR=$(CURDIR)/$(BUILD) $(VENV)/bin/pytest -q -n $(JOBS) --dist loadgroup
+	$(VENV)/bin/coverage combine -q --data-file=$(CURDIR)/.coverage
+	mkdir -p coverage && $(VENV)/bin/coverage report --data-file=$(CURDIR)/.coverage > coverage/report.txt; \
+	  tail -1 coverage/report.txt
 
 lint: venv
 	$(VENV)/bin/ruff check pipelines research/bench
