@@ -40,8 +40,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group("netns"))
         # A module whose tests share one expensive module-scoped fixture runs on one worker
         # (each worker would make its own).
-        elif item.module.__name__ in SHARED_MODULE_FIXTURES:
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+        elif (module := getattr(item, "module", None)) is not None \
+                and module.__name__ in SHARED_MODULE_FIXTURES:
+            item.add_marker(pytest.mark.xdist_group(module.__name__))
 
 
 @pytest.fixture(scope="session")
