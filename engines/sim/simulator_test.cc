@@ -378,7 +378,7 @@ TEST(SimulatorTimed, NoMemtableIsSealedOverTheConstraint) {
 }
 
 
-// Leveling + greedy in miniature (research/2026-11-27-leveling-greedy.md): a closed
+// Leveling + greedy in miniature (research/leveling-greedy.md): a closed
 // loop over a loaded three-level tree, T = 10. Greedy always runs the merge
 // with the fewest bytes left, so a level's merge down waits while the flushes
 // keep merging into the new component beside it. Without full_level_waits

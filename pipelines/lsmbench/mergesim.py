@@ -15,7 +15,7 @@ descriptions, which a driver test holds to the engine's option table.
 
 The model is the instant one (merges complete at once): in flushes, not seconds,
 and without updates (no merge drops anything). Against the quickstart's runs
-(research/2026-11-24-quickstart-verdicts.md) the flushes between merges into the deepest level match
+(research/quickstart-verdicts.md) the flushes between merges into the deepest level match
 for tiering and are ~20 % short for leveling under uniform updates, where the
 keys a flush shares with level 1 are dropped and level 1 fills more slowly.
 """

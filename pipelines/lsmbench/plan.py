@@ -40,10 +40,10 @@ ASSUMED_POINT_OVERHEAD_S = 2.0
 SINGLE_RUN_FLIPS = ("run once per point, 2 of the quickstart's 4 verdicts flipped between runs "
                     "of the same spec on this project's 2-core VM")
 """What one run per point is worth, as measured: the single place the single-run warning's
-number comes from. The figure is research/2026-11-24-quickstart-verdicts.md's (its opening
+number comes from. The figure is research/quickstart-verdicts.md's (its opening
 paragraph: before the quickstart ran repetitions, leveling + greedy and tiering came out
 either way from one run to the next); change it only with that page."""
-SINGLE_RUN_EVIDENCE = "research/2026-11-24-quickstart-verdicts.md"
+SINGLE_RUN_EVIDENCE = "research/quickstart-verdicts.md"
 
 
 def single_run_warning(spec: CampaignSpec) -> str | None:

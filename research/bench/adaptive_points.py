@@ -1,6 +1,6 @@
 """Each point of a stored campaign with adaptive phases, one row: how its testing phase ended
 (steady or not, after how many rounds, at which rate) and how its running phase ended (after
-how long, on which criterion). The evidence research/2026-11-28-luo-carey-adaptive-rerun.md
+how long, on which criterion). The evidence research/luo-carey-adaptive-rerun.md
 explains the claims' changes with.
 
     .venv/bin/python research/bench/adaptive_points.py RESULTS/reproduce/CAMPAIGN [...]

@@ -6,7 +6,7 @@ window (`--seconds`), and how the two correlate over the group's repetitions (Sp
 Every repetition of a group starts from the same kind of loaded tree, so a spread of the head
 rates is the machine's speed at the time (a shared VM's neighbours, its CPU share), not the
 configuration; a correlation between head and rest says that speed carries through the
-window. research/2026-11-28-luo-carey-adaptive-rerun.md ("LC19's repetitions") quotes this for
+window. research/luo-carey-adaptive-rerun.md ("LC19's repetitions") quotes this for
 repro-lc-queries. Reads the store only; measures nothing.
 
     .venv/bin/python research/bench/query_rate_noise.py RESULTS/reproduce/repro-lc-queries \

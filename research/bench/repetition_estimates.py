@@ -1,7 +1,7 @@
 """How good is "~N repetitions each would decide it"? A backtest on a stored suite run: each
 claim of an experiment judged on only the first `--first` repetitions of every group (as the
 page was when the estimate was made), its estimate, and the claim judged on all stored
-repetitions -- its status and estimate then. research/2026-11-28-luo-carey-adaptive-rerun.md
+repetitions -- its status and estimate then. research/luo-carey-adaptive-rerun.md
 quotes it for the claims plans were run for.
 
     .venv/bin/python research/bench/repetition_estimates.py RESULTS/reproduce \

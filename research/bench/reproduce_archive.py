@@ -10,7 +10,7 @@ the suite run's record (reproduce.json), in a directory of the repository.
     .venv/bin/python research/bench/reproduce_archive.py run ARCHIVE RESULTS --out DIR \
         [--paper luo-carey] [--experiment NAME ...] [--until 10:30]
 
-ARCHIVE is research/2026-11-28-luo-carey-adaptive-rerun/store for the adaptive Luo & Carey page (its
+ARCHIVE is research/luo-carey-adaptive-rerun/store for the adaptive Luo & Carey page (its
 README says what it holds). `restore` never replaces a campaign RESULTS already holds (it says which
 it left); `save` replaces the tarballs of the campaigns it is given and the record.
 """

@@ -1,4 +1,4 @@
-"""The numbers of research/2026-11-25-secondary-indexes.md, from the stored campaigns
+"""The numbers of research/secondary-indexes.md, from the stored campaigns
 secondary-indexes and secondary-indexes-queries (pipelines/campaigns/), as Markdown tables.
 
     .venv/bin/python research/bench/secondary_indexes_findings.py \

@@ -8,7 +8,7 @@ with how long the steady phases ran and whether they attained steady state.
 
     python research/bench/steady_vs_long.py RESULTS/STEADY RESULTS/REFERENCE
 
-The commands that make both campaigns: research/2026-11-24-quickstart-verdicts.md
+The commands that make both campaigns: research/quickstart-verdicts.md
 ("Steady-state testing against a 100 s window"). A measurement script, not a test.
 """
 

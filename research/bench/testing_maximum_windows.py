@@ -1,7 +1,7 @@
 """How far a short testing window's maximum lands from the long-run rate, per estimator.
 
 Takes stored testing phases much longer than the window a campaign uses (e.g. the quickstart's
-testing phase run for 120 s: research/2026-11-24-quickstart-verdicts.md), treats the rate over the
+testing phase run for 120 s: research/quickstart-verdicts.md), treats the rate over the
 whole phase after its warm-up as the truth, and slides a short window (default 13.3 s, the
 quickstart's 16 s less its warm-up) over the phase one interval at a time. For every
 placement it computes both figures `phases.testing.maximum` can choose -- the interval count

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# A bisection that has to measure every step (research/2026-11-24-nightly-tracking.md, "The bisection to its
+# A bisection that has to measure every step (research/nightly-tracking.md, "The bisection to its
 # end"): the paired acceptance's regression (track_paired_acceptance.sh, or its kit restored:
-# research/2026-11-24-nightly-tracking/tracking-paired/real-nights/kit/README.md) replayed on a branch whose every
+# research/nightly-tracking/tracking-paired/real-nights/kit/README.md) replayed on a branch whose every
 # commit changes engines/ -- a comment appended to an engine source, so the code is the
 # same but no two commits share an engines/ tree, and `track bisect` cannot judge a commit by
 # its build alone (it does for the acceptance's own range, whose commits around the

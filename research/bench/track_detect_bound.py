@@ -1,5 +1,5 @@
 """What any detector of `lsmbench track` could reach on the synthetic suite's step target
-(research/2026-11-26-change-detectors.md, "What the detector cannot do"): an *informed* test, told
+(research/change-detectors.md, "What the detector cannot do"): an *informed* test, told
 the step's night exactly, that must still estimate the level (and the noise) from the series.
 
 The target of issue 14: at CoV 5 %, <= 1 false alarm per 100 nights and a 10 % step found

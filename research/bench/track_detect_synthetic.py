@@ -1,4 +1,4 @@
-"""The synthetic suite of `lsmbench track detect` (research/2026-11-26-change-detectors.md).
+"""The synthetic suite of `lsmbench track detect` (research/change-detectors.md).
 
 Replays seeded 60-night series night by night through a detector and prints, per kind of
 series, the false alarms per 100 nights (step-free series) or the share of changes found

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The injected regression of research/2026-11-24-nightly-tracking.md, end to end: a scratch clone of this
+# The injected regression of research/nightly-tracking.md, end to end: a scratch clone of this
 # project gets NIGHTS commits, the REGRESS_AT-th of which makes every flush write half of its
 # table once more (injected-regression/slow-flush.patch); the others change a text file only.
 # Each commit is one night of `lsmbench track nightly` (check out, build the engine, run

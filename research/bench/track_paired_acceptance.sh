@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 33's acceptance, end to end (research/2026-11-24-nightly-tracking.md, "Paired nights on this
+# Issue 33's acceptance, end to end (research/nightly-tracking.md, "Paired nights on this
 # machine"): paired nights of pipelines/campaigns/nightly.yaml run by `lsmbench track nightly`
 # on a scratch clone of this project.
 #
@@ -26,7 +26,7 @@
 #
 # The two parts in separate sittings (each from nothing; measured 2026-11-28: a night is 7.4
 # minutes, so the A/A part is ~2 h 35 min, the other ~1 h of nights and a bisection;
-# research/2026-11-24-nightly-tracking.md):
+# research/nightly-tracking.md):
 #   AA_NIGHTS=20 REGRESS_NIGHTS=0 research/bench/track_paired_acceptance.sh   # the A/A part
 #   AA_NIGHTS=4 research/bench/track_paired_acceptance.sh    # 4 A/A nights, the regression
 # Commits that leave engines/ as it was share one build (lsmbench.track.builds.build_key), so
@@ -39,7 +39,7 @@
 # A testbed whose nights differ: NEIGHBOUR_NIGHTS="2 5 6 ..." keeps one core busy through each
 # of those nights (`sha256sum /dev/zero`, at the benchmark's priority): both builds of the
 # night see it, as they would a neighbour VM or a busy disk, which this VM alone never shows
-# (its 20 A/A nights shared none of the testing maximum's noise: research/2026-11-24-nightly-tracking.md).
+# (its 20 A/A nights shared none of the testing maximum's noise: research/nightly-tracking.md).
 # The raw series should move on those nights, the paired ratio not.
 #
 # In parts, when no single sitting has 3 quiet hours: DEADLINE=EPOCH_SECONDS starts a night

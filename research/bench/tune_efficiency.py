@@ -1,4 +1,4 @@
-"""How many trials `lsmbench tune`'s sampler needs on a small space (research/2026-11-24-tuning.md,
+"""How many trials `lsmbench tune`'s sampler needs on a small space (research/tuning.md,
 "Efficiency"): a tabular benchmark over a measured grid.
 
 Every configuration of the space was measured once by a campaign

@@ -178,7 +178,7 @@ def max_throughput_of_testing(intervals: list[dict[str, Any]], warmup_s: float,
 
     ``method`` (phases.testing.maximum) says which is the maximum. "cycles", the default,
     is not quantized by the memtables a window holds, and over short windows it erred a little
-    less than the count against the long-run rate (research/2026-11-24-quickstart-verdicts.md);
+    less than the count against the long-run rate (research/quickstart-verdicts.md);
     it falls back on the interval count when the events do not allow it (``method`` in the
     record says which was used). "intervals" is the count. Where the window holds about one
     cycle of the deepest merge, neither is free of where that merge falls."""

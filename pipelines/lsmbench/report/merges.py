@@ -147,4 +147,4 @@ def merges_figure(points: Sequence[StoredPoint]) -> Figure | None:
                   "is inconclusive (window_coverage). Dotted, right axis: each level's size; "
                   "with the merges still waiting at the end of the phase, noted in the panel. A "
                   "level that keeps growing while no merge out of it completes is a merge down "
-                  "starved (research/2026-11-27-leveling-greedy.md).", render_png(fig))
+                  "starved (research/leveling-greedy.md).", render_png(fig))

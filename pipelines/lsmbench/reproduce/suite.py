@@ -179,7 +179,7 @@ SUITE: tuple[Experiment, ...] = (
               "strategies (the paper: 8 eager, 1 lazy); the eager lookups read the page cache "
               "here, not the disk; running at 95 % (the paper: 2 h; the spec file also runs 70 "
               "and 85 %: Fig. 27 is the next experiment), " + _ADAPTIVE_SETUP + ". "
-              "research/2026-11-25-secondary-indexes.md has the details (of the spec file's fixed "
+              "research/secondary-indexes.md has the details (of the spec file's fixed "
               "24 s phases).",
     ),
     # Fig. 27 apart from Figs. 25-26: its claim (LC33) is about eager + fair alone, so the

@@ -198,7 +198,7 @@ class TestingPhase(Strict):
     # How the maximum is taken from the measured window: "cycles" counts whole memtable
     # cycles (not quantized by the window; falls back on the count when the engine does not
     # tell its flushes), "intervals" counts the window's writes
-    # (verdict.max_throughput_of_testing; research/2026-11-24-quickstart-verdicts.md
+    # (verdict.max_throughput_of_testing; research/quickstart-verdicts.md
     # measures both).
     maximum: Literal["intervals", "cycles"] = Field(
         default="cycles",

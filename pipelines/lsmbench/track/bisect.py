@@ -19,7 +19,7 @@ A commit whose build is one already judged -- the same engines/ tree as the good
 bad one or a commit a step measured (builds.build_key) -- takes that judgement without a run:
 its step would run the same binaries again, and an A/A comparison at a 5 % boundary is the
 most expensive a bisection has (the interval must clear the boundary on the good side,
-research/2026-11-24-nightly-tracking.md). A range of docs and pipelines commits around one
+research/nightly-tracking.md). A range of docs and pipelines commits around one
 engine change is named without measuring anything.
 
 The boundary: halfway between 1 and the regression as the nights measured it against the

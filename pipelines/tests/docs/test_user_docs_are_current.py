@@ -136,7 +136,7 @@ def test_the_checker_finds_dates_and_diary_words(tmp_path: Path, line: str) -> N
     "```yaml\nschedule:\n  - cron: '30 2 * * *'   # 2026-11-24 is fine in code\n```",
     "    {\"time\": \"2026-09-30\"}",
     "The lock names its holder (`pid 4711 on ctl1 since\n2026-11-24T02:00:03Z`).",
-    "Why: [research/2026-11-26-change-detectors.md](../research/2026-11-26-change-detectors.md).",
+    "Why: [research/change-detectors.md](../research/change-detectors.md).",
     "[measured](../research/x.md#paired-nights-2026-11-28), on 8 of 12 nights, 3 since the last.",
 ])
 def test_the_checker_passes_code_links_and_citations(tmp_path: Path, text: str) -> None:

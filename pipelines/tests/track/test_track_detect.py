@@ -267,7 +267,7 @@ def test_a_step_is_confirmed_once_most_of_a_segment_is_on_the_new_level():
 def test_steps_of_10_percent_at_cov_5_percent_are_mostly_found_within_3_nights():
     """30 steps of 2 noise: most are found within 3 nights, and the newest nights' test is
     what finds them that soon (the suite's rate, over 200 series, is in
-    research/2026-11-26-change-detectors.md)."""
+    research/change-detectors.md)."""
     spec = SeriesSpec(kind="step", cov=0.05, step=0.10)
     series = synthetic.draw(spec, 30, seed=SEED)
     print(f"{spec.label}: seeds {[s.seed for s in series]}")
@@ -283,7 +283,7 @@ def test_steps_of_10_percent_at_cov_5_percent_are_mostly_found_within_3_nights()
 
 def test_a_flat_series_replayed_night_by_night_raises_at_most_one_alarm():
     """About a third of flat 60-night series raise one alarm somewhere
-    (research/2026-11-26-change-detectors.md, "series with one"): this one raises one at night 35
+    (research/change-detectors.md, "series with one"): this one raises one at night 35
     since the newest nights' test takes the level's trimmed mean (it raised none with the median).
     Two would be beyond the rate."""
     series = drawn(SeriesSpec(kind="flat", cov=0.05))
@@ -307,7 +307,7 @@ def _bound_module():
 
 
 def test_the_bounds_informed_test_is_students_two_sample_t_for_independent_nights():
-    """The bound in research/2026-11-26-change-detectors.md rests on this test: for independent
+    """The bound in research/change-detectors.md rests on this test: for independent
     nights its GLS regression is the pooled two-sample t-test (and with the noise known, the
     z-test); with the noise from the nights before alone, t with their n - 1 degrees of freedom."""
     from scipy import stats

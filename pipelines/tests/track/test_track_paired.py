@@ -299,7 +299,7 @@ def test_paired_nights_find_a_5_percent_regression_sooner_than_the_single_series
     """At CoV 5 %, half of it the night's, 3 pairs a night: on 12 seeded testbeds the paired
     detector finds more of the regressions within 2 nights, and sooner, than the single-series
     detector on the candidate's nightly medians of the same runs (the suite's rates, 78 % and
-    18 % on seed 1, are in research/2026-11-24-nightly-tracking.md); its false alarms on 12
+    18 % on seed 1, are in research/nightly-tracking.md); its false alarms on 12
     step-free testbeds (720 nights) stay at its rate's scale: about 1 per 100 nights is 7 here, and
     12 is the 97th percentile of a Poisson count with that mean (a detector at twice the rate
     exceeds it about two times in three). The single series' regressions-only false alarms are fewer

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# research/2026-11-27-leveling-greedy.md: leveling at the paper's scale in lsm-sim (128 MiB memory
+# research/leveling-greedy.md: leveling at the paper's scale in lsm-sim (128 MiB memory
 # components, T = 10, 100 MiB/s, 800 flushes loaded). testing.txt: closed loops of 400, 1,000
 # and 2,000 flushes; running-2h.txt: 95 % of fair's closed-loop maximum for 2 hours; each for
 # single, fair and greedy, with full_level_waits false and true. Run from the repository root
