@@ -106,6 +106,9 @@ lint: venv
 docs: venv build-for-tests
 	$(VENV)/bin/python -m lsmbench.cli.reference --out docs/reference
 	$(BUILD)/bin/lsm-driver --describe-options builtin --markdown > docs/reference/engine-options.md
+	for engine in builtin leveldb null; do \
+	  $(BUILD)/bin/lsm-driver --describe-options $$engine > pipelines/lsmbench/engine_options/$$engine.json; \
+	done
 
 bench: build
 	$(BUILD)/bin/lsm-bench

@@ -69,6 +69,9 @@ std::string Usage() {
          "  --checkpoints LIST     rows after these flushes, e.g. 1000,3000 (always the end)\n"
          "  --format csv|jsonl     output format (default csv)\n"
          "  --obsolete F           fraction of each merge's input dropped, in [0, 1)\n"
+         "  --key-space BYTES      the unique data every write after the load updates\n"
+         "                         (uniform keys: merges keep one entry per key);\n"
+         "                         not with --obsolete\n"
          "  --OPTION VALUE         any engine option by its name (lsm-driver\n"
          "                         --describe-options; '-' may stand for '_'), e.g.\n"
          "                         --exploring_ratio 1.2 --size_ratio 4 --memtable_bytes 4M\n"
@@ -178,6 +181,10 @@ Status ParseArgs(const std::vector<std::string>& args, CliOptions* o, bool* help
       if (s.ok() && !(o->sim.obsolete_fraction >= 0 && o->sim.obsolete_fraction < 1)) {
         s = Bad(flag, value, "a number in [0, 1)");
       }
+    } else if (flag == "--key-space") {
+      uint64_t v = 0;
+      s = ParseBytes(flag, value, &v);
+      o->sim.key_space_bytes = static_cast<double>(v);
     } else if (flag == "--decisions") {
       o->decisions_path = value;
     } else if (flag == "--memtable-entries") {

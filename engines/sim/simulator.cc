@@ -25,6 +25,14 @@ Status Simulator::Create(const SimOptions& options, std::unique_ptr<Simulator>* 
     return Status::InvalidArgument("obsolete fraction must be in [0, 1)",
                                    "got " + std::to_string(f));
   }
+  const double k = options.key_space_bytes;
+  if (!(std::isfinite(k) && k >= 0)) {
+    return Status::InvalidArgument("key space must be >= 0 bytes (0: every write is a new key)");
+  }
+  if (k > 0 && f > 0) {
+    return Status::InvalidArgument(
+        "an obsolete fraction and a key space are two models of updates: choose one");
+  }
   const TimeModel& t = options.time;
   if (!(std::isfinite(t.bandwidth) && t.bandwidth >= 0)) {
     return Status::InvalidArgument("bandwidth must be >= 0 bytes/s (0: instant merges)");
@@ -69,7 +77,8 @@ Status Simulator::Load(uint64_t bytes) {
   if (snap_.flushes != load_flushes_ || now_ > 0) {
     return Status::InvalidArgument("the load's flushes come before any other");
   }
-  Status s = FlushInstant(bytes);
+  PushFlush(bytes, /*load=*/true);
+  Status s = SettleInstant();
   load_flushes_ = snap_.flushes;
   // The run is measured from the loaded tree on.
   bytes_flushed_ = bytes_merged_ = merges_ = moves_ = sstables_sum_ = 0;
@@ -83,15 +92,22 @@ Status Simulator::Flush(uint64_t bytes) {
   return scheduler_ ? FlushTimed(bytes) : FlushInstant(bytes);
 }
 
-void Simulator::PushFlush(uint64_t bytes) {
+void Simulator::PushFlush(uint64_t bytes, bool load) {
+  const double k = options_.key_space_bytes;
   policy::Component c;
   c.id = next_id_++;
   c.level = 0;
   c.bytes = bytes;
-  c.entries = bytes;
+  if (k > 0 && !load) {
+    const double kept = k * -std::expm1(-static_cast<double>(bytes) / k);
+    c.bytes = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(kept)));
+  }
+  if (k > 0 && load) loaded_only_.insert(c.id);
+  c.entries = c.bytes;
+  c.flushed_entries = bytes;
+  bytes_flushed_ += c.bytes;
   snap_.stack.push_back(std::move(c));
   snap_.flushes++;
-  bytes_flushed_ += bytes;
   max_sstables_ = std::max<uint64_t>(max_sstables_, snap_.stack.size());
 }
 
@@ -115,17 +131,29 @@ Status Simulator::Apply(const policy::MergeOp& op, uint64_t output_id) {
     return Status::Corruption(std::string("policy ") + policy_->Name() +
                               " proposed a merge of unknown components");
   }
-  uint64_t bytes = 0, entries = 0;
+  uint64_t bytes = 0, entries = 0, flushed = 0;
+  bool load_only = true;
+  double absent = 1;  // key space: the share of keys in none of the inputs
+  const double key_space = options_.key_space_bytes;
   for (size_t k = 0; k < n; ++k) {
-    if (stack[start + k].id != op.inputs[k]) {
+    const policy::Component& in = stack[start + k];
+    if (in.id != op.inputs[k]) {
       return Status::Corruption(std::string("policy ") + policy_->Name() +
                                 " proposed a merge of a non-contiguous run");
     }
-    bytes += stack[start + k].bytes;
-    entries += stack[start + k].entries;
+    bytes += in.bytes;
+    entries += in.entries;
+    flushed += std::max(in.flushed_entries, in.entries);
+    if (key_space > 0) {
+      load_only = load_only && IsLoadOnly(in.id);
+      absent *= 1 - std::min(1.0, static_cast<double>(in.bytes) / key_space);
+    }
   }
   uint64_t out = bytes;
-  if (options_.obsolete_fraction > 0) {
+  if (key_space > 0 && !load_only) {
+    out = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(key_space * (1 - absent))));
+    entries = out;
+  } else if (options_.obsolete_fraction > 0) {
     const double keep = 1 - options_.obsolete_fraction;
     out = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(bytes * keep)));
     entries = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(entries * keep)));
@@ -142,7 +170,9 @@ Status Simulator::Apply(const policy::MergeOp& op, uint64_t output_id) {
   c.level = op.output_level;
   c.bytes = out;
   c.entries = entries;
+  c.flushed_entries = flushed;
   c.being_merged = false;
+  if (key_space > 0 && load_only) loaded_only_.insert(output_id);
   stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(start + 1),
               stack.begin() + static_cast<std::ptrdiff_t>(start + n));
   const uint64_t written = moved ? 0 : out;
@@ -156,8 +186,14 @@ Status Simulator::Apply(const policy::MergeOp& op, uint64_t output_id) {
   return Status::OK();
 }
 
+bool Simulator::IsLoadOnly(uint64_t id) const { return loaded_only_.count(id) > 0; }
+
 Status Simulator::FlushInstant(uint64_t bytes) {
   PushFlush(bytes);
+  return SettleInstant();
+}
+
+Status Simulator::SettleInstant() {
   for (int round = 0;; ++round) {
     if (round == kMaxRounds) {
       return Status::Corruption(std::string("policy ") + policy_->Name() + " never stops merging");

@@ -1,8 +1,11 @@
 // lsm-sim's core: runs a merge policy of engines/lsm/policy (the very code the
 // engine runs) over a sequence of flushes, in the model of Mao et al. Sec.
-// IV: a merge writes the sum of its inputs (less an optional obsolete
-// fraction, a crude stand-in for updates and deletes), and write
-// amplification = bytes written by flushes and merges / bytes flushed.
+// IV: a merge writes the sum of its inputs, and write amplification = bytes
+// written by flushes and merges / bytes flushed. Two optional models of
+// updates: an obsolete fraction (a merge drops a fixed share of its input,
+// a crude stand-in), or a key space (writes update keys drawn uniformly from
+// a fixed set of unique data, so a merge keeps one entry per key: see
+// SimOptions::key_space_bytes).
 //
 // Two models of time:
 // - instant (bandwidth 0, the paper's): every merge completes at once; the
@@ -33,6 +36,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "lsm/status.h"
@@ -81,6 +85,14 @@ struct SimOptions {
   // and for the timed model the scheduler and the constraint.
   Options engine;
   double obsolete_fraction = 0;  // in [0, 1): share of a merge's input dropped
+  // > 0: the unique data, in bytes, that every write after the load updates
+  // (keys drawn uniformly; the load's flushes insert distinct keys). A
+  // component then holds a uniform random share of the key space: a flush
+  // of b bytes of writes keeps K(1 - e^(-b/K)) of them, and a merge keeps
+  // K(1 - prod(1 - bytes_i/K)) -- the union of independent shares (exact
+  // sums for merges of load components only, which hold disjoint keys).
+  // 0: every write is a new key. Not with obsolete_fraction.
+  double key_space_bytes = 0;
   TimeModel time;
 };
 
@@ -173,11 +185,14 @@ class Simulator {
   Simulator(const SimOptions& options, std::unique_ptr<policy::MergePolicy> policy,
             std::unique_ptr<sched::MergeScheduler> scheduler);
 
-  void PushFlush(uint64_t bytes);
+  // The component a flush of `bytes` of writes makes (the load's: distinct keys).
+  void PushFlush(uint64_t bytes, bool load = false);
   // Replaces op's inputs by one component; InvalidArgument if they are not a
   // contiguous run of the stack.
   Status Apply(const policy::MergeOp& op, uint64_t output_id);
   Status FlushInstant(uint64_t bytes);
+  Status SettleInstant();  // applies the policy's merges until it proposes none
+  bool IsLoadOnly(uint64_t id) const;
   Status FlushTimed(uint64_t bytes);
   Status PickTimed();
   Status PickRound(bool* moved);  // one PickMerges; moves are applied at once
@@ -217,6 +232,7 @@ class Simulator {
   std::vector<Inflight> inflight_;
   std::vector<uint64_t> running_;  // scheduler ids of the running merges
   std::function<void(const Decision&)> observer_;
+  std::unordered_set<uint64_t> loaded_only_;  // ids of components holding load data only (key space)
 };
 
 }  // namespace lsm::sim

@@ -53,7 +53,8 @@ struct PartitionedParams {
 
 std::unique_ptr<MergePolicy> NewLevelingPolicy(const LevelingParams& params);
 std::unique_ptr<MergePolicy> NewPartitionedPolicy(const PartitionedParams& params);
-std::unique_ptr<MergePolicy> NewTieringPolicy(int size_ratio);  // T >= 2
+// T >= 2. unbounded_depth: Options::tiering_unbounded_depth.
+std::unique_ptr<MergePolicy> NewTieringPolicy(int size_ratio, bool unbounded_depth = false);
 std::unique_ptr<MergePolicy> NewSizeTieredPolicy(const SizeTieredParams& params);
 
 // The byte capacity of every level 0 .. DeepestLevel(snapshot) + 1 under

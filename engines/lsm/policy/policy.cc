@@ -86,7 +86,8 @@ std::unique_ptr<MergePolicy> NewCheckedMergePolicy(const Options& options) {
   }
   if (kind == PolicyKind::kTiering) {
     return NewTieringPolicy(
-        static_cast<int>(ResolveRatio(options.size_ratio, kTieringDefaultRatio)));
+        static_cast<int>(ResolveRatio(options.size_ratio, kTieringDefaultRatio)),
+        options.tiering_unbounded_depth);
   }
   SizeTieredParams params;
   params.size_ratio = ResolveRatio(options.size_ratio, kSizeTieredDefaultRatio);

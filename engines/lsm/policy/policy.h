@@ -21,6 +21,11 @@ struct Component {
   int level = 0;         // 0 = flushed from memory
   uint64_t bytes = 0;    // file size
   uint64_t entries = 0;  // entries including tombstones
+  // The entries flushed from memory whose data this component holds: a
+  // flush's memtable entries, a merge output's sum over its inputs (split
+  // outputs share it by their entries). Under updates it outgrows `entries`
+  // as merges keep one entry per key. 0: unknown, read as `entries`.
+  uint64_t flushed_entries = 0;
   std::string smallest;  // key range
   std::string largest;
   bool being_merged = false;  // an input of a merge that exists already

@@ -1,6 +1,8 @@
 // Tiering: hand-checked cases. Sizes are in units of one flush.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include "policy/policies.h"
 #include "policy/policy_test_util.h"
 
@@ -52,6 +54,76 @@ TEST(Tiering, WriteAmplificationIsOnePlusTheNumberOfLevels) {
   EXPECT_DOUBLE_EQ(sim.stats().WriteAmp(), 7.0);
   // 243 + 81 + 27 + 9 + 3 + 1 merges.
   EXPECT_EQ(sim.stats().merges, 364u);
+}
+
+// A stack from (level, entries, flushed entries), oldest first.
+Snapshot Flushed(const std::vector<std::array<uint64_t, 3>>& components) {
+  Snapshot s;
+  uint64_t id = 1;
+  for (const auto& [level, entries, flushed] : components) {
+    Component c;
+    c.id = id++;
+    c.level = static_cast<int>(level);
+    c.bytes = c.entries = entries;
+    c.flushed_entries = flushed;
+    s.stack.push_back(c);
+  }
+  return s;
+}
+
+TEST(Tiering, TheDeepestLevelStaysTheLastOnceItsDataNoLongerFillsIt) {
+  auto p = NewTieringPolicy(3);
+  // Three level-2 components of 9 flushes (900 entries flushed) each: with
+  // 590 live of 900 (65.6 %, above 1 - 1/e) the data still fills them, and
+  // they merge one level deeper; with 560 (62.2 %) they merge among
+  // themselves and level 2 stays the deepest.
+  auto filled = p->PickMerges(Flushed({{2, 590, 900}, {2, 590, 900}, {2, 590, 900}}));
+  ASSERT_EQ(filled.size(), 1u);
+  EXPECT_EQ(filled[0].output_level, 3);
+  auto saturated = p->PickMerges(Flushed({{2, 560, 900}, {2, 560, 900}, {2, 560, 900}}));
+  ASSERT_EQ(saturated.size(), 1u);
+  EXPECT_EQ(saturated[0].inputs, Ids({1, 2, 3}));
+  EXPECT_EQ(saturated[0].output_level, 2);
+  // The share is over the merge's inputs together.
+  auto mixed = p->PickMerges(Flushed({{2, 900, 900}, {2, 400, 900}, {2, 400, 900}}));
+  EXPECT_EQ(mixed[0].output_level, 2);  // 1700 of 2700 = 63.0 %
+  // A component that records nothing flushed counts as all live.
+  auto unknown = p->PickMerges(Flushed({{2, 560, 0}, {2, 560, 900}, {2, 560, 900}}));
+  EXPECT_EQ(unknown[0].output_level, 3);  // 1680 of 2360 = 71 %
+}
+
+TEST(Tiering, OnlyTheDeepestLevelCanStayAndLevelZeroAlwaysMergesDown) {
+  auto p = NewTieringPolicy(3);
+  // Level 1 is saturated but level 2 is deeper: level 1 merges into it.
+  auto above = p->PickMerges(
+      Flushed({{2, 100, 900}, {1, 100, 300}, {1, 100, 300}, {1, 100, 300}}));
+  ASSERT_EQ(above.size(), 1u);
+  EXPECT_EQ(above[0].output_level, 2);
+  // Flushes only, all overwriting one another: still merged into level 1.
+  auto flushes = p->PickMerges(Flushed({{0, 10, 100}, {0, 10, 100}, {0, 10, 100}}));
+  ASSERT_EQ(flushes.size(), 1u);
+  EXPECT_EQ(flushes[0].output_level, 1);
+}
+
+TEST(Tiering, UnboundedDepthAlwaysMergesDown) {
+  auto p = NewTieringPolicy(3, /*unbounded_depth=*/true);
+  auto ops = p->PickMerges(Flushed({{2, 100, 900}, {2, 100, 900}, {2, 100, 900}}));
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].output_level, 3);
+  // And the option reaches the policy through the options.
+  Options options;
+  options.merge_policy = PolicyKind::kTiering;
+  options.tiering_unbounded_depth = true;
+  std::unique_ptr<MergePolicy> from_options;
+  ASSERT_TRUE(NewMergePolicy(options, &from_options).ok());
+  EXPECT_EQ(from_options->PickMerges(Flushed({{2, 100, 900}, {2, 100, 900}, {2, 100, 900}}))[0]
+                .output_level,
+            3);
+  options.tiering_unbounded_depth = false;
+  ASSERT_TRUE(NewMergePolicy(options, &from_options).ok());
+  EXPECT_EQ(from_options->PickMerges(Flushed({{2, 100, 900}, {2, 100, 900}, {2, 100, 900}}))[0]
+                .output_level,
+            2);
 }
 
 TEST(Tiering, OneMergePerLevelAtATime) {

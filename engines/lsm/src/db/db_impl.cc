@@ -426,8 +426,8 @@ Status DBImpl::FlushMemTable(const std::shared_ptr<MemTable>& imm) {
   // Every disk component is older than this memtable.
   std::unique_ptr<InternalIterator> it = imm->NewIterator(last_seq_.load());
   ComponentPtr component;
-  Status s = BuildComponent(it.get(), imm->NumEntries(), 0, MakeDropTombstone(base->stack),
-                            nullptr, &component);
+  Status s = BuildComponent(it.get(), imm->NumEntries(), imm->NumEntries(), 0,
+                            MakeDropTombstone(base->stack), nullptr, &component);
   it.reset();
   if (!s.ok()) return s;
 
@@ -523,17 +523,20 @@ DBImpl::DropTombstone DBImpl::MakeDropTombstone(std::vector<ComponentPtr> older)
   };
 }
 
-Status DBImpl::BuildComponent(InternalIterator* input, uint64_t expected_entries, int level,
-                              const DropTombstone& drop, MergeJob* job, ComponentPtr* result) {
+Status DBImpl::BuildComponent(InternalIterator* input, uint64_t expected_entries,
+                              uint64_t flushed_entries, int level, const DropTombstone& drop,
+                              MergeJob* job, ComponentPtr* result) {
   result->reset();
   std::vector<ComponentPtr> outputs;
-  Status s = BuildComponents(input, expected_entries, level, 0, drop, job, &outputs);
+  Status s =
+      BuildComponents(input, expected_entries, flushed_entries, level, 0, drop, job, &outputs);
   if (s.ok() && !outputs.empty()) *result = std::move(outputs.front());
   return s;
 }
 
-Status DBImpl::BuildComponents(InternalIterator* input, uint64_t expected_entries, int level,
-                               uint64_t max_file_bytes, const DropTombstone& drop, MergeJob* job,
+Status DBImpl::BuildComponents(InternalIterator* input, uint64_t expected_entries,
+                               uint64_t flushed_entries, int level, uint64_t max_file_bytes,
+                               const DropTombstone& drop, MergeJob* job,
                                std::vector<ComponentPtr>* results) {
   results->clear();
   // The output being written; files already finished wait in `finished`
@@ -619,6 +622,19 @@ Status DBImpl::BuildComponents(InternalIterator* input, uint64_t expected_entrie
   }
   s = close_output();
   if (s.ok() && !finished.empty()) s = env_->SyncDir(dir_);
+  uint64_t output_entries = 0;
+  for (const ComponentMeta& m : finished) output_entries += m.entries;
+  uint64_t shared = 0;
+  for (size_t i = 0; i < finished.size(); i++) {
+    ComponentMeta& m = finished[i];
+    m.flushed_entries =
+        i + 1 == finished.size()
+            ? flushed_entries - shared
+            : static_cast<uint64_t>(static_cast<double>(flushed_entries) *
+                                    static_cast<double>(m.entries) /
+                                    static_cast<double>(output_entries));
+    shared += m.flushed_entries;
+  }
   for (size_t i = 0; s.ok() && i < finished.size(); i++) {
     ComponentPtr component;
     s = OpenComponent(finished[i], &component);

@@ -103,13 +103,16 @@ class DBImpl final : public DB, private MergeControl::Host {
   // Writes the entries of `input` to a new component file. meta->number stays
   // 0 when nothing survived (every entry was a dropped tombstone). job may be
   // null (flush); a merge checks it for pause/cancel at block boundaries.
-  // expected_entries sizes the Bloom filter (a guess is fine).
-  Status BuildComponent(InternalIterator* input, uint64_t expected_entries, int level,
-                        const DropTombstone& drop, MergeJob* job, ComponentPtr* result);
-  // The same, split into files of about max_file_bytes (0: one file); no
-  // file is left behind on failure.
-  Status BuildComponents(InternalIterator* input, uint64_t expected_entries, int level,
-                         uint64_t max_file_bytes, const DropTombstone& drop, MergeJob* job,
+  // expected_entries sizes the Bloom filter (a guess is fine); the result
+  // records flushed_entries (ComponentMeta::flushed_entries).
+  Status BuildComponent(InternalIterator* input, uint64_t expected_entries,
+                        uint64_t flushed_entries, int level, const DropTombstone& drop,
+                        MergeJob* job, ComponentPtr* result);
+  // The same, split into files of about max_file_bytes (0: one file), which
+  // share flushed_entries by their entries; no file is left behind on failure.
+  Status BuildComponents(InternalIterator* input, uint64_t expected_entries,
+                         uint64_t flushed_entries, int level, uint64_t max_file_bytes,
+                         const DropTombstone& drop, MergeJob* job,
                          std::vector<ComponentPtr>* results);
   Status OpenComponent(const ComponentMeta& meta, ComponentPtr* result);
   static DropTombstone MakeDropTombstone(std::vector<ComponentPtr> older);

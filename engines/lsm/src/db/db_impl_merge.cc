@@ -51,14 +51,17 @@ Status DBImpl::RunMerge(MergeJob* job) {
     auto first = std::find(base->stack.begin(), base->stack.end(), inputs.front());
     std::vector<ComponentPtr> older(base->stack.begin(), first);
     std::vector<std::unique_ptr<InternalIterator>> children;
-    uint64_t entries = 0;
+    uint64_t entries = 0, flushed_entries = 0;
     for (auto it = inputs.rbegin(); it != inputs.rend(); ++it) {
       children.push_back((*it)->table().NewIterator());  // newest first
-      entries += (*it)->meta().entries;
+      const ComponentMeta& m = (*it)->meta();
+      entries += m.entries;
+      flushed_entries += std::max(m.flushed_entries, m.entries);
     }
     std::unique_ptr<InternalIterator> merged = NewMergingIterator(std::move(children));
-    s = BuildComponents(merged.get(), entries, job->output_level(), job->max_output_bytes(),
-                        MakeDropTombstone(std::move(older)), job, &outputs);
+    s = BuildComponents(merged.get(), entries, flushed_entries, job->output_level(),
+                        job->max_output_bytes(), MakeDropTombstone(std::move(older)), job,
+                        &outputs);
   }
   if (!s.ok()) return s;
 

@@ -119,7 +119,8 @@ Status DBImpl::RecoverWal(uint64_t wal_number, std::vector<ComponentPtr>* stack)
     std::unique_ptr<InternalIterator> it = mem->NewIterator(seq);
     ComponentPtr c;
     Status fs =
-        BuildComponent(it.get(), mem->NumEntries(), 0, MakeDropTombstone(*stack), nullptr, &c);
+        BuildComponent(it.get(), mem->NumEntries(), mem->NumEntries(), 0,
+                       MakeDropTombstone(*stack), nullptr, &c);
     if (fs.ok() && c) stack->push_back(std::move(c));
     mem = std::make_shared<MemTable>(0, options_.memtable_bytes);
     return fs;

@@ -1,5 +1,6 @@
 #include "db/manifest.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "db/filenames.h"
@@ -14,6 +15,9 @@ enum Tag : uint32_t {
   kAddedComponent = 3,
   kStack = 4,
   kMergeCursors = 5,
+  // Per added component, its number and flushed_entries: a tag of its own
+  // so that manifests written before components recorded it still open.
+  kFlushedEntries = 6,
 };
 
 Status ReadFileToString(Env* env, const std::string& fname, std::string* data) {
@@ -47,6 +51,12 @@ std::string ManifestEdit::Encode() const {
     PutVarint64(&out, c.entries);
     PutLengthPrefixedSlice(&out, c.smallest);
     PutLengthPrefixedSlice(&out, c.largest);
+  }
+  for (const ComponentMeta& c : added) {
+    if (c.flushed_entries == 0) continue;
+    PutVarint32(&out, kFlushedEntries);
+    PutVarint64(&out, c.number);
+    PutVarint64(&out, c.flushed_entries);
   }
   PutVarint32(&out, kStack);
   PutVarint64(&out, stack.size());
@@ -112,6 +122,17 @@ Status ManifestEdit::Decode(std::string_view input, const std::string& fname) {
           if (!GetLengthPrefixedSlice(&input, &k)) return bad("manifest edit: bad merge cursor");
           key.assign(k.data(), k.size());
         }
+        break;
+      }
+      case kFlushedEntries: {
+        uint64_t number, flushed;
+        if (!GetVarint64(&input, &number) || !GetVarint64(&input, &flushed)) {
+          return bad("manifest edit: bad flushed entries");
+        }
+        auto it = std::find_if(added.begin(), added.end(),
+                               [&](const ComponentMeta& c) { return c.number == number; });
+        if (it == added.end()) return bad("manifest edit: flushed entries of no added component");
+        it->flushed_entries = flushed;
         break;
       }
       default:

@@ -36,6 +36,39 @@ TEST(ManifestTest, EditRoundTripsWithMergeCursors) {
   EXPECT_NE(std::string::npos, s.ToString().find("MANIFEST-000002")) << s.ToString();
 }
 
+TEST(ManifestTest, FlushedEntriesRoundTripAndAreOptional) {
+  ManifestEdit edit;
+  edit.added = {MakeMeta(3, 1, "a", "f"), MakeMeta(4, 2, "g", "z")};
+  edit.added[1].flushed_entries = 12345;
+  edit.stack = {4, 3};
+  ManifestEdit back;
+  ASSERT_TRUE(back.Decode(edit.Encode(), "m").ok());
+  ASSERT_EQ(2u, back.added.size());
+  EXPECT_EQ(0u, back.added[0].flushed_entries);  // not recorded: none written
+  EXPECT_EQ(12345u, back.added[1].flushed_entries);
+
+  // An edit from before components recorded it has no such tag and opens.
+  edit.added[1].flushed_entries = 0;
+  const std::string old_format = edit.Encode();
+  ASSERT_TRUE(back.Decode(old_format, "m").ok());
+  EXPECT_EQ(0u, back.added[1].flushed_entries);
+
+  // The tag naming a component the edit does not add is corruption: the
+  // first byte 99 of the encoding is the added component's number (tags 1
+  // and 2 with their values 0, then tag 3), changed here to 98 while the
+  // flushed-entries tag still names 99.
+  ManifestEdit stray;
+  stray.added = {MakeMeta(99, 1, "a", "f")};
+  stray.added[0].flushed_entries = 7;
+  stray.stack = {99};
+  std::string bytes = stray.Encode();
+  ASSERT_EQ(99, bytes[5]);
+  bytes[5] = 98;
+  Status s = back.Decode(bytes, "MANIFEST-000003");
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(std::string::npos, s.ToString().find("flushed entries")) << s.ToString();
+}
+
 TEST(ManifestTest, ReplayKeepsTheLastCursors) {
   test::TempDir dir;
   Env* env = Env::Default();

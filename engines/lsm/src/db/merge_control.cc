@@ -67,6 +67,7 @@ policy::Snapshot MergeControl::PolicySnapshot(const std::vector<ComponentPtr>& s
     pc.level = m.level;
     pc.bytes = m.file_size;
     pc.entries = m.entries;
+    pc.flushed_entries = m.flushed_entries;
     pc.smallest = m.smallest;
     pc.largest = m.largest;
     pc.being_merged = c->being_merged;

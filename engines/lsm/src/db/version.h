@@ -22,6 +22,10 @@ struct ComponentMeta {
   int level = 0;
   uint64_t file_size = 0;
   uint64_t entries = 0;
+  // Entries flushed from memory whose data this component holds
+  // (policy::Component::flushed_entries); 0 in a manifest written before
+  // components recorded it.
+  uint64_t flushed_entries = 0;
   std::string smallest;
   std::string largest;
 };
