@@ -86,6 +86,28 @@ TEST(KeySpace, TheLoadInsertsDistinctKeys) {
   EXPECT_EQ(sim->snapshot().stack[0].bytes, 1000u);  // the sum: no key twice
 }
 
+TEST(KeySpace, AMergeTakesTheTimeOfWhatItWrites) {
+  // The bandwidth is the writes': two flushes of 1000 bytes over a key space of 1000 keep
+  // 632 each, and their merge writes 865 (not the 1264 it reads) at 1000 bytes/s.
+  SimOptions o;
+  o.engine.merge_policy = lsm::PolicyKind::kConstant;
+  o.engine.sstable_bound = 1;
+  o.key_space_bytes = 1000;
+  o.time.bandwidth = 1000;
+  o.time.arrival_rate = 1000;
+  o.time.flush_time = false;
+  std::unique_ptr<Simulator> sim;
+  ASSERT_TRUE(Simulator::Create(o, &sim).ok());
+  std::vector<Decision> merges;
+  sim->set_decision_observer([&](const Decision& d) { merges.push_back(d); });
+  for (int t = 0; t < 2; ++t) ASSERT_TRUE(sim->Flush(1000).ok());
+  ASSERT_TRUE(sim->Drain().ok());
+  ASSERT_EQ(merges.size(), 1u);
+  EXPECT_EQ(merges[0].input_bytes, 1264u);
+  EXPECT_EQ(merges[0].output_bytes, 865u);
+  EXPECT_NEAR(merges[0].time_s, 2.0 + 0.865, 1e-6);  // sealed at 2 s, then 865 / 1000 s
+}
+
 TEST(KeySpace, IsNotCombinedWithAnObsoleteFraction) {
   SimOptions o;
   o.engine.merge_policy = lsm::PolicyKind::kTiering;

@@ -132,9 +132,7 @@ Status Simulator::Apply(const policy::MergeOp& op, uint64_t output_id) {
                               " proposed a merge of unknown components");
   }
   uint64_t bytes = 0, entries = 0, flushed = 0;
-  bool load_only = true;
-  double absent = 1;  // key space: the share of keys in none of the inputs
-  const double key_space = options_.key_space_bytes;
+  std::vector<const policy::Component*> inputs;
   for (size_t k = 0; k < n; ++k) {
     const policy::Component& in = stack[start + k];
     if (in.id != op.inputs[k]) {
@@ -144,14 +142,15 @@ Status Simulator::Apply(const policy::MergeOp& op, uint64_t output_id) {
     bytes += in.bytes;
     entries += in.entries;
     flushed += std::max(in.flushed_entries, in.entries);
-    if (key_space > 0) {
-      load_only = load_only && IsLoadOnly(in.id);
-      absent *= 1 - std::min(1.0, static_cast<double>(in.bytes) / key_space);
-    }
+    inputs.push_back(&in);
   }
+  const double key_space = options_.key_space_bytes;
+  const bool load_only = key_space > 0 && std::all_of(inputs.begin(), inputs.end(), [&](auto* c) {
+                           return IsLoadOnly(c->id);
+                         });
   uint64_t out = bytes;
   if (key_space > 0 && !load_only) {
-    out = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(key_space * (1 - absent))));
+    out = KeySpaceUnion(inputs);
     entries = out;
   } else if (options_.obsolete_fraction > 0) {
     const double keep = 1 - options_.obsolete_fraction;
@@ -187,6 +186,15 @@ Status Simulator::Apply(const policy::MergeOp& op, uint64_t output_id) {
 }
 
 bool Simulator::IsLoadOnly(uint64_t id) const { return loaded_only_.count(id) > 0; }
+
+uint64_t Simulator::KeySpaceUnion(const std::vector<const policy::Component*>& inputs) const {
+  const double key_space = options_.key_space_bytes;
+  double absent = 1;  // the share of keys in none of the inputs
+  for (const policy::Component* c : inputs) {
+    absent *= 1 - std::min(1.0, static_cast<double>(c->bytes) / key_space);
+  }
+  return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(key_space * (1 - absent))));
+}
 
 Status Simulator::FlushInstant(uint64_t bytes) {
   PushFlush(bytes);
@@ -236,6 +244,8 @@ Status Simulator::PickRound(bool* moved) {
   for (const policy::MergeOp& op : policy_->PickMerges(snap_)) {
     uint64_t total = 0;
     size_t found = 0;
+    std::vector<const policy::Component*> inputs;
+    bool load_only = true;
     for (policy::Component& c : snap_.stack) {
       if (std::find(op.inputs.begin(), op.inputs.end(), c.id) == op.inputs.end()) continue;
       if (c.being_merged) {
@@ -245,6 +255,8 @@ Status Simulator::PickRound(bool* moved) {
       c.being_merged = true;
       total += c.bytes;
       found++;
+      inputs.push_back(&c);
+      load_only = load_only && IsLoadOnly(c.id);
     }
     if (found != op.inputs.size() || found == 0) {
       return Status::Corruption(std::string("policy ") + policy_->Name() +
@@ -256,8 +268,16 @@ Status Simulator::PickRound(bool* moved) {
       *moved = true;
       continue;
     }
-    inflight_.push_back(
-        Inflight{op, next_merge_id_++, next_id_++, total, static_cast<double>(total)});
+    // The bandwidth is the writes' (the engine's budget and a cgroup write limit both
+    // charge writes; the inputs are read from the page cache): with a key space a merge
+    // writes only its union, so its input goes by faster than its share of the bandwidth.
+    double input_per_written = 1;
+    if (options_.key_space_bytes > 0 && !load_only) {
+      input_per_written = static_cast<double>(total) /
+                          static_cast<double>(std::max<uint64_t>(1, KeySpaceUnion(inputs)));
+    }
+    inflight_.push_back(Inflight{op, next_merge_id_++, next_id_++, total,
+                                 static_cast<double>(total), input_per_written});
   }
   return Status::OK();
 }
@@ -317,7 +337,7 @@ double Simulator::NextCompletion() const {
   if (rate <= 0) return best;
   for (const Inflight& m : inflight_) {
     if (std::find(running_.begin(), running_.end(), m.id) != running_.end()) {
-      best = std::min(best, std::max(0.0, m.remaining_bytes) / rate);
+      best = std::min(best, std::max(0.0, m.remaining_bytes) / (rate * m.input_per_written));
     }
   }
   return best;
@@ -330,7 +350,7 @@ Status Simulator::Advance(double dt) {
   if (merge_rate > 0) {
     for (Inflight& m : inflight_) {
       if (std::find(running_.begin(), running_.end(), m.id) != running_.end()) {
-        m.remaining_bytes -= merge_rate * dt;
+        m.remaining_bytes -= merge_rate * m.input_per_written * dt;
       }
     }
   }

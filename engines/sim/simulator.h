@@ -179,7 +179,8 @@ class Simulator {
     uint64_t id;             // scheduler id, creation order
     uint64_t output_id;      // allocated at creation, like the engine's file number
     uint64_t total_bytes;
-    double remaining_bytes;
+    double remaining_bytes;    // of its input
+    double input_per_written;  // input bytes per byte written (> 1 with a key space)
   };
 
   Simulator(const SimOptions& options, std::unique_ptr<policy::MergePolicy> policy,
@@ -193,6 +194,8 @@ class Simulator {
   Status FlushInstant(uint64_t bytes);
   Status SettleInstant();  // applies the policy's merges until it proposes none
   bool IsLoadOnly(uint64_t id) const;
+  // Key space: the bytes a merge of these components keeps (their union).
+  uint64_t KeySpaceUnion(const std::vector<const policy::Component*>& inputs) const;
   Status FlushTimed(uint64_t bytes);
   Status PickTimed();
   Status PickRound(bool* moved);  // one PickMerges; moves are applied at once

@@ -166,6 +166,10 @@ class SimInputs:
     records_per_flush: int
     flush_bytes: int
     start_flushes: int  # the load's flushes: the tree every running phase starts from
+    # The loaded data the phase's writes update (lsm-sim --key-space, in flush_bytes' units):
+    # > 0 when every write updates a loaded key; 0 when writes insert (or there is no load).
+    key_space_bytes: int = 0
+    distribution: str = "uniform"  # of the updated keys (lsm-sim draws them uniformly)
 
     def key(self) -> tuple[Any, ...]:
         """What decides the simulation: points with the same key share one lsm-sim run."""
@@ -191,7 +195,17 @@ def sim_inputs(resolved: ResolvedPoint, sim: Path | None, phase: str = "running"
     except SimError as e:
         raise CycleUnknown(str(e)) from e
     start = loaded // records if resolved.spec.phases.load.enabled else 0
-    return SimInputs(options, records, records * (key + value), start)
+    space = loaded * (key + value) if start > 0 and updates_only(resolved.workload) else 0
+    return SimInputs(options, records, records * (key + value), start, space,
+                     str(resolved.workload.get("distribution") or "uniform"))
+
+
+def updates_only(workload: dict[str, Any]) -> bool:
+    """True when the workload writes by updating existing keys only (no insert, no delete)."""
+    ops = workload.get("operations") or {}
+    weight = {k: float(v) for k, v in ops.items() if isinstance(v, int | float)}
+    return weight.get("update", 0.0) > 0 and weight.get("insert", 0.0) == 0 \
+        and weight.get("delete", 0.0) == 0
 
 
 def simulated(resolved: ResolvedPoint, sim: Path | None) -> tuple[SimCycles | None, str | None]:

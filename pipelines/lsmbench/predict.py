@@ -1,21 +1,26 @@
-"""``lsmbench plan --predict``: lsm-sim's testing maximum for each point, and whether a running
-phase at 95 % of it would be sustainable, before anything runs.
+"""``lsmbench plan --predict``: lsm-sim's testing maximum for each point, and whether its running
+phase, at the point's utilization of it, would be sustainable, before anything runs.
 
 The simulator runs the point's merge policy and scheduler (the engine's own code) in its time
 model (engines/sim/README.md): the load's flushes build the starting tree, then the testing
-phase's closed loop writes memtables as fast as the I/O budget lets flushes and merges keep
-up; the maximum is the flushes per second times the records a memtable holds. The running
-phase is then simulated at 95 % of that rate with arrivals that keep coming during stalls: it
-is predicted sustainable when the writes' longest wait stays under the verdict's p99 bound and
-the final backlog under its backlog bound (the longest wait bounds the p99 from above).
+phase's closed loop writes memtables as fast as the bandwidth lets flushes and merges keep
+up; the maximum is the flushes per second times the records a memtable holds. When every
+write updates a loaded key, the simulator's key-space model keeps one entry per key in each
+merge (the loaded data is the key space). The running phase is then simulated at the point's
+utilization of that rate with arrivals that keep coming during stalls: it is predicted
+sustainable when the writes' longest wait stays under the verdict's p99 bound, the final
+backlog under its backlog bound and the time writes were stalled under its stall bound, the
+verdict's own criteria (the longest wait bounds the p99 from above).
 
 What it needs and assumes: the builtin engine, and a bandwidth: the engine's I/O budget
 (``io_budget_bytes_per_sec``), else the throttle's absolute ``write_bps`` (which also carries
 the write-ahead log: the maximum is scaled by WA / (WA + 1)); the simulator knows bandwidth, not
-CPU. The writer is taken to be
-WRITER_FACTOR times faster than the budget (the engine's in-memory write rate, unknown before
-a run; the closed loop's maximum barely depends on it, the catch-up after a stall does). How
-far to trust the numbers: engines/sim/README.md, "Validation of the time model".
+CPU. The writer is taken to be WRITER_FACTOR times faster than the budget (the engine's
+in-memory write rate, unknown before a run; the closed loop's maximum barely depends on it,
+the catch-up after a stall does). A point the model was not validated for (skewed updates,
+bursty arrivals, a rate above the maximum) keeps its numbers, marked ``outside``, and is shown
+as outside the validated range with the reason. How far to trust the numbers:
+engines/sim/README.md, "Validation of the time model".
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .cyclecheck import SIM_NOT_BUILT, CycleUnknown, sim_inputs
+from .cyclecheck import SIM_NOT_BUILT, CycleUnknown, SimInputs, sim_inputs
 from .mergesim import SimError, run_lsm_sim
 from .plan import Plan
 from .points import ResolvedPoint
@@ -51,7 +56,13 @@ class Prediction(BaseModel):
     max_wait_s: float | None = None  # the longest a write waits at that rate
     final_backlog_s: float | None = None
     stalled_share: float | None = None  # of the simulated testing phase
+    running_stalled_share: float | None = None  # of the simulated running phase
     bandwidth: int | None = None  # the I/O budget simulated (bytes/s)
+    arrival: str = "constant"  # the running phase's arrival process, as the point runs it
+    modelled: str = ""  # what bounds the simulated I/O and what the writes do
+    # Why the point is outside the range the model was validated on ("" inside it): its
+    # numbers are kept but shown as "outside the validated range: <why>".
+    outside: str = ""
     basis: str = ""  # why there is no prediction
 
 
@@ -77,6 +88,12 @@ def _run(sim: Path, options: dict[str, str], args: list[str]) -> dict[str, Any]:
 
 def _flushes(seconds: float, flushes_per_s: float) -> int:
     return min(max(MIN_FLUSHES, math.ceil(seconds * flushes_per_s) + 1), MAX_FLUSHES)
+
+
+def _key_space(inputs: SimInputs) -> list[str]:
+    """lsm-sim's model of updates for a phase whose writes all update loaded keys: merges keep
+    one entry per key, so a loaded tree under updates merges less than under inserts."""
+    return ["--key-space", str(inputs.key_space_bytes)] if inputs.key_space_bytes > 0 else []
 
 
 def _bandwidth(resolved: ResolvedPoint, options: dict[str, str]) -> tuple[int, bool]:
@@ -106,17 +123,61 @@ def predict_point(resolved: ResolvedPoint, sim: Path) -> Prediction:
         return pred
 
 
+def _arrival(resolved: ResolvedPoint) -> str:
+    """The running phase's arrival process: the spec's, else the workload's, else constant."""
+    arrival = resolved.spec.phases.running.arrival or resolved.workload.get("arrival") or {}
+    process = str(arrival.get("process") or "constant") if isinstance(arrival, dict) else "constant"
+    return process
+
+
+def _modelled(inputs: SimInputs, budget: int, through_throttle: bool) -> str:
+    wal = inputs.options.get("wal", "async")
+    if through_throttle:
+        bound = (f"the cgroup's {budget / 1e6:,.0f} MB/s write limit"
+                 + (f", which also carries the write-ahead log ({wal})" if wal != "off" else ""))
+    else:
+        bound = f"the engine's I/O budget of {budget / 2**20:,.0f} MiB/s"
+    writes = (f"updates of {inputs.start_flushes} flushes of loaded data"
+              if inputs.key_space_bytes > 0 else "new keys")
+    return f"{bound}; writes: {writes}"
+
+
+def _outside(inputs: SimInputs, arrival: str, utilization: float,
+             through_throttle: bool) -> str:
+    """Why a point is outside what engines/sim/README.md validated (inserts into an empty
+    store under the engine's I/O budget, the log off, constant arrivals up to the maximum),
+    or ""."""
+    why = []
+    if through_throttle:
+        why.append("a cgroup write limit (validated under the engine's I/O budget)")
+    if inputs.options.get("wal", "async") != "off":
+        why.append("the write-ahead log on (validated with it off)")
+    if inputs.key_space_bytes > 0:
+        why.append("updates of loaded keys (validated on inserts into an empty store)")
+    if inputs.key_space_bytes > 0 and inputs.distribution != "uniform":
+        why.append(f"{inputs.distribution} updates (lsm-sim draws the updated keys uniformly)")
+    if arrival != "constant":
+        why.append(f"{arrival} arrivals (lsm-sim's running phase has constant arrivals)")
+    if utilization > 1:
+        why.append(f"a running rate of {utilization:g}x the maximum (validated up to 1x)")
+    return "; ".join(why)
+
+
 def _predict(resolved: ResolvedPoint, sim: Path, pred: Prediction) -> Prediction:
     spec = resolved.spec
     testing = sim_inputs(resolved, sim, "testing")
     budget, through_throttle = _bandwidth(resolved, testing.options)
+    pred.utilization = spec.phases.running.utilization
+    pred.arrival = _arrival(resolved)
+    pred.modelled = _modelled(testing, budget, through_throttle)
+    pred.outside = _outside(testing, pred.arrival, pred.utilization, through_throttle)
     # Every engine option goes to lsm-sim, which takes them all from the engine's table and
     # ignores those it does not model (wal, checksums, the I/O budget: --bandwidth is that).
     options = dict(testing.options)
     flush = testing.flush_bytes
     writer = WRITER_FACTOR * budget
     common = ["--flush-bytes", str(flush), "--load-flushes", str(testing.start_flushes),
-              "--bandwidth", str(budget)]
+              "--bandwidth", str(budget), *_key_space(testing)]
     # The testing phase: as many flushes as the budget could write in its duration (fewer
     # happen: merges share it), memtables filling at the writer's rate.
     test = _run(sim, options, [*common, "--arrival-rate", f"{writer:.0f}",
@@ -137,24 +198,29 @@ def _predict(resolved: ResolvedPoint, sim: Path, pred: Prediction) -> Prediction
         return pred
     running = sim_inputs(resolved, sim, "running")
     run_options = dict(running.options)
-    rate = UTILIZATION * flushes_per_s * running.flush_bytes  # bytes/s of arrivals
+    rate = pred.utilization * flushes_per_s * running.flush_bytes  # bytes/s of arrivals
     run = _run(sim, run_options, [
         "--flush-bytes", str(running.flush_bytes), "--load-flushes", str(running.start_flushes),
-        "--bandwidth", str(budget), "--arrival-rate", f"{rate:.0f}",
+        "--bandwidth", str(budget), *_key_space(running), "--arrival-rate", f"{rate:.0f}",
         "--write-rate", f"{max(writer, rate):.0f}",
-        "--flushes", str(_flushes(spec.phases.running.duration, UTILIZATION * flushes_per_s))])
+        "--flushes", str(_flushes(spec.phases.running.duration,
+                                  pred.utilization * flushes_per_s))])
     pred.max_wait_s = float(run["max_backlog_s"])
     pred.final_backlog_s = float(run["backlog_s"])
+    pred.running_stalled_share = float(run["stall_s"]) / max(float(run["time_s"]), 1e-9)
     verdict = spec.verdict
     pred.sustainable = (pred.max_wait_s <= verdict.p99_write_latency
-                        and pred.final_backlog_s <= verdict.max_backlog)
+                        and pred.final_backlog_s <= verdict.max_backlog
+                        and pred.running_stalled_share <= verdict.max_stalled_fraction)
     return pred
 
 
-ASSUMPTIONS = (f"lsm-sim runs each point's policy and scheduler under its I/O budget, the "
-               f"writer assumed {WRITER_FACTOR:g}x faster than the budget; {UTILIZATION:.0%} "
-               "is sustainable when the longest wait stays under verdict.p99_write_latency "
-               "and the final backlog under verdict.max_backlog. How far to trust it: "
+ASSUMPTIONS = (f"lsm-sim runs each point's policy and scheduler under what bounds its writes "
+               f"(the engine's I/O budget or the cgroup's write limit), the writer assumed "
+               f"{WRITER_FACTOR:g}x faster than that; a running phase at the point's utilization "
+               "is sustainable when the longest wait stays under verdict.p99_write_latency, "
+               "the final backlog under verdict.max_backlog and the stalled share under "
+               "verdict.max_stalled_fraction. How far to trust it: "
                "engines/sim/README.md, \"Validation of the time model\"")
 
 
@@ -189,18 +255,29 @@ def print_predictions(console: Any, predictions: list[Prediction], width: int | 
     for ``width`` columns as every table is (lsmbench.util.terminal)."""
     from .util.terminal import Rows, say
 
-    rows = Rows(("point", "testing max (writes/s)", f"{UTILIZATION:.0%} sustainable?",
-                 "longest wait (s)"), right=frozenset({1, 3}),
+    rows = Rows(("point", "testing max (writes/s)", "sustainable at", "longest wait (s)"),
+                right=frozenset({1, 3}),
                 title="lsm-sim's prediction (engines/sim/README.md: how far to trust it)")
     for p in predictions:
         if p.max_writes_per_s is None:
             rows.add(p.point, "-", "-", "-")
             continue
-        verdict = ("-" if p.sustainable is None else "yes" if p.sustainable else "no")
+        if p.outside:
+            rows.add(p.point, "outside the validated range", "-", "-")
+            continue
+        verdict = ("-" if p.sustainable is None else
+                   f"{'yes' if p.sustainable else 'no'} at {p.utilization:.0%}"
+                   + ("" if p.arrival == "constant" else f", {p.arrival}"))
         rows.add(p.point, f"{p.max_writes_per_s:,.0f}", verdict,
                  f"{p.max_wait_s:.2f}" if p.max_wait_s is not None else "-")
     rows.print(console, width)
     say(console, ASSUMPTIONS, width)
+    for what in dict.fromkeys(p.modelled for p in predictions if p.modelled):
+        say(console, f"modelled: {what}", width)
+    for why in dict.fromkeys(p.outside for p in predictions if p.outside):
+        points = [p.point for p in predictions if p.outside == why]
+        say(console, f"outside the validated range for {plural(len(points), 'point')} "
+                     f"({points[0]}, ...): {why}", width)
     for why in dict.fromkeys(p.basis for p in predictions if p.basis):
         points = [p.point for p in predictions if p.basis == why]
         say(console, f"no prediction for {plural(len(points), 'point')} ({points[0]}, ...): "

@@ -73,8 +73,9 @@ class Round:
 def deepest_level(intervals: list[dict[str, Any]]) -> int | None:
     """The deepest level of the tree the phase started from (engine metrics), or a deeper one
     its merges recur into (cycles.phase_deepest_level); None without either. Merges into it
-    are the largest the phase does, the ones that shape its rate. A tiered tree deepens as it
-    takes writes (a merge into level L + 1 every T^(L+1) flushes): the one merge that
+    are the largest the phase does, the ones that shape its rate. A tree deepens while its
+    data grows (a tiered tree under inserts: a merge into level L + 1 every T^(L+1) flushes):
+    the one merge that
     creates a level is not a cycle rounds or a running window could hold twice -- the range
     and slope criteria judge the rate around it -- and once a second merge lands there, the
     new level is the bar (rounds as long as its cycle, which the cap bounds)."""

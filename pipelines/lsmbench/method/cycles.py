@@ -181,8 +181,9 @@ def phase_deepest_level(intervals: list[dict[str, Any]]) -> int | None:
     """The deepest level of a phase, whose merges shape its rate: the deepest level of the tree
     it starts from (engine metrics), or a deeper one its merges recur into -- two merges at
     least. A level the phase creates is a deepening, not a cycle, until a second merge lands in
-    it: a tiered tree here deepens as it takes writes (a merge into level L + 1 every
-    T^(L+1) flushes, each T times rarer), and a window cannot hold twice what came once.
+    it: a tree deepens while its data grows (a tiered tree under inserts: a merge into level
+    L + 1 every T^(L+1) flushes, each T times rarer), and a window cannot hold twice what came
+    once.
     Without level metrics: the deepest level of its merges. None without either. Moves do
     not count (is_move): a file moved down is no merge cycle of the level it lands in."""
     levels = Counter(int(e.get("output_level", 0)) for e in rewriting_merges(intervals))

@@ -20,6 +20,8 @@ class PredictedRow:
     utilization: float | None  # the prediction's
     measured_verdict: str | None  # the JSON's word (sustainable, not-sustainable, inconclusive)
     measured_utilization: float | None  # the verdict's
+    arrival: str = "constant"  # the running phase's arrival process, as the point ran it
+    outside: str = ""  # why the point is outside the model's validated range ("" inside)
 
 
 def predicted_rows(rows: list[Row], plan: dict[str, Any] | None) -> list[PredictedRow]:
@@ -40,5 +42,6 @@ def predicted_rows(rows: list[Row], plan: dict[str, Any] | None) -> list[Predict
             ratio=measured / predicted if measured else None,
             predicted_sustainable=sustainable if isinstance(sustainable, bool) else None,
             utilization=_num(p.get("utilization")), measured_verdict=r.verdict,
-            measured_utilization=r.utilization))
+            measured_utilization=r.utilization, arrival=str(p.get("arrival") or "constant"),
+            outside=str(p.get("outside") or "")))
     return out

@@ -60,7 +60,7 @@ def test_plan_predicts_each_point_and_repetitions_agree(tmp_path, capsys):
     # The text form: a table and what it assumes
     assert main(["plan", str(spec(tmp_path)), "--predict"]) == 0
     out = capsys.readouterr().out
-    assert "lsm-sim's prediction" in out and "95% sustainable?" in out
+    assert "lsm-sim's prediction" in out and "outside the validated range" in out
     assert "Validation of the time model" in out
 
 
@@ -93,6 +93,57 @@ def test_a_throttle_stands_for_the_budget_and_carries_the_log(tmp_path, capsys):
         assert p["max_writes_per_s"] == pytest.approx(budget[point]["max_writes_per_s"])
         # The log's bytes share the throttle: less is left for flushes and merges
         assert logged[point]["max_writes_per_s"] < 0.95 * p["max_writes_per_s"]
+
+
+def _edited(path: Path, edit: Any) -> Path:
+    doc = yaml.safe_load(path.read_text())
+    edit(doc)
+    path.write_text(yaml.safe_dump(doc))
+    return path
+
+
+def test_updates_of_loaded_keys_merge_less_than_inserts(tmp_path, capsys):
+    # The key-space model: every write updates one of the 20k loaded records, so merges keep
+    # one entry per key and the tree stays the data's size; inserts of new keys grow it.
+    updates = predictions(capsys, spec(tmp_path, "upd"))
+    inserts = predictions(capsys, _edited(spec(tmp_path, "ins"), lambda d: d["workload"].update(
+        {"file": "insert-only-1kb"})))
+    for point, p in updates.items():
+        assert "updates of" in p["modelled"] and "new keys" in inserts[point]["modelled"]
+        assert p["max_writes_per_s"] > 1.05 * inserts[point]["max_writes_per_s"], point
+        assert p["utilization"] == 0.95 and p["arrival"] == "constant"
+        assert "updates of loaded keys" in p["outside"]
+        assert "updates of loaded keys" not in inserts[point]["outside"]
+
+
+def test_inserts_into_an_empty_store_under_the_budget_are_inside_the_validated_range(
+        tmp_path, capsys):
+    def empty(doc: dict[str, Any]) -> None:
+        doc["workload"]["file"] = "insert-only-1kb"
+        doc["phases"]["load"] = {"enabled": False}
+    path = _edited(spec(tmp_path, "val"), empty)
+    assert all(p["outside"] == "" for p in predictions(capsys, path).values())
+    assert main(["plan", str(path), "--predict"]) == 0
+    out = capsys.readouterr().out
+    assert "yes at 95%" in out or "no at 95%" in out
+    assert "outside the validated range" not in out
+
+
+def test_a_point_outside_the_validated_range_says_why_instead_of_a_number(tmp_path, capsys):
+    path = _edited(spec(tmp_path, "burst"), lambda d: d["phases"]["running"].update(
+        {"utilization": 1.5, "arrival": {"process": "bursts", "burst_s": 5, "idle_s": 5}}))
+    preds = predictions(capsys, path)
+    for p in preds.values():
+        assert p["utilization"] == 1.5 and p["arrival"] == "bursts"
+        assert "bursts arrivals" in p["outside"] and "1.5x the maximum" in p["outside"]
+        assert p["max_writes_per_s"] > 0  # kept in the JSON, not shown as trustworthy
+    assert main(["plan", str(path), "--predict"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "outside the validated range for 4 points" in out
+    assert "lsm-sim's running phase has constant arrivals" in out
+    zipf = predictions(capsys, _edited(spec(tmp_path, "zipf"), lambda d: d["workload"].update(
+        {"file": "update-zipf-1kb"})))
+    assert all("zipfian updates" in p["outside"] for p in zipf.values())
 
 
 def test_no_prediction_says_why(tmp_path, capsys):
