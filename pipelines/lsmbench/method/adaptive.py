@@ -59,6 +59,7 @@ class Round:
     end_s: float
     writes: float
     deepest_merges: int  # merges into the deepest level completed in the round
+    level: int | None = None  # the deepest level known at the round's end, which it judged
 
     @property
     def writes_per_s(self) -> float:
@@ -67,7 +68,7 @@ class Round:
     def to_json(self) -> dict[str, Any]:
         return {"start_s": round(self.start_s, 3), "end_s": round(self.end_s, 3),
                 "writes": self.writes, "writes_per_s": round(self.writes_per_s, 2),
-                "deepest_merges": self.deepest_merges}
+                "deepest_merges": self.deepest_merges, "deepest_level": self.level}
 
 
 def deepest_level(intervals: list[dict[str, Any]]) -> int | None:
@@ -125,7 +126,7 @@ def testing_rounds(intervals: list[dict[str, Any]], rule: SteadyState) -> list[R
         writes += w
         merges = level_at.merges_in(start, t)
         if t - start + 1e-9 >= rule.round and merges >= need:
-            rounds.append(Round(start, t, writes, merges))
+            rounds.append(Round(start, t, writes, merges, level_at.level(t)))
             start, writes = t, 0.0
     return rounds
 
@@ -209,13 +210,23 @@ def window_figures(rounds: list[Round]) -> tuple[float, float, float]:
     return rate, spread, abs(slope) * (len(rates) - 1) / mean
 
 
+def one_depth(rounds: list[Round]) -> bool:
+    """Whether the rounds all judged the same deepest level: a window must not straddle a
+    change of the tree's depth, since the rate before it is a shallower tree's (the tree of a
+    loaded store often deepens once under updates before its data settles in its last level)."""
+    return len({r.level for r in rounds}) <= 1
+
+
 def steady_state(intervals: list[dict[str, Any]], rule: SteadyState) -> SteadyResult:
-    """The first window of ``rule.rounds`` consecutive rounds that meets both criteria; else
-    (not attained) the last such window, or every round when there are fewer."""
+    """The first window of ``rule.rounds`` consecutive rounds, all judging one deepest level,
+    that meets both criteria; else (not attained) the last such window, or every round when
+    there are fewer."""
     rounds = testing_rounds(intervals, rule)
     n = rule.rounds
     spec = rule.model_dump()
     for end in range(n, len(rounds) + 1):
+        if not one_depth(rounds[end - n:end]):
+            continue
         rate, spread, slope = window_figures(rounds[end - n:end])
         if spread <= rule.max_range and slope <= rule.max_slope:
             return SteadyResult(True, rounds, (end - n, end), rate, spread, slope,
@@ -233,6 +244,10 @@ def steady_state(intervals: list[dict[str, Any]], rule: SteadyState) -> SteadyRe
                f"deepest level)")
     else:
         bad = []
+        if not one_depth(rounds[first:]):
+            bad.append("the tree deepened within it (rounds judged levels "
+                       + ", ".join(str(lv) for lv in dict.fromkeys(r.level for r in rounds[first:]))
+                       + ")")
         if spread > rule.max_range:
             bad.append(f"range {spread:.1%} > {rule.max_range:.0%}")
         if slope > rule.max_slope:

@@ -295,6 +295,30 @@ def test_a_tree_that_deepens_lengthens_its_rounds_once_the_new_level_recurs():
     assert res.attained and res.window == (0, 5)
 
 
+def test_a_window_does_not_straddle_the_deepening_of_a_tree_that_settles():
+    """A loaded store under updates often deepens once before its data settles in its last
+    level (tiering at the quickstart's scale: level 4 under a loaded level 3). Rounds judged on
+    the shallower tree may look steady beside the first ones of the deeper tree, yet their rate
+    is another tree's: a window's rounds must all judge one deepest level."""
+    rates = [2000.0] * 25 + [1940.0] * 175  # the deeper tree writes 3 % slower
+    series = make_testing_series(rates)
+    for at in [15, 25, *range(35, 200, 10)]:  # level 3 from 25 s on, its merges recurring
+        series[at]["events"].append({"kind": "merge", "start_s": at - 5.0, "end_s": at + 0.5,
+                                     "output_level": 3, "input_bytes": 300 << 20})
+    res = adaptive.steady_state(series, RULE)
+    print("seed", SEED)
+    assert res.attained, res.reason
+    window = res.window_rounds
+    assert {r.level for r in window} == {3}
+    assert window[0].start_s >= 20  # the round in which level 3 became the deepest
+    assert res.writes_per_s == pytest.approx(1940, rel=0.01)
+    # Without the rule the first five rounds (two of them on level 2) passed both criteria.
+    head = res.rounds[:5]
+    assert {r.level for r in head} == {2, 3}
+    _, spread, slope = adaptive.window_figures(head)
+    assert spread <= RULE.max_range and slope <= RULE.max_slope
+
+
 def test_the_steady_rule_only_looks_back_so_a_longer_series_keeps_its_window():
     """The stored series runs on after the monitor asked the driver to stop, and may hold a
     deepening the monitor never saw: the window found on any prefix is the window of every
