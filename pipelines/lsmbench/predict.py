@@ -17,9 +17,10 @@ What it needs and assumes: the builtin engine, and a bandwidth: the engine's I/O
 the write-ahead log: the maximum is scaled by WA / (WA + 1)); the simulator knows bandwidth, not
 CPU. The writer is taken to be WRITER_FACTOR times faster than the budget (the engine's
 in-memory write rate, unknown before a run; the closed loop's maximum barely depends on it,
-the catch-up after a stall does). A point the model was not validated for (skewed updates,
-bursty arrivals, a rate above the maximum) keeps its numbers, marked ``outside``, and is shown
-as outside the validated range with the reason. How far to trust the numbers:
+the catch-up after a stall does). A point the model was not validated for (a cgroup limit, the
+log on, updates of loaded keys, skewed updates, bursty arrivals, a rate above the maximum:
+``_outside``) keeps its numbers, marked ``outside``, and is shown as outside the validated
+range with the reason. How far to trust the numbers:
 engines/sim/README.md, "Validation of the time model".
 """
 
@@ -157,7 +158,7 @@ def _outside(inputs: SimInputs, arrival: str, utilization: float,
     if inputs.key_space_bytes > 0 and inputs.distribution != "uniform":
         why.append(f"{inputs.distribution} updates (lsm-sim draws the updated keys uniformly)")
     if arrival != "constant":
-        why.append(f"{arrival} arrivals (lsm-sim's running phase has constant arrivals)")
+        why.append(f"arrivals in {arrival} (lsm-sim's running phase has constant arrivals)")
     if utilization > 1:
         why.append(f"a running rate of {utilization:g}x the maximum (validated up to 1x)")
     return "; ".join(why)

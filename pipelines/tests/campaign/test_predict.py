@@ -135,7 +135,7 @@ def test_a_point_outside_the_validated_range_says_why_instead_of_a_number(tmp_pa
     preds = predictions(capsys, path)
     for p in preds.values():
         assert p["utilization"] == 1.5 and p["arrival"] == "bursts"
-        assert "bursts arrivals" in p["outside"] and "1.5x the maximum" in p["outside"]
+        assert "arrivals in bursts" in p["outside"] and "1.5x the maximum" in p["outside"]
         assert p["max_writes_per_s"] > 0  # kept in the JSON, not shown as trustworthy
     assert main(["plan", str(path), "--predict"]) == 0
     out = " ".join(capsys.readouterr().out.split())

@@ -297,7 +297,7 @@ def test_a_tree_that_deepens_lengthens_its_rounds_once_the_new_level_recurs():
 
 def test_a_window_does_not_straddle_the_deepening_of_a_tree_that_settles():
     """A loaded store under updates often deepens once before its data settles in its last
-    level (tiering at the quickstart's scale: level 4 under a loaded level 3). Rounds judged on
+    level (tiering in the quickstart: level 4 under a loaded level 2). Rounds judged on
     the shallower tree may look steady beside the first ones of the deeper tree, yet their rate
     is another tree's: a window's rounds must all judge one deepest level."""
     rates = [2000.0] * 25 + [1940.0] * 175  # the deeper tree writes 3 % slower
