@@ -173,7 +173,8 @@ class SimInputs:
 
     def key(self) -> tuple[Any, ...]:
         """What decides the simulation: points with the same key share one lsm-sim run."""
-        return (sim_options(self.options), self.flush_bytes, self.start_flushes)
+        return (sim_options(self.options), self.flush_bytes, self.start_flushes,
+                self.key_space_bytes)
 
 
 def sim_inputs(resolved: ResolvedPoint, sim: Path | None, phase: str = "running") -> SimInputs:
@@ -214,7 +215,8 @@ def simulated(resolved: ResolvedPoint, sim: Path | None) -> tuple[SimCycles | No
         return None, SIM_NOT_BUILT
     try:
         inputs = sim_inputs(resolved, sim)
-        return simulate(sim, inputs.options, inputs.flush_bytes, inputs.start_flushes), None
+        return simulate(sim, inputs.options, inputs.flush_bytes, inputs.start_flushes,
+                        inputs.key_space_bytes), None
     except (CycleUnknown, SimError) as e:
         return None, str(e)
     except OSError as e:  # no scratch directory for its decisions

@@ -203,15 +203,17 @@ def sim_options(options: dict[str, str]) -> tuple[tuple[str, str], ...]:
 
 
 def simulate(sim: Path, options: dict[str, str], flush_bytes: int,
-             start_flushes: int) -> SimCycles:
+             start_flushes: int, key_space_bytes: int = 0) -> SimCycles:
     """The merges by level after `start_flushes` flushes of flush_bytes, with the policy of
-    these engine options (cached: points that share them share one run)."""
-    return _simulate(str(sim), sim_options(options), flush_bytes, start_flushes)
+    these engine options (cached: points that share them share one run). key_space_bytes > 0:
+    the flushes after the start update that much loaded data (lsm-sim --key-space), the start's
+    are the load's (distinct keys)."""
+    return _simulate(str(sim), sim_options(options), flush_bytes, start_flushes, key_space_bytes)
 
 
 @lru_cache(maxsize=256)
 def _simulate(sim: str, options: tuple[tuple[str, str], ...], flush_bytes: int,
-              start_flushes: int) -> SimCycles:
+              start_flushes: int, key_space_bytes: int = 0) -> SimCycles:
     policy = dict(options).get("merge_policy", str(default_option("merge_policy")))
     if policy in FILE_LEVELS:
         raise SimError(f"merge_policy {policy}: its levels are files, which the stack replay "
@@ -222,8 +224,9 @@ def _simulate(sim: str, options: tuple[tuple[str, str], ...], flush_bytes: int,
     after = max(MIN_FLUSHES_AFTER, start_flushes)
     while True:
         total = min(start_flushes + after, MAX_FLUSHES)
-        result = replay(policy, _run(sim, options, flush_bytes, total), total, start_flushes,
-                        flush_bytes)
+        result = replay(policy, _run(sim, options, flush_bytes, total,
+                                     start_flushes if key_space_bytes > 0 else 0,
+                                     key_space_bytes), total, start_flushes, flush_bytes)
         level = result.deepest if result.deepest is not None else 0
         if result.cycle_flushes(level) is not None or total >= MAX_FLUSHES:
             return result
@@ -248,11 +251,16 @@ def run_lsm_sim(sim: str | Path, args: list[str], options: Iterable[tuple[str, s
 
 
 def _run(sim: str, options: tuple[tuple[str, str], ...], flush_bytes: int,
-         flushes: int) -> list[tuple[int, int, int, int]]:
+         flushes: int, load_flushes: int = 0,
+         key_space_bytes: int = 0) -> list[tuple[int, int, int, int]]:
+    """lsm-sim's decisions over `flushes` flushes in all, the first `load_flushes` of them the
+    load's (their decisions count flushes from the first load flush on, as replay does)."""
+    extra = (["--load-flushes", str(load_flushes), "--key-space", str(key_space_bytes)]
+             if key_space_bytes > 0 else [])
     with tempfile.TemporaryDirectory(prefix="lsmbench-sim-") as d:
         out = Path(d) / "decisions.jsonl"
-        run_lsm_sim(sim, ["--flushes", str(flushes), "--flush-bytes", str(flush_bytes),
-                          "--decisions", str(out)], options)
+        run_lsm_sim(sim, ["--flushes", str(flushes - load_flushes), "--flush-bytes",
+                          str(flush_bytes), *extra, "--decisions", str(out)], options)
         try:
             return parse_decisions(out.read_bytes())
         except OSError as e:
