@@ -223,3 +223,30 @@ def test_the_report_shows_the_prediction_beside_the_measurement(tmp_path):
         assert ("yes at 0.95" if i % 2 == 0 else "no at 0.95") in row
     md = files.markdown.read_text()
     assert "Predicted (lsm-sim, before the run" in md
+
+
+def test_the_report_shows_a_point_outside_the_validated_range_with_its_reason(tmp_path):
+    camp = tmp_path / "papers-fixture"
+    shutil.copytree(PAPERS, camp)
+    meta = json.loads((camp / "campaign.json").read_text())
+    points = sorted(p.name for p in camp.iterdir() if (p / "point.json").is_file())
+    why = "arrivals in bursts (lsm-sim's running phase has constant arrivals)"
+    meta["plan"]["predictions"] = {
+        p: {"max_writes_per_s": 12345.0, "utilization": 1.5, "sustainable": True,
+            "arrival": "bursts", "outside": why if i == 0 else "", "basis": ""}
+        for i, p in enumerate(points)}
+    (camp / "campaign.json").write_text(json.dumps(meta))
+    files = build_report(camp, camp.parent)
+    page = html.unescape(files.html.read_text())
+    table = page[page.index('id="predicted-table"'):]
+    table = table[:table.index("</table>")]
+    outside = table[table.index(f'<tr data-point="{points[0]}">'):]
+    outside = outside[:outside.index("</tr>")]
+    assert f"outside the validated range: {why}" in outside
+    assert "12345" not in outside and "12,345" not in outside  # no number that looks trusted
+    inside = table[table.index(f'<tr data-point="{points[1]}">'):]
+    inside = inside[:inside.index("</tr>")]
+    assert "yes at 1.50, bursts" in inside or "yes at 1.5, bursts" in inside
+    md = files.markdown.read_text()
+    assert f"outside the validated range: {why}" in md
+    assert md.count("12,345") == len(points) - 1
