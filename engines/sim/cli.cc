@@ -330,7 +330,7 @@ int RunSimulation(const CliOptions& o, std::ostream& out, std::ostream& err) {
   Status s = Simulator::Create(o.sim, &sim);
   if (!s.ok()) {
     err << "lsm-sim: " << s.ToString() << "\n";
-    return 1;
+    return s.IsInvalidArgument() ? 2 : 1;  // parameters that do not go together: bad input
   }
   std::ofstream decisions;
   if (!o.decisions_path.empty()) {

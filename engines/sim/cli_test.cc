@@ -87,6 +87,17 @@ TEST(SimCli, FlushFileSizesAreUsedInOrder) {
   std::remove(path.c_str());
 }
 
+TEST(SimCli, ParametersThatDoNotGoTogetherAreBadInput) {
+  // Each flag is valid alone; together they are refused as bad input (exit 2), naming both.
+  CliOptions o = Parse({"--policy", "tiering", "--flushes", "10", "--key-space", "1M",
+                        "--obsolete", "0.1"});
+  int code = 0;
+  std::string err;
+  EXPECT_EQ(RunCli(o, &code, &err), "");
+  EXPECT_EQ(code, 2);
+  EXPECT_NE(err.find("obsolete fraction and a key space"), std::string::npos) << err;
+}
+
 TEST(SimCli, MemtableEntriesAsksTheEngine) {
   Status s;
   CliOptions o = Parse({"--memtable-entries", "16,1000", "--memtable_bytes", "2M"}, &s);

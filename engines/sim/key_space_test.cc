@@ -53,11 +53,17 @@ Trace RunUpdates(Simulator* sim, const std::vector<uint64_t>& marks) {
   return trace;
 }
 
-TEST(KeySpace, AFlushKeepsOneEntryPerKeyAndAMergeTheUnionOfItsInputs) {
+// constant k = 1 (every flush merged into the one component) over a key space of 1000 bytes.
+SimOptions OneComponentOverAThousandBytes() {
   SimOptions o;
   o.engine.merge_policy = lsm::PolicyKind::kConstant;
   o.engine.sstable_bound = 1;
   o.key_space_bytes = 1000;
+  return o;
+}
+
+TEST(KeySpace, AFlushKeepsOneEntryPerKeyAndAMergeTheUnionOfItsInputs) {
+  SimOptions o = OneComponentOverAThousandBytes();
   std::unique_ptr<Simulator> sim;
   ASSERT_TRUE(Simulator::Create(o, &sim).ok());
   // A flush of 1000 bytes of writes over 1000 bytes of keys: 1000(1 - 1/e).
@@ -75,10 +81,7 @@ TEST(KeySpace, AFlushKeepsOneEntryPerKeyAndAMergeTheUnionOfItsInputs) {
 }
 
 TEST(KeySpace, TheLoadInsertsDistinctKeys) {
-  SimOptions o;
-  o.engine.merge_policy = lsm::PolicyKind::kConstant;
-  o.engine.sstable_bound = 1;
-  o.key_space_bytes = 1000;
+  SimOptions o = OneComponentOverAThousandBytes();
   std::unique_ptr<Simulator> sim;
   ASSERT_TRUE(Simulator::Create(o, &sim).ok());
   for (int t = 0; t < 4; ++t) ASSERT_TRUE(sim->Load(250).ok());
@@ -89,10 +92,7 @@ TEST(KeySpace, TheLoadInsertsDistinctKeys) {
 TEST(KeySpace, AMergeTakesTheTimeOfWhatItWrites) {
   // The bandwidth is the writes': two flushes of 1000 bytes over a key space of 1000 keep
   // 632 each, and their merge writes 865 (not the 1264 it reads) at 1000 bytes/s.
-  SimOptions o;
-  o.engine.merge_policy = lsm::PolicyKind::kConstant;
-  o.engine.sstable_bound = 1;
-  o.key_space_bytes = 1000;
+  SimOptions o = OneComponentOverAThousandBytes();
   o.time.bandwidth = 1000;
   o.time.arrival_rate = 1000;
   o.time.flush_time = false;

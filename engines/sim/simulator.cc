@@ -142,7 +142,7 @@ Status Simulator::Apply(const policy::MergeOp& op, uint64_t output_id) {
     bytes += in.bytes;
     entries += in.entries;
     flushed += std::max(in.flushed_entries, in.entries);
-    inputs.push_back(&in);
+    if (options_.key_space_bytes > 0) inputs.push_back(&in);  // only the key space reads them
   }
   const double key_space = options_.key_space_bytes;
   const bool load_only = key_space > 0 && std::all_of(inputs.begin(), inputs.end(), [&](auto* c) {
@@ -255,8 +255,10 @@ Status Simulator::PickRound(bool* moved) {
       c.being_merged = true;
       total += c.bytes;
       found++;
-      inputs.push_back(&c);
-      load_only = load_only && IsLoadOnly(c.id);
+      if (options_.key_space_bytes > 0) {
+        inputs.push_back(&c);
+        load_only = load_only && IsLoadOnly(c.id);
+      }
     }
     if (found != op.inputs.size() || found == 0) {
       return Status::Corruption(std::string("policy ") + policy_->Name() +

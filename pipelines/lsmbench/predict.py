@@ -127,8 +127,7 @@ def predict_point(resolved: ResolvedPoint, sim: Path) -> Prediction:
 def _arrival(resolved: ResolvedPoint) -> str:
     """The running phase's arrival process: the spec's, else the workload's, else constant."""
     arrival = resolved.spec.phases.running.arrival or resolved.workload.get("arrival") or {}
-    process = str(arrival.get("process") or "constant") if isinstance(arrival, dict) else "constant"
-    return process
+    return str(arrival.get("process") or "constant") if isinstance(arrival, dict) else "constant"
 
 
 def _modelled(inputs: SimInputs, budget: int, through_throttle: bool) -> str:
