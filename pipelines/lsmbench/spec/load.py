@@ -59,6 +59,7 @@ def load_spec(path: str | Path, sets: list[str] | None = None) -> LoadedSpec:
 def validate_raw(
     raw: dict[str, Any], sets: list[str] | None = None, source: Path | None = None
 ) -> LoadedSpec:
+    written = raw
     raw = copy.deepcopy(raw)
     errors: list[tuple[str, str]] = []
     for s in sets or []:
@@ -73,7 +74,7 @@ def validate_raw(
         spec = CampaignSpec.model_validate(raw)
     except ValidationError as e:
         errors.extend(pydantic_errors(e))
-    errors.extend(semantic_errors(raw, source))
+    errors.extend(semantic_errors(raw, source, written))
     if spec is not None:
         errors.extend(shared_across_errors(spec))
         errors.extend(pair_errors(spec))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 
 import pytest
+from lsmbench.plan import expand_matrix
 from lsmbench.spec import (
     CampaignSpec,
     SpecError,
@@ -299,6 +300,32 @@ def test_set_overrides_spec_which_overrides_defaults():
                                  "phases.running.duration=45"]).spec
     assert spec.phases.testing.duration == 30  # --set beats the spec
     assert spec.phases.running.duration == 45  # --set beats the default
+
+
+def test_a_set_that_narrows_a_dimension_keeps_the_files_exclude_rules_valid():
+    # The shipped schedulers spec is carved into blocks this way (its header comment).
+    r = raw(matrix={"policy": ["tiering", "leveling", "size-tiered"],
+                    "scheduler": ["single", "fair"],
+                    "exclude": [{"policy": "size-tiered", "scheduler": "single"}]})
+    loaded = validate_raw(r, sets=["matrix.policy=[tiering]"])
+    assert loaded.spec.matrix["policy"] == ["tiering"]
+    points, excluded = expand_matrix(loaded.spec.matrix)
+    assert [p.params["scheduler"] for p in points] == ["single", "fair"]
+    assert excluded == 0
+    # A value neither the file nor the --set gives is still a typo.
+    r["matrix"]["exclude"].append({"policy": "tierng"})
+    assert errors_of(r, sets=["matrix.policy=[tiering]"]) == [
+        "matrix.exclude[1].policy: value 'tierng' is not in matrix.policy (tiering)"]
+
+
+def test_the_shipped_schedulers_blocks_validate_as_its_comment_carves_them():
+    loaded = load_spec(CAMPAIGNS / "schedulers.yaml",
+                       sets=["matrix.policy=[tiering,leveling]", "matrix.scheduler=[fair]",
+                             "phases.running.enabled=false"])
+    points, _ = expand_matrix(loaded.spec.matrix)
+    assert sorted({p.params["policy"] for p in points}) == ["leveling", "tiering"]
+    assert {p.params["scheduler"] for p in points} == {"fair"}
+    assert load_spec(CAMPAIGNS / "schedulers.yaml", sets=["matrix.policy=[partitioned]"])
 
 
 def test_set_parses_yaml_values_and_matrix_keys():
