@@ -45,6 +45,7 @@ UTILIZATION = 0.95  # the issue's question: is 95 % of the predicted maximum sus
 WRITER_FACTOR = 20.0
 MIN_FLUSHES = 20
 MAX_FLUSHES = 200_000  # a plan stays quick: each simulated flush costs microseconds
+MAX_CHECKPOINTS = 4_000  # rows of the simulated testing phase (one command-line argument)
 
 
 class Prediction(BaseModel):
@@ -71,20 +72,69 @@ class PredictError(Exception):
     """Why a point has no prediction (said in the plan, never raised to a user)."""
 
 
-def _run(sim: Path, options: dict[str, str], args: list[str]) -> dict[str, Any]:
+def _rows(sim: Path, options: dict[str, str], args: list[str]) -> list[dict[str, Any]]:
+    """lsm-sim's JSONL rows (a row per checkpoint, the last at its final flush)."""
     try:
         lines = run_lsm_sim(sim, [*args, "--format", "jsonl"], sorted(options.items()))
     except SimError as e:
         raise PredictError(str(e)) from e
-    rows = lines.strip().splitlines()
     try:
-        row = json.loads(rows[-1]) if rows else None
+        rows = [json.loads(line) for line in lines.strip().splitlines()]
     except ValueError as e:
         raise PredictError(f"lsm-sim printed no JSON row: {e}") from e
-    if not isinstance(row, dict) or not all(
-            isinstance(row.get(k), (int, float)) for k in ("flushes", "time_s", "stall_s")):
+    if not rows or not all(isinstance(row, dict) and all(
+            isinstance(row.get(k), (int, float)) for k in ("flushes", "time_s", "stall_s"))
+            for row in rows):
         raise PredictError("lsm-sim printed no row of the timed model")
-    return row
+    return rows
+
+
+def _run(sim: Path, options: dict[str, str], args: list[str]) -> dict[str, Any]:
+    return _rows(sim, options, args)[-1]
+
+
+class _Window(BaseModel):
+    """The simulated testing phase over the window its maximum is measured on."""
+
+    flushes_per_s: float
+    stalled_share: float
+    write_amp: float
+
+
+def _testing_window(rows: list[dict[str, Any]], start_s: float, end_s: float) -> _Window:
+    """The rate between the first checkpoint at or after `start_s` and the last at or before
+    `end_s` of simulated time: the window the engine's maximum is measured on. A tree that
+    is still deepening writes slower the longer it runs, so the rate of many more flushes
+    than the phase holds is not the phase's (the whole run when the window holds no two)."""
+    inside = [r for r in rows if start_s <= float(r["time_s"]) <= end_s]
+    if len(inside) < 2:
+        first, last = {"flushes": 0, "time_s": 0.0, "stall_s": 0.0, "bytes_flushed": 0,
+                       "bytes_written": 0}, rows[-1]
+    else:
+        first, last = inside[0], inside[-1]
+    seconds = max(float(last["time_s"]) - float(first["time_s"]), 1e-9)
+    flushed = float(last.get("bytes_flushed", 0)) - float(first.get("bytes_flushed", 0))
+    written = float(last.get("bytes_written", 0)) - float(first.get("bytes_written", 0))
+    return _Window(flushes_per_s=(int(last["flushes"]) - int(first["flushes"])) / seconds,
+                   stalled_share=(float(last["stall_s"]) - float(first["stall_s"])) / seconds,
+                   write_amp=written / flushed if flushed > 0 else 0.0)
+
+
+def _checkpoints(flushes: int) -> list[str]:
+    """A checkpoint every few flushes, at most MAX_CHECKPOINTS of them (one argument)."""
+    step = max(1, math.ceil(flushes / MAX_CHECKPOINTS))
+    return ["--checkpoints", ",".join(str(f) for f in range(step, flushes + 1, step))]
+
+
+def _measured_window(testing: Any) -> tuple[float, float]:
+    """Where in the testing phase its maximum is measured: after the warm-up to the end; for
+    a phase that ends at steady state, its rounds at the cap (a tree that settled writes at
+    one rate wherever its window lies; one that did not is what the cap sees)."""
+    if testing.steady is not None:
+        return (max(testing.steady.ramp,
+                    testing.duration - testing.steady.rounds * testing.steady.round),
+                testing.duration)
+    return testing.warmup_seconds(), testing.duration
 
 
 def _flushes(seconds: float, flushes_per_s: float) -> int:
@@ -179,20 +229,22 @@ def _predict(resolved: ResolvedPoint, sim: Path, pred: Prediction) -> Prediction
     common = ["--flush-bytes", str(flush), "--load-flushes", str(testing.start_flushes),
               "--bandwidth", str(budget), *_key_space(testing)]
     # The testing phase: as many flushes as the budget could write in its duration (fewer
-    # happen: merges share it), memtables filling at the writer's rate.
-    test = _run(sim, options, [*common, "--arrival-rate", f"{writer:.0f}",
-                               "--flushes", str(_flushes(spec.phases.testing.duration,
-                                                         budget / flush))])
-    seconds = float(test["time_s"]) - flush / writer  # from the first memtable's start
-    flushes_per_s = int(test["flushes"]) / max(seconds, 1e-9)
+    # happen: merges share it, so the simulated time passes the phase's), memtables filling
+    # at the writer's rate; the maximum is the rate over the window the engine's is taken on.
+    flushes = _flushes(spec.phases.testing.duration, budget / flush)
+    window = _testing_window(
+        _rows(sim, options, [*common, "--arrival-rate", f"{writer:.0f}",
+                             "--flushes", str(flushes), *_checkpoints(flushes)]),
+        *_measured_window(spec.phases.testing))
+    flushes_per_s = window.flushes_per_s
     if through_throttle and testing.options.get("wal", "async") != "off":
         # The throttle also carries the log, which lsm-sim does not write: about one byte
         # per byte flushed, so the disk writes WA + 1 bytes per flushed byte, not WA.
-        wa = float(test.get("write_amp") or 0.0)
+        wa = window.write_amp
         if wa > 0:
             flushes_per_s *= wa / (wa + 1.0)
     pred.max_writes_per_s = flushes_per_s * testing.records_per_flush
-    pred.stalled_share = float(test["stall_s"]) / max(float(test["time_s"]), 1e-9)
+    pred.stalled_share = window.stalled_share
     pred.bandwidth = budget
     if not spec.phases.running.enabled:
         return pred

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import yaml
 from lsmbench import cli as cli_module
+from lsmbench import predict
 from lsmbench.cli import main
 from lsmbench.report import build_report
 from repo_paths import TESTS
@@ -114,6 +115,37 @@ def test_updates_of_loaded_keys_merge_less_than_inserts(tmp_path, capsys):
         assert p["utilization"] == 0.95 and p["arrival"] == "constant"
         assert "updates of loaded keys" in p["outside"]
         assert "updates of loaded keys" not in inserts[point]["outside"]
+
+
+def test_the_maximum_is_the_rate_over_the_phases_window_not_over_the_flushes_simulated(
+        tmp_path, capsys, monkeypatch):
+    # lsm-sim runs as many flushes as the budget could write in the phase, which takes longer
+    # than the phase once merges share the budget. Inserts deepen the tree, so the rate of
+    # all of them is lower than the phase's: only the window the engine measures counts.
+    path = _edited(spec(tmp_path, "win"), lambda d: d["workload"].update(
+        {"file": "insert-only-1kb"}))
+    phase = predictions(capsys, path)
+    flushes = predict._flushes
+    monkeypatch.setattr(predict, "_flushes", lambda s, per_s: 3 * flushes(s, per_s))
+    longer = predictions(capsys, path)
+    for point, p in phase.items():
+        assert longer[point]["max_writes_per_s"] == pytest.approx(p["max_writes_per_s"])
+    # ... and the window is the phase's: a later start of it sees a deeper, slower tree.
+    late = predictions(capsys, _edited(path, lambda d: d["phases"]["testing"].update(
+        {"warmup": "45s"})))
+    assert any(late[point]["max_writes_per_s"] != pytest.approx(p["max_writes_per_s"])
+               for point, p in phase.items())
+
+
+def test_the_window_holds_the_checkpoints_inside_it():
+    rows = [{"flushes": f, "time_s": 2.0 * f, "stall_s": 0.5 * f, "bytes_flushed": 10 * f,
+             "bytes_written": 30 * f} for f in range(1, 41)]
+    window = predict._testing_window(rows, 10.0, 60.0)
+    assert window.flushes_per_s == pytest.approx(0.5)  # flushes 5..30 over 10..60 s
+    assert window.stalled_share == pytest.approx(0.25)
+    assert window.write_amp == pytest.approx(3.0)
+    # A window holding fewer than two checkpoints: the whole run, from its start.
+    assert predict._testing_window(rows, 10.5, 11.0).flushes_per_s == pytest.approx(0.5)
 
 
 def test_inserts_into_an_empty_store_under_the_budget_are_inside_the_validated_range(
