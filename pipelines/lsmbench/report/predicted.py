@@ -22,6 +22,7 @@ class PredictedRow:
     measured_utilization: float | None  # the verdict's
     arrival: str = "constant"  # the running phase's arrival process, as the point ran it
     outside: str = ""  # why the point is outside the model's validated range ("" inside)
+    verdict_outside: str = ""  # why only its verdict is ("" inside)
 
 
 def predicted_rows(rows: list[Row], plan: dict[str, Any] | None) -> list[PredictedRow]:
@@ -43,5 +44,6 @@ def predicted_rows(rows: list[Row], plan: dict[str, Any] | None) -> list[Predict
             predicted_sustainable=sustainable if isinstance(sustainable, bool) else None,
             utilization=_num(p.get("utilization")), measured_verdict=r.verdict,
             measured_utilization=r.utilization, arrival=str(p.get("arrival") or "constant"),
-            outside=str(p.get("outside") or "")))
+            outside=str(p.get("outside") or ""),
+            verdict_outside=str(p.get("verdict_outside") or "")))
     return out

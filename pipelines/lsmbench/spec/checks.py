@@ -108,11 +108,7 @@ def _check_engine_options(opts: Any, path: str, engines: list[str]) -> list[tupl
     return errors
 
 
-def semantic_errors(
-    raw: dict[str, Any], source: Path | None, written: dict[str, Any] | None = None
-) -> list[tuple[str, str]]:
-    """Every semantic error of a spec after its overrides; `written` is the spec as its file
-    says, before them (an exclude rule may name a value a `--set` took out of the matrix)."""
+def semantic_errors(raw: dict[str, Any], source: Path | None) -> list[tuple[str, str]]:
     errors: list[tuple[str, str]] = []
     engines = engines_of(raw)
     engine = raw.get("engine")
@@ -132,7 +128,7 @@ def semantic_errors(
     if not isinstance(matrix, dict):
         errors.append(("matrix", f"expected a mapping of dimensions, got {matrix!r}"))
     else:
-        errors += matrix_errors(matrix, raw, _written_matrix(written))
+        errors += matrix_errors(matrix, raw)
         for key in ("workload", "workload.file"):  # each point's workload file must exist
             values = matrix.get(key)
             for i, v in enumerate(values if isinstance(values, list) else []):
@@ -239,20 +235,8 @@ def pair_errors(spec: CampaignSpec) -> list[tuple[str, str]]:
     return errors
 
 
-def _written_matrix(written: dict[str, Any] | None) -> dict[str, list[Any]]:
-    """The matrix's dimensions as the spec file writes them, before any `--set`."""
-    matrix = written.get("matrix") if isinstance(written, dict) else None
-    if not isinstance(matrix, dict):
-        return {}
-    return {k: v for k, v in matrix.items() if k not in MATRIX_RESERVED and isinstance(v, list)}
-
-
-def matrix_errors(
-    matrix: dict[str, Any], raw: dict[str, Any], written: dict[str, list[Any]] | None = None
-) -> list[tuple[str, str]]:
-    """Every error in a raw matrix mapping, each with its path under 'matrix'. `written` holds
-    the file's own values of each dimension: an exclude rule that names one of them stays
-    valid when a `--set` narrows the dimension (it then excludes nothing)."""
+def matrix_errors(matrix: dict[str, Any], raw: dict[str, Any]) -> list[tuple[str, str]]:
+    """Every error in a raw matrix mapping, each with its path under 'matrix'."""
     errors: list[tuple[str, str]] = []
     dims: dict[str, list[Any]] = {}
     for key, values in matrix.items():
@@ -333,7 +317,7 @@ def matrix_errors(
                     f"{len(seeds)} seeds for {r} repetitions (give one seed per repetition)",
                 ))
     errors += _zip_errors(matrix.get("zip"), dims)
-    errors += _exclude_errors(matrix.get("exclude"), dims, written or {})
+    errors += _exclude_errors(matrix.get("exclude"), dims)
     if not errors:
         errors += _size_errors(matrix, dims)
     return errors
@@ -469,9 +453,7 @@ def _zip_errors(zips: Any, dims: dict[str, list[Any]]) -> list[tuple[str, str]]:
     return errors
 
 
-def _exclude_errors(
-    rules: Any, dims: dict[str, list[Any]], written: dict[str, list[Any]]
-) -> list[tuple[str, str]]:
+def _exclude_errors(rules: Any, dims: dict[str, list[Any]]) -> list[tuple[str, str]]:
     if rules is None:
         return []
     if not isinstance(rules, list):
@@ -491,7 +473,7 @@ def _exclude_errors(
                 ))
                 continue
             for x in v if isinstance(v, list) else [v]:
-                if x not in dims[d] and x not in written.get(d, []):
+                if x not in dims[d]:
                     errors.append((
                         f"{rpath}.{d}",
                         f"value {x!r} is not in matrix.{d} "

@@ -19,7 +19,7 @@ from ..util.wording import natural_key
 from .checks import key_file_errors, pair_errors, semantic_errors, shared_across_errors
 from .errors import SpecError, pydantic_errors
 from .models import CampaignSpec
-from .overrides import apply_set
+from .overrides import apply_set, prune_excludes
 from .reading import read_document
 from .tune_checks import tune_errors
 from .workload import resolve_workload
@@ -59,8 +59,8 @@ def load_spec(path: str | Path, sets: list[str] | None = None) -> LoadedSpec:
 def validate_raw(
     raw: dict[str, Any], sets: list[str] | None = None, source: Path | None = None
 ) -> LoadedSpec:
-    written = raw
     raw = copy.deepcopy(raw)
+    before = copy.deepcopy(raw.get("matrix"))
     errors: list[tuple[str, str]] = []
     for s in sets or []:
         try:
@@ -69,12 +69,14 @@ def validate_raw(
             errors.append(("--set", str(e)))
     if errors:
         raise SpecError(errors, str(source or ""))
+    if sets:
+        prune_excludes(raw.get("matrix"), before)
     spec: CampaignSpec | None = None
     try:
         spec = CampaignSpec.model_validate(raw)
     except ValidationError as e:
         errors.extend(pydantic_errors(e))
-    errors.extend(semantic_errors(raw, source, written))
+    errors.extend(semantic_errors(raw, source))
     if spec is not None:
         errors.extend(shared_across_errors(spec))
         errors.extend(pair_errors(spec))

@@ -81,3 +81,27 @@ def apply_set(raw: dict[str, Any], assignment: str) -> None:
 def set_dotted(raw: dict[str, Any], path: str, value: Any) -> None:
     """Sets raw[a][b][c] = value for 'a.b.c', creating mappings on the way."""
     set_path(raw, list(path.split(".")), value, replace_lists=True)
+
+
+def prune_excludes(matrix: Any, before: Any) -> None:
+    """Drops from `matrix`'s exclude rules the values that a narrowing of their dimension took
+    out (values `before`, the matrix as the file wrote it, had); a rule left with no value of
+    a dimension (`[]`) matches nothing. So a spec narrowed by `--set 'matrix.policy=[tiering]'`
+    stays valid with the file's rules, in their places, and as stored (campaign.json). A
+    value neither matrix has stays: a typo is an error (spec.checks)."""
+    if not isinstance(matrix, dict) or not isinstance(before, dict):
+        return
+    rules = matrix.get("exclude")
+    if not isinstance(rules, list):
+        return
+    for rule in rules:
+        if not isinstance(rule, dict):
+            continue
+        for dim, value in list(rule.items()):
+            now, then = matrix.get(dim), before.get(dim)
+            if not isinstance(now, list) or not isinstance(then, list):
+                continue
+            values = value if isinstance(value, list) else [value]
+            left = [v for v in values if v in now or v not in then]
+            if left != values:
+                rule[dim] = left

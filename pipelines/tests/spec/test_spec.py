@@ -326,6 +326,9 @@ def test_the_shipped_schedulers_blocks_validate_as_its_comment_carves_them():
     assert sorted({p.params["policy"] for p in points}) == ["leveling", "tiering"]
     assert {p.params["scheduler"] for p in points} == {"fair"}
     assert load_spec(CAMPAIGNS / "schedulers.yaml", sets=["matrix.policy=[partitioned]"])
+    # As stored (campaign.json), the narrowed spec validates alone and plans the same points.
+    again = validate_raw(loaded.raw, source=CAMPAIGNS / "schedulers.yaml")
+    assert [p.id for p in expand_matrix(again.spec.matrix)[0]] == [p.id for p in points]
 
 
 def test_set_parses_yaml_values_and_matrix_keys():
