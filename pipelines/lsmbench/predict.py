@@ -236,12 +236,11 @@ def _modelled(inputs: SimInputs, budget: int, through_throttle: bool, log: str =
     return f"{bound}; writes: {writes}"
 
 
-def _outside(inputs: SimInputs, arrival: str, utilization: float,
-             through_throttle: bool) -> str:
+def _outside(inputs: SimInputs, through_throttle: bool) -> str:
     """Why a point is outside what engines/sim/README.md validated, or "". Validated: inserts
     into an empty store under the engine's I/O budget; uniform updates of a loaded store
-    under a cgroup write limit with the log async (the quickstart); leveling's updates under
-    the budget (the schedulers campaign). Constant arrivals up to the maximum."""
+    under a cgroup write limit with the log async (the quickstart, bursts' testing phase);
+    leveling's updates under the budget (the schedulers campaign)."""
     why = []
     wal = inputs.options.get("wal", "async")
     if through_throttle and wal == "sync":
@@ -252,21 +251,24 @@ def _outside(inputs: SimInputs, arrival: str, utilization: float,
                    f"{TIERING_BUDGET_UPDATES:g}x the prediction on the schedulers campaign)")
     if inputs.key_space_bytes > 0 and inputs.distribution != "uniform":
         why.append(f"{inputs.distribution} updates (lsm-sim draws the updated keys uniformly)")
+    return "; ".join(why)
+
+
+def _verdict_outside(inputs: SimInputs, arrival: str, utilization: float,
+                     through_throttle: bool) -> str:
+    """Why the running phase's verdict is outside the validated range (constant arrivals up
+    to the maximum) while the maximum may be inside it, or ""."""
+    why = []
+    policy = inputs.options.get("merge_policy", str(default_option("merge_policy")))
+    if through_throttle and policy == "tiering":
+        why.append("tiering's running phase under a cgroup write limit (the engine stalls "
+                   "where lsm-sim sees no stall: engines/sim/README.md, \"The shipped "
+                   "setups\")")
     if arrival != "constant":
         why.append(f"arrivals in {arrival} (lsm-sim's running phase has constant arrivals)")
     if utilization > 1:
         why.append(f"a running rate of {utilization:g}x the maximum (validated up to 1x)")
     return "; ".join(why)
-
-
-def _verdict_outside(inputs: SimInputs, through_throttle: bool) -> str:
-    """Why the running phase's verdict is outside the validated range while the maximum is
-    inside it, or ""."""
-    policy = inputs.options.get("merge_policy", str(default_option("merge_policy")))
-    if through_throttle and policy == "tiering":
-        return ("tiering's running phase under a cgroup write limit (the engine stalls where "
-                "lsm-sim sees no stall: engines/sim/README.md, \"The shipped setups\")")
-    return ""
 
 
 def _predict(resolved: ResolvedPoint, sim: Path, pred: Prediction) -> Prediction:
@@ -275,9 +277,10 @@ def _predict(resolved: ResolvedPoint, sim: Path, pred: Prediction) -> Prediction
     budget, through_throttle = _bandwidth(resolved, testing.options)
     pred.utilization = spec.phases.running.utilization
     pred.arrival = _arrival(resolved)
-    pred.outside = _outside(testing, pred.arrival, pred.utilization, through_throttle)
+    pred.outside = _outside(testing, through_throttle)
     if spec.phases.running.enabled:
-        pred.verdict_outside = _verdict_outside(testing, through_throttle)
+        pred.verdict_outside = _verdict_outside(testing, pred.arrival, pred.utilization,
+                                                through_throttle)
     # Every engine option goes to lsm-sim, which takes them all from the engine's table and
     # ignores those it does not model (wal, checksums, the I/O budget: --bandwidth is that).
     options = dict(testing.options)

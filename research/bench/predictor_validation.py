@@ -9,7 +9,8 @@ the predicted one, their ratio, and, where the campaign ran its running phases, 
 and the predicted verdict.
 
     .venv/bin/python research/bench/predictor_validation.py run RESULTS [--shape NAME ...]
-    .venv/bin/python research/bench/predictor_validation.py compare RESULTS [--json OUT]
+    .venv/bin/python research/bench/predictor_validation.py compare RESULTS [--campaign NAME ...]
+        [--json OUT]
 
 A benchmark, not a test: `run` measures the engine (an otherwise idle machine; ~25 min for
 every shape). `compare` runs only lsm-sim.
@@ -72,11 +73,13 @@ def _group_of(point: str) -> str:
     return point.rsplit(",rep=", 1)[0] if ",rep=" in point else point.split("~", 1)[0]
 
 
-def compare(results: Path) -> list[dict[str, Any]]:
+def compare(results: Path, only: list[str] | None = None) -> list[dict[str, Any]]:
     store = Store(results)
     sim = BUILD / "bin" / "lsm-sim"
     out = []
     for campaign in store.campaigns():
+        if only and campaign not in only:
+            continue
         meta = store.read_campaign(campaign) or {}
         spec_file = ROOT / str(meta.get("spec_file") or "")
         spec = meta["spec"]
@@ -138,10 +141,11 @@ def main() -> int:
     c = sub.add_parser("compare")
     c.add_argument("results", type=Path)
     c.add_argument("--json", type=Path)
+    c.add_argument("--campaign", action="append", help="only this stored campaign (repeatable)")
     args = ap.parse_args()
     if args.verb == "run":
         return run(args.results, args.shape or list(SHAPES))
-    rows = compare(args.results)
+    rows = compare(args.results, args.campaign)
     _print(rows)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1) + "\n")

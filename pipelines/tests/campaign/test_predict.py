@@ -181,14 +181,18 @@ def test_a_point_outside_the_validated_range_says_why_instead_of_a_number(tmp_pa
     path = _edited(spec(tmp_path, "burst"), lambda d: d["phases"]["running"].update(
         {"utilization": 1.5, "arrival": {"process": "bursts", "burst_s": 5, "idle_s": 5}}))
     preds = predictions(capsys, path)
-    for p in preds.values():
+    for point, p in preds.items():
         assert p["utilization"] == 1.5 and p["arrival"] == "bursts"
-        assert "arrivals in bursts" in p["outside"] and "1.5x the maximum" in p["outside"]
+        # The arrivals and the rate are the running phase's: its verdict is outside the
+        # range, the testing phase's maximum (a closed loop) is not.
+        assert "arrivals in bursts" in p["verdict_outside"]
+        assert "1.5x the maximum" in p["verdict_outside"]
+        assert "arrivals" not in p["outside"]
         assert p["max_writes_per_s"] > 0  # kept in the JSON, not shown as trustworthy
     assert main(["plan", str(path), "--predict"]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    # Two reasons: tiering's adds its updates under the budget to the arrivals and the rate.
-    assert out.count("outside the validated range for 2 points") == 2
+    assert "the verdict is outside the validated range for 2 points" in out
+    assert "outside the validated range for 2 points" in out  # tiering's updates
     assert "lsm-sim's running phase has constant arrivals" in out
     zipf = predictions(capsys, _edited(spec(tmp_path, "zipf"), lambda d: d["workload"].update(
         {"file": "update-zipf-1kb"})))
