@@ -181,7 +181,7 @@ def test_a_point_outside_the_validated_range_says_why_instead_of_a_number(tmp_pa
     path = _edited(spec(tmp_path, "burst"), lambda d: d["phases"]["running"].update(
         {"utilization": 1.5, "arrival": {"process": "bursts", "burst_s": 5, "idle_s": 5}}))
     preds = predictions(capsys, path)
-    for point, p in preds.items():
+    for p in preds.values():
         assert p["utilization"] == 1.5 and p["arrival"] == "bursts"
         # The arrivals and the rate are the running phase's: its verdict is outside the
         # range, the testing phase's maximum (a closed loop) is not.
