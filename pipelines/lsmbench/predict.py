@@ -12,16 +12,20 @@ sustainable when the writes' longest wait stays under the verdict's p99 bound, t
 backlog under its backlog bound and the time writes were stalled under its stall bound, the
 verdict's own criteria (the longest wait bounds the p99 from above).
 
+The maximum is the simulated rate over the window the engine measures (the warm-up to the
+phase's end; a steady phase's rounds at its cap), not over all the flushes simulated.
+
 What it needs and assumes: the builtin engine, and a bandwidth: the engine's I/O budget
-(``io_budget_bytes_per_sec``), else the throttle's absolute ``write_bps`` (which also carries
-the write-ahead log: the maximum is scaled by WA / (WA + 1)); the simulator knows bandwidth, not
-CPU. The writer is taken to be WRITER_FACTOR times faster than the budget (the engine's
-in-memory write rate, unknown before a run; the closed loop's maximum barely depends on it,
-the catch-up after a stall does). A point the model was not validated for (a cgroup limit, the
-log on, updates of loaded keys, skewed updates, bursty arrivals, a rate above the maximum:
-``_outside``) keeps its numbers, marked ``outside``, and is shown as outside the validated
-range with the reason. How far to trust the numbers:
-engines/sim/README.md, "Validation of the time model".
+(``io_budget_bytes_per_sec``), else the throttle's absolute ``write_bps``. The throttle carries
+the write-ahead log only when the log reaches the disk (``_log_on_disk``: synced, or a log file
+outliving the kernel's dirty expiry); then the maximum is scaled by WA / (WA + 1). The
+simulator knows bandwidth, not CPU. The writer is taken to be WRITER_FACTOR times faster than
+the budget (the engine's in-memory write rate, unknown before a run; the closed loop's maximum
+barely depends on it, the catch-up after a stall does). A point whose setup was measured more
+than 10 % off (``_outside``) keeps its numbers, marked ``outside``, and is shown as outside the
+validated range with the reason; a running phase the model was not validated for
+(``_verdict_outside``) hides only the verdict. How far to trust the numbers:
+engines/sim/README.md, "The shipped setups".
 """
 
 from __future__ import annotations
@@ -47,10 +51,10 @@ MIN_FLUSHES = 20
 MAX_FLUSHES = 200_000  # a plan stays quick: each simulated flush costs microseconds
 DIRTY_EXPIRE = Path("/proc/sys/vm/dirty_expire_centisecs")
 DEFAULT_DIRTY_EXPIRE_S = 30.0  # Linux's default dirty_expire_centisecs, 3000
-MAX_CHECKPOINTS = 4_000
-# Measured / predicted testing maximum of the one validated shape the model misses
+MAX_CHECKPOINTS = 4_000  # rows of the simulated testing phase (one command-line argument)
+# Measured / predicted testing maximum of the one shape measured more than 10 % off
 # (engines/sim/README.md, "The shipped setups").
-TIERING_BUDGET_UPDATES = 1.19  # rows of the simulated testing phase (one command-line argument)
+TIERING_BUDGET_UPDATES = 1.19
 
 
 class Prediction(BaseModel):
