@@ -73,9 +73,10 @@ def _group_of(point: str) -> str:
     return point.rsplit(",rep=", 1)[0] if ",rep=" in point else point.split("~", 1)[0]
 
 
-def compare(results: Path, only: list[str] | None = None) -> list[dict[str, Any]]:
+def compare(results: Path, only: list[str] | None = None,
+            sim: Path | None = None) -> list[dict[str, Any]]:
     store = Store(results)
-    sim = BUILD / "bin" / "lsm-sim"
+    sim = sim or BUILD / "bin" / "lsm-sim"
     out = []
     for campaign in store.campaigns():
         if only and campaign not in only:
