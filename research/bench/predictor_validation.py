@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "pipelines"))
 from lsmbench.listing import campaign_listing  # noqa: E402
 from lsmbench.plan import build_plan  # noqa: E402
 from lsmbench.predict import predict_plan  # noqa: E402
-from lsmbench.spec import validate_raw  # noqa: E402
+from lsmbench.spec import SpecError, validate_raw  # noqa: E402
 from lsmbench.spec.load import read_yaml  # noqa: E402
 from lsmbench.spec.overrides import prune_excludes  # noqa: E402
 from lsmbench.store import Store  # noqa: E402
@@ -146,7 +146,15 @@ def main() -> int:
     args = ap.parse_args()
     if args.verb == "run":
         return run(args.results, args.shape or list(SHAPES))
-    rows = compare(args.results, args.campaign)
+    if not (args.results.is_dir() and Store(args.results).campaigns()):
+        print(f"predictor_validation: {args.results}: no stored campaign there", file=sys.stderr)
+        return 2
+    try:
+        rows = compare(args.results, args.campaign)
+    except (KeyError, ValueError, SpecError) as e:
+        print(f"predictor_validation: a stored campaign's spec cannot be predicted: {e}",
+              file=sys.stderr)
+        return 2
     _print(rows)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1) + "\n")

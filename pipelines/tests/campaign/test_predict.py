@@ -278,27 +278,35 @@ def test_the_report_shows_the_prediction_beside_the_measurement(tmp_path):
     assert "Predicted (lsm-sim, before the run" in md
 
 
-def test_the_report_shows_a_point_outside_the_validated_range_with_its_reason(tmp_path):
+def _report_with_predictions(tmp_path: Path, prediction: Any) -> tuple[Any, list[str], str]:
+    """The papers fixture's report with `prediction(i)` as the i-th point's prediction: its
+    files, its points in order, and the html of its predicted table."""
     camp = tmp_path / "papers-fixture"
     shutil.copytree(PAPERS, camp)
     meta = json.loads((camp / "campaign.json").read_text())
     points = sorted(p.name for p in camp.iterdir() if (p / "point.json").is_file())
-    why = "arrivals in bursts (lsm-sim's running phase has constant arrivals)"
-    meta["plan"]["predictions"] = {
-        p: {"max_writes_per_s": 12345.0, "utilization": 1.5, "sustainable": True,
-            "arrival": "bursts", "outside": why if i == 0 else "", "basis": ""}
-        for i, p in enumerate(points)}
+    meta["plan"]["predictions"] = {p: prediction(i) for i, p in enumerate(points)}
     (camp / "campaign.json").write_text(json.dumps(meta))
     files = build_report(camp, camp.parent)
     page = html.unescape(files.html.read_text())
     table = page[page.index('id="predicted-table"'):]
-    table = table[:table.index("</table>")]
-    outside = table[table.index(f'<tr data-point="{points[0]}">'):]
-    outside = outside[:outside.index("</tr>")]
+    return files, points, table[:table.index("</table>")]
+
+
+def _row(table: str, point: str) -> str:
+    row = table[table.index(f'<tr data-point="{point}">'):]
+    return row[:row.index("</tr>")]
+
+
+def test_the_report_shows_a_point_outside_the_validated_range_with_its_reason(tmp_path):
+    why = "arrivals in bursts (lsm-sim's running phase has constant arrivals)"
+    files, points, table = _report_with_predictions(tmp_path, lambda i: {
+        "max_writes_per_s": 12345.0, "utilization": 1.5, "sustainable": True,
+        "arrival": "bursts", "outside": why if i == 0 else "", "basis": ""})
+    outside = _row(table, points[0])
     assert f"outside the validated range: {why}" in outside
     assert "12345" not in outside and "12,345" not in outside  # no number that looks trusted
-    inside = table[table.index(f'<tr data-point="{points[1]}">'):]
-    inside = inside[:inside.index("</tr>")]
+    inside = _row(table, points[1])
     assert "yes at 1.50, bursts" in inside or "yes at 1.5, bursts" in inside
     md = files.markdown.read_text()
     assert f"outside the validated range: {why}" in md
@@ -306,21 +314,11 @@ def test_the_report_shows_a_point_outside_the_validated_range_with_its_reason(tm
 
 
 def test_the_report_shows_a_verdict_outside_the_validated_range_beside_its_maximum(tmp_path):
-    camp = tmp_path / "papers-fixture"
-    shutil.copytree(PAPERS, camp)
-    meta = json.loads((camp / "campaign.json").read_text())
-    points = sorted(p.name for p in camp.iterdir() if (p / "point.json").is_file())
     why = "tiering's running phase under a cgroup write limit"
-    meta["plan"]["predictions"] = {
-        p: {"max_writes_per_s": 12345.0, "utilization": 0.95, "sustainable": True,
-            "verdict_outside": why if i == 0 else "", "basis": ""}
-        for i, p in enumerate(points)}
-    (camp / "campaign.json").write_text(json.dumps(meta))
-    files = build_report(camp, camp.parent)
-    page = html.unescape(files.html.read_text())
-    table = page[page.index('id="predicted-table"'):]
-    row = table[table.index(f'<tr data-point="{points[0]}">'):]
-    row = row[:row.index("</tr>")]
+    files, points, table = _report_with_predictions(tmp_path, lambda i: {
+        "max_writes_per_s": 12345.0, "utilization": 0.95, "sustainable": True,
+        "verdict_outside": why if i == 0 else "", "basis": ""})
+    row = _row(table, points[0])
     assert "12,345" in row and f"outside the validated range: {why}" in row
     assert "yes at" not in row
     md_rows = [line for line in files.markdown.read_text().splitlines()
