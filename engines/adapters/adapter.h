@@ -96,8 +96,15 @@ class KvAdapter {
 };
 
 // The engine names this build supports (rocksdb and leveldb only when their
-// libraries were found at build time).
+// libraries were found at build time), then the engine plugins loaded.
 std::vector<std::string> AdapterNames();
+
+// Loads the engine plugin at path (engines/plugin/include/lsmbench/engine_plugin.h)
+// and makes it known by its own name to every function here; *name = that
+// name. InvalidArgument naming the path and the problem (plugin_adapter.h),
+// or when the plugin takes the name of an engine compiled in. Loading the
+// same path again is a no-op.
+Status LoadEnginePlugin(const std::string& path, std::string* name);
 
 // Opens engine `engine` on directory dir. An unknown engine, an unknown
 // option name or a bad option value is InvalidArgument naming it (and the

@@ -1,8 +1,13 @@
-// OpenAdapter / AdapterNames: the engines compiled into this build. Which
-// ones that is, is decided by CMake (LSMBENCH_HAVE_*), because RocksDB and
-// LevelDB are optional system libraries.
+// OpenAdapter / AdapterNames: the engines compiled into this build, and the
+// engine plugins loaded. Which engines are compiled in is decided by CMake
+// (LSMBENCH_HAVE_*), because RocksDB and LevelDB are optional system
+// libraries.
 #include "adapters/adapter.h"
+
+#include <mutex>
+
 #include "adapters/null_adapter.h"
+#include "adapters/plugin_adapter.h"
 #ifdef LSMBENCH_HAVE_BUILTIN
 #include "adapters/builtin_adapter.h"
 #endif
@@ -50,20 +55,80 @@ constexpr Engine kEngines[] = {
 
 }  // namespace
 
+namespace {
+
+// The plugins loaded, in load order. The driver loads at most one, before
+// any engine is opened; the lock is for tests that load several.
+std::mutex g_plugins_mu;
+std::vector<std::shared_ptr<const EnginePlugin>>& Plugins() {
+  static auto* plugins = new std::vector<std::shared_ptr<const EnginePlugin>>();
+  return *plugins;
+}
+
+}  // namespace
+
+std::shared_ptr<const EnginePlugin> FindEnginePlugin(const std::string& name) {
+  std::lock_guard<std::mutex> lock(g_plugins_mu);
+  for (const auto& p : Plugins()) {
+    if (p->name() == name) return p;
+  }
+  return nullptr;
+}
+
 std::vector<std::string> AdapterNames() {
   std::vector<std::string> names;
   for (const Engine& e : kEngines) names.emplace_back(e.name);
+  std::lock_guard<std::mutex> lock(g_plugins_mu);
+  for (const auto& p : Plugins()) names.push_back(p->name());
   return names;
+}
+
+Status LoadEnginePlugin(const std::string& path, std::string* name) {
+  {
+    std::lock_guard<std::mutex> lock(g_plugins_mu);
+    for (const auto& p : Plugins()) {
+      if (p->path() == path) {
+        *name = p->name();
+        return Status::OK();
+      }
+    }
+  }
+  std::shared_ptr<const EnginePlugin> plugin;
+  Status s = EnginePlugin::Load(path, &plugin);
+  if (!s.ok()) return s;
+  for (const Engine& e : kEngines) {
+    if (plugin->name() == e.name) {
+      return Status::InvalidArgument("engine plugin " + path, "calls itself '" + plugin->name() +
+                                     "', the name of an engine compiled into lsm-driver");
+    }
+  }
+  std::lock_guard<std::mutex> lock(g_plugins_mu);
+  for (const auto& p : Plugins()) {
+    if (p->name() == plugin->name()) {
+      return Status::InvalidArgument("engine plugin " + path, "calls itself '" + plugin->name() +
+                                     "', as does the plugin loaded from " + p->path());
+    }
+  }
+  *name = plugin->name();
+  Plugins().push_back(std::move(plugin));
+  return Status::OK();
 }
 
 namespace {
 
-Status FindEngine(const std::string& engine, const Engine** found) {
+// The compiled-in engine called `engine`; nullptr and OK for a plugin's name.
+Status FindEngine(const std::string& engine, const Engine** found,
+                  std::shared_ptr<const EnginePlugin>* plugin = nullptr) {
+  *found = nullptr;
   for (const Engine& e : kEngines) {
     if (engine == e.name) {
       *found = &e;
       return Status::OK();
     }
+  }
+  if (auto p = FindEnginePlugin(engine)) {
+    if (plugin != nullptr) *plugin = std::move(p);
+    return Status::OK();
   }
   std::string names;
   for (const std::string& name : AdapterNames()) names += (names.empty() ? "" : ", ") + name;
@@ -75,16 +140,20 @@ Status FindEngine(const std::string& engine, const Engine** found) {
 Status OpenAdapter(const std::string& engine, const std::string& dir,
                    const AdapterOptions& options, std::unique_ptr<KvAdapter>* adapter) {
   const Engine* e = nullptr;
-  Status s = FindEngine(engine, &e);
-  return s.ok() ? e->open(dir, options, adapter) : s;
+  std::shared_ptr<const EnginePlugin> plugin;
+  Status s = FindEngine(engine, &e, &plugin);
+  if (!s.ok()) return s;
+  return plugin ? plugin->Open(dir, options, 0, adapter) : e->open(dir, options, adapter);
 }
 
 Status OpenDatasetAdapter(const std::string& engine, const std::string& dir,
                           const AdapterOptions& options, int secondary_indexes,
                           std::unique_ptr<KvAdapter>* adapter) {
   const Engine* e = nullptr;
-  Status s = FindEngine(engine, &e);
+  std::shared_ptr<const EnginePlugin> plugin;
+  Status s = FindEngine(engine, &e, &plugin);
   if (!s.ok()) return s;
+  if (plugin) return plugin->Open(dir, options, secondary_indexes, adapter);
   if (e->open_dataset == nullptr) {
     return Status::InvalidArgument("engine '" + engine +
                                    "' keeps no secondary indexes (only builtin does)");
@@ -94,19 +163,28 @@ Status OpenDatasetAdapter(const std::string& engine, const std::string& dir,
 
 bool AdapterHasSecondaryIndexes(const std::string& engine) {
   const Engine* e = nullptr;
-  return FindEngine(engine, &e).ok() && e->open_dataset != nullptr;
+  std::shared_ptr<const EnginePlugin> plugin;
+  if (!FindEngine(engine, &e, &plugin).ok()) return false;
+  return plugin ? plugin->HasSecondaryIndexes() : e->open_dataset != nullptr;
 }
 
 Status CheckAdapterOptions(const std::string& engine, const AdapterOptions& options) {
   const Engine* e = nullptr;
-  Status s = FindEngine(engine, &e);
-  return s.ok() ? e->check(options) : s;
+  std::shared_ptr<const EnginePlugin> plugin;
+  Status s = FindEngine(engine, &e, &plugin);
+  if (!s.ok()) return s;
+  return plugin ? plugin->CheckOptions(options) : e->check(options);
 }
 
 Status DescribeAdapterOptions(const std::string& engine, std::vector<OptionDescription>* out) {
   const Engine* e = nullptr;
-  Status s = FindEngine(engine, &e);
+  std::shared_ptr<const EnginePlugin> plugin;
+  Status s = FindEngine(engine, &e, &plugin);
   if (!s.ok()) return s;
+  if (plugin) {
+    *out = plugin->Describe();
+    return Status::OK();
+  }
   if (e->describe == nullptr) {
     return Status::NotSupported("engine '" + engine + "'",
                                 "its options are RocksDB's own; check a set of them with "

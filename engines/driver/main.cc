@@ -1,6 +1,6 @@
 // lsm-driver --config run.json --out DIR
-// lsm-driver --describe-options [ENGINE]
-// lsm-driver --check-options ENGINE [--option NAME=VALUE]...
+// lsm-driver --describe-options [ENGINE | PLUGIN.so]
+// lsm-driver --check-options ENGINE|PLUGIN.so [--option NAME=VALUE]...
 // lsm-driver --check-config run.json
 //
 // Exit codes: 0 success; 1 engine failure (open, the settle before the
@@ -48,9 +48,9 @@ void OnEndSignal(int signo) { g_end_signal.store(signo); }
 
 const char kUsage[] =
     "usage: lsm-driver --config run.json --out DIR [--quiet]\n"
-    "       lsm-driver --describe-options [ENGINE] [--markdown]\n"
+    "       lsm-driver --describe-options [ENGINE | PLUGIN] [--markdown]\n"
     "       lsm-driver --describe-workload\n"
-    "       lsm-driver --check-options ENGINE [--option NAME=VALUE]...\n"
+    "       lsm-driver --check-options ENGINE|PLUGIN [--option NAME=VALUE]...\n"
     "       lsm-driver --check-config run.json\n"
     "Runs one phase (load, testing or running) of a workload against an engine\n"
     "and writes timeseries.jsonl, summary.json and histograms.json to DIR.\n"
@@ -59,6 +59,7 @@ const char kUsage[] =
     "--describe-options prints the options ENGINE (default builtin) accepts as\n"
     "JSON; --check-options parses a set of options as a run would and prints\n"
     "{\"ok\", \"errors\"} (exit 0 when ok, 1 when not), opening nothing.\n"
+    "PLUGIN: the path of an engine plugin (a name with a '/'), loaded first.\n"
     "--check-config parses run.json as a run would (every field but the engine\n"
     "options) and prints {\"ok\", \"errors\": [{\"path\", \"message\"}]} the same way.\n"
     "Schemas: engines/driver/README.md\n";
@@ -83,6 +84,20 @@ std::string Hostname() {
   return buf;
 }
 
+// An engine argument with a '/' is an engine plugin's path: loaded, and
+// *engine becomes its name. False (and the message printed) when it fails.
+bool ResolveEngine(std::string* engine) {
+  if (engine->find('/') == std::string::npos) return true;
+  std::string name;
+  Status s = LoadEnginePlugin(*engine, &name);
+  if (!s.ok()) {
+    Fail(2, ErrorText(s));
+    return false;
+  }
+  *engine = name;
+  return true;
+}
+
 // --describe-options / --check-options; argv[1] is one of them.
 int OptionsCommand(int argc, char** argv) {
   const std::string command = argv[1];
@@ -100,6 +115,7 @@ int OptionsCommand(int argc, char** argv) {
         return Fail(2, "--describe-options: unexpected '" + arg + "'\n" + kUsage);
       }
     }
+    if (!ResolveEngine(&engine)) return 2;
     std::string text;
     Status s = markdown ? DescribeOptionsMarkdown(engine, &text) : DescribeOptionsJson(engine, &text);
     if (!s.ok()) return Fail(2, ErrorText(s));
@@ -107,7 +123,8 @@ int OptionsCommand(int argc, char** argv) {
     return 0;
   }
   if (argc < 3) return Fail(2, "--check-options needs an engine\n" + std::string(kUsage));
-  const std::string engine = argv[2];
+  std::string engine = argv[2];
+  if (!ResolveEngine(&engine)) return 2;
   AdapterOptions options;
   for (int i = 3; i < argc; i++) {
     const std::string arg = argv[i];

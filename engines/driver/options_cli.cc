@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "adapters/plugin_adapter.h"
 #include "lsm/option_values.h"
 #include "nlohmann/json.hpp"
 
@@ -48,6 +49,14 @@ std::string NamedOption(const std::string& message) {
 
 }  // namespace
 
+nlohmann::json PluginJson(const EnginePlugin& plugin) {
+  return {{"path", plugin.path()},
+          {"version", plugin.version()},
+          {"abi_version", plugin.abi_version()},
+          {"cannot_tell", plugin.CannotTell()},
+          {"secondary_indexes", plugin.HasSecondaryIndexes()}};
+}
+
 Status DescribeOptionsJson(const std::string& engine, std::string* out) {
   std::vector<OptionDescription> options;
   Status s = DescribeAdapterOptions(engine, &options);
@@ -67,7 +76,9 @@ Status DescribeOptionsJson(const std::string& engine, std::string* out) {
     entry["doc"] = o.doc;
     list.push_back(std::move(entry));
   }
-  *out = json{{"engine", engine}, {"options", std::move(list)}}.dump(1) + "\n";
+  json reply = {{"engine", engine}, {"options", std::move(list)}};
+  if (auto plugin = FindEnginePlugin(engine)) reply["plugin"] = PluginJson(*plugin);
+  *out = reply.dump(1) + "\n";
   return Status::OK();
 }
 

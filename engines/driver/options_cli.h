@@ -9,15 +9,23 @@
 #include <string>
 
 #include "adapters/adapter.h"
+#include "adapters/plugin_adapter.h"
+#include "nlohmann/json.hpp"
 
 namespace lsmbench::driver {
 
 // {"engine": E, "options": [{"name", "type", "default", "min", "max",
 // "choices", "unit", "doc"}, ...]} with "type" one of bool|int|size|real|
 // choice; "default" typed (sizes in bytes); keys that do not apply are left
-// out. *out is the JSON text; a non-OK status for an unknown engine or one
-// without a description (rocksdb).
+// out; for an engine plugin also "plugin": PluginJson. *out is the JSON
+// text; a non-OK status for an unknown engine or one without a description
+// (rocksdb).
 Status DescribeOptionsJson(const std::string& engine, std::string* out);
+
+// {"path", "version", "abi_version", "cannot_tell": ["events", "settle",
+// "metrics"] (what it leaves out), "secondary_indexes": bool}: what a run's
+// summary and --describe-options say of a plugin.
+nlohmann::json PluginJson(const EnginePlugin& plugin);
 
 // The same as Markdown: docs/reference/engine-options.md is this output for builtin.
 Status DescribeOptionsMarkdown(const std::string& engine, std::string* out);

@@ -1,5 +1,7 @@
 #include "driver/report.h"
 
+#include "driver/options_cli.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -246,6 +248,7 @@ Json SummaryJson(const RunConfig& config, const RunResult& r, const RunInfo& inf
   j["exit_code"] = info.exit_code;
   j["phase"] = PhaseName(config);
   j["engine"] = config.engine;
+  if (auto plugin = FindEnginePlugin(config.engine)) j["engine_plugin"] = PluginJson(*plugin);
   j["start_time_utc"] = info.start_time_utc;
   j["hostname"] = info.hostname;
   j["config"] = config.ToJson();

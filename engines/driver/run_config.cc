@@ -14,7 +14,7 @@ namespace {
 
 const std::vector<std::string>& RunFields() {
   static const std::vector<std::string> names = {
-      "engine",    "engine_options", "dir",         "label",   "workload",  "workload_file",
+      "engine",    "engine_plugin", "engine_options", "dir",         "label",   "workload",  "workload_file",
       "phase",     "duration_s",     "warmup_s",    "threads", "interval_ms", "arrival",
       "queries",   "seed",           "max_ops",     "insert_start", "progress_s", "spin_us",
       "slow_ms",   "drain_s",        "settle_s"};
@@ -126,6 +126,7 @@ Json QuerySpec::ToJson() const {
 Json RunConfig::ToJson() const {
   Json j;
   j["engine"] = engine;
+  if (!engine_plugin.empty()) j["engine_plugin"] = engine_plugin;
   j["engine_options"] = engine_options;
   j["dir"] = dir;
   if (!label.empty()) j["label"] = label;
@@ -158,12 +159,24 @@ Status ParseRunConfig(const Json& json, const std::string& config_dir,
 
   s = obj.Required("engine");
   if (s.ok()) s = obj.GetString("engine", &c.engine);
+  if (s.ok()) s = obj.GetString("engine_plugin", &c.engine_plugin);
   if (!s.ok()) return s;
+  std::vector<std::string> known_engines = engines;
+  if (!c.engine_plugin.empty()) {
+    std::string name;
+    s = LoadEnginePlugin(c.engine_plugin, &name);
+    if (!s.ok()) return obj.Error("engine_plugin", ErrorText(s));
+    if (name != c.engine) {
+      return obj.Error("engine", "'" + c.engine + "' is not the engine plugin at " +
+                                     c.engine_plugin + ", which calls itself '" + name + "'");
+    }
+    known_engines.push_back(name);
+  }
   bool known = false;
-  for (const auto& e : engines) known = known || e == c.engine;
+  for (const auto& e : known_engines) known = known || e == c.engine;
   if (!known) {
     return obj.Error("engine", "unknown engine '" + c.engine + "' (available: " +
-                                   JoinNames(engines) + ")");
+                                   JoinNames(known_engines) + ")");
   }
   s = obj.GetStringMap("engine_options", &c.engine_options);
   if (s.ok()) s = obj.GetString("dir", &c.dir);

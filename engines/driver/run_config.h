@@ -37,6 +37,9 @@ struct QuerySpec {
 
 struct RunConfig {
   std::string engine;
+  // An engine plugin's shared object (engines/plugin/include/lsmbench/
+  // engine_plugin.h): loaded while parsing, and `engine` must be its name.
+  std::string engine_plugin;
   std::map<std::string, std::string> engine_options;
   std::string dir;            // engine data directory
   std::string label;          // free text, echoed
@@ -65,7 +68,8 @@ struct RunConfig {
 
 // Parses a run.json document. Relative workload_file and trace_file paths
 // are looked up in the current directory first, then in config_dir.
-// `engines` is the list of known engine names.
+// `engines` is the list of known engine names; an engine_plugin is loaded
+// (LoadEnginePlugin) and adds its own.
 Status ParseRunConfig(const Json& json, const std::string& config_dir,
                       const std::vector<std::string>& engines, RunConfig* out);
 

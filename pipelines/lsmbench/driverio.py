@@ -55,6 +55,7 @@ def build_run_json(
     drain_s: float = 0.0,
     queries: dict[str, Any] | None = None,
     settle_s: float = 0.0,
+    engine_plugin: str | None = None,
 ) -> dict[str, Any]:
     """One run.json document (fields as the driver's README names them). settle_s > 0 makes
     the driver wait (at most that long) for the engine's pending flushes and merges before the
@@ -88,6 +89,8 @@ def build_run_json(
         raise ValueError("arrival and drain_s are only for the running phase")
     if settle_s > 0:
         doc["settle_s"] = float(settle_s)
+    if engine_plugin:
+        doc["engine_plugin"] = engine_plugin
     return doc
 
 

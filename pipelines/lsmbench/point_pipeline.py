@@ -32,6 +32,7 @@ from typing import Any
 
 from .cyclecheck import ExpectedCycle, from_testing, short_phase_warning, simulated
 from .driverio import EXIT_OK, DriverOutputs, build_run_json, describe_exit, read_timeseries
+from .engine_options import plugins
 from .faults import (
     RESULTS_DISK_FULL,
     Diagnosis,
@@ -177,6 +178,7 @@ class PointPipeline:
 
     # -- one driver run ---------------------------------------------------------------------
 
+
     def _run_phase(self, phase_dir: str, phase: str, *, duration_s: float = 0.0,
                    warmup_s: float = 0.0, threads: int | None = None,
                    arrival: dict[str, Any] | None = None, insert_start: int | None = None,
@@ -203,6 +205,7 @@ class PointPipeline:
             drain_s=drain_s,
             queries=queries,
             settle_s=settle_s,
+            engine_plugin=plugins.run_json_path(self.spec.engine.name, self.spec.engine.plugin),
         )
         out = ctx.out_dir / phase_dir
         throttled = self.spec.throttle.enabled and phase in self.spec.throttle.phases

@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..driverio import build_run_json
+from ..engine_options import plugins
 from ..plan import expand_matrix
 from ..points import Point, point_spec, point_workload
 from ..spec import LoadedSpec
@@ -63,6 +64,7 @@ def _phase_doc(spec: CampaignSpec, point: Point, phase: str,
               else float(ph.warmup) if phase == "running" else 0.0)
     return build_run_json(
         engine=spec.engine.name, engine_options={}, data_dir=_CHECK_DIR,
+        engine_plugin=plugins.run_json_path(spec.engine.name, spec.engine.plugin),
         # One seed for all: it decides no rule, and equal documents are asked once.
         phase="load" if phase == "load" else "testing", workload=workload, seed=1,
         duration_s=0.0 if phase == "load" else ph.duration, warmup_s=warmup,

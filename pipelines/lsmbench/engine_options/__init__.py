@@ -96,9 +96,23 @@ def option_string(value: Any) -> str:
     return str(value)
 
 
-@cache
+# Engine plugins' descriptions by name, registered as they are resolved (.plugins).
+_plugins: dict[str, EngineDescription] = {}
+
+
+def register_plugin(name: str, desc: EngineDescription) -> None:
+    """Makes :func:`description` answer for the engine plugin `name`."""
+    _plugins[name] = desc
+
+
 def description(engine: str) -> EngineDescription | None:
-    """The committed description of an engine's options, None when there is none (rocksdb)."""
+    """The description of an engine's options: an engine plugin's as registered, else the
+    committed one; None when there is none (rocksdb)."""
+    return _plugins.get(engine) or _committed(engine)
+
+
+@cache
+def _committed(engine: str) -> EngineDescription | None:
     res = resources.files(__package__).joinpath(f"{engine}.json")
     if not res.is_file():
         return None

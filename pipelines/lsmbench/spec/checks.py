@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .. import engine_options
+from ..engine_options import plugins
 from ..util import names
 from ..util.wording import plural
 from .errors import pydantic_errors
@@ -53,10 +54,9 @@ def dimension_option(key: str) -> str | None:
     return None
 
 
-def engines_of(raw: dict[str, Any]) -> list[str]:
-    """The engines a campaign runs: engine.name, or each value of an engine.name dimension.
-    An unknown name (the models report it) counts as the closest known one, or builtin, so
-    that its options are still checked."""
+def engine_names(raw: dict[str, Any]) -> list[str]:
+    """The engines a campaign names: engine.name, or each value of an engine.name dimension;
+    a name that can be no engine's (the models report it) as the closest compiled-in one."""
     matrix = raw.get("matrix")
     dim = matrix.get("engine.name") if isinstance(matrix, dict) else None
     if dim is not None:
@@ -66,12 +66,53 @@ def engines_of(raw: dict[str, Any]) -> list[str]:
         values = [engine.get("name", "builtin") if isinstance(engine, dict) else "builtin"]
     out = []
     for v in values:
-        if not isinstance(v, str) or v not in names.ENGINES:
-            close = difflib.get_close_matches(str(v), names.ENGINES, n=1)
-            v = close[0] if close else "builtin"
+        if not isinstance(v, str) or not (v in names.ENGINES or plugins.is_plugin_name(v)):
+            v = _stand_in(v)
         if v not in out:
             out.append(v)
     return out
+
+
+def engines_of(raw: dict[str, Any]) -> list[str]:
+    """The engines whose options a campaign's are checked against: each it names, a plugin
+    once resolved (plugin_errors); a name that is no plugin found (a typo of builtin?) counts
+    as the closest compiled-in engine, so that its options are still checked."""
+    return list(dict.fromkeys(
+        e if e in names.ENGINES or plugins.registered(e) else _stand_in(e)
+        for e in engine_names(raw)))
+
+
+def _stand_in(name: Any) -> str:
+    """The compiled-in engine whose options are checked for an engine that is not one."""
+    close = difflib.get_close_matches(str(name), names.ENGINES, n=1)
+    return close[0] if close else "builtin"
+
+
+def plugin_errors(raw: dict[str, Any], source: Path | None) -> list[tuple[str, str]]:
+    """Each engine plugin the campaign runs, found and described by the driver (and so
+    registered for the option checks); the reason where one cannot be. The path of each
+    error is engine.plugin, matrix.engine.name or engine.name."""
+    engine = raw.get("engine") if isinstance(raw.get("engine"), dict) else {}
+    base = engine.get("name", "builtin")
+    explicit = engine.get("plugin") if isinstance(engine.get("plugin"), str) else None
+    matrix = raw.get("matrix") if isinstance(raw.get("matrix"), dict) else {}
+    errors: list[tuple[str, str]] = []
+    for name in engine_names(raw):
+        if not plugins.is_plugin_name(name):
+            continue
+        path = ("engine.plugin" if name == base and explicit is not None
+                else "matrix.engine.name" if "engine.name" in matrix else "engine.name")
+        try:
+            plugins.resolve_plugin(name, explicit if name == base else None, source)
+        except ValueError as e:
+            errors.append((path, str(e)))
+            continue
+        testbed = raw.get("testbed")
+        kind = testbed.get("type", "local") if isinstance(testbed, dict) else "local"
+        if kind != "local":
+            errors.append((path, f"engine plugin '{name}': plugins run on a local testbed "
+                                 f"only (testbed.type: {kind})"))
+    return errors
 
 
 def _option_errors(option: str, value: Any, path: str, name_path: str,
@@ -109,7 +150,7 @@ def _check_engine_options(opts: Any, path: str, engines: list[str]) -> list[tupl
 
 
 def semantic_errors(raw: dict[str, Any], source: Path | None) -> list[tuple[str, str]]:
-    errors: list[tuple[str, str]] = []
+    errors: list[tuple[str, str]] = plugin_errors(raw, source)
     engines = engines_of(raw)
     engine = raw.get("engine")
     if isinstance(engine, dict):

@@ -19,6 +19,7 @@ from pydantic import (
     model_validator,
 )
 
+from ..engine_options.plugins import PLUGIN_NAME_RE
 from ..throttle.rates import check_rate
 from ..util import names
 from ..util.units import parse_duration
@@ -71,8 +72,13 @@ class Strict(BaseModel):
 class EngineSpec(Strict):
     """The engine the driver measures and its options (passed to its adapter by name)."""
 
-    name: str = Field(default="builtin", description="The driver's adapter: one of "
-                      f"{', '.join(f'`{e}`' for e in names.ENGINES)}.")
+    name: str = Field(default="builtin", description="The engine: one compiled into "
+                      f"lsm-driver ({', '.join(f'`{e}`' for e in names.ENGINES)}) or an "
+                      "engine plugin's own name, found as `lsmbench-NAME.so` on the plugin "
+                      "path (docs/how-to/add-your-engine.md).")
+    plugin: str | None = Field(default=None, description="The engine plugin's file, for "
+                               "`name` (relative to the spec's directory); none: found on "
+                               "the plugin path.")
     options: EngineOptions = Field(
         default_factory=dict,
         description="Engine options by name, for every phase. "
@@ -81,9 +87,17 @@ class EngineSpec(Strict):
     @field_validator("name")
     @classmethod
     def _known_engine(cls, v: str) -> str:
-        if v not in names.ENGINES:
-            raise ValueError(f"unknown engine '{v}' (choose from: {names.choices(names.ENGINES)})")
+        if v not in names.ENGINES and not PLUGIN_NAME_RE.fullmatch(v):
+            raise ValueError(f"unknown engine '{v}' (choose from: {names.choices(names.ENGINES)}, "
+                             "or an engine plugin's name: [a-z][a-z0-9_-]*)")
         return v
+
+    @model_validator(mode="after")
+    def _plugin_has_its_own_name(self) -> EngineSpec:
+        if self.plugin is not None and self.name in names.ENGINES:
+            raise ValueError(f"engine.plugin: '{self.name}' is compiled into lsm-driver; set "
+                             "engine.name to the plugin's own name")
+        return self
 
 
 # ---------------------------------------------------------------- workload

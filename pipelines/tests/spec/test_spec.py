@@ -122,7 +122,11 @@ BAD = [
      "are set once per campaign; vary throttle.enabled, throttle.phases, or run one campaign per "
      "rate"),
     ({"engine": {"name": "rocks"}},
-     "engine.name: unknown engine 'rocks' (choose from: builtin, rocksdb, leveldb, null)"),
+     "engine.name: unknown engine 'rocks': neither compiled into lsm-driver nor a plugin "
+     "lsmbench-rocks.so on the plugin path"),
+    ({"engine": {"name": "Rocks!"}},
+     "engine.name: unknown engine 'Rocks!' (choose from: builtin, rocksdb, leveldb, null, or "
+     "an engine plugin's name"),
     ({"enigne": {}},
      "enigne: unknown key 'enigne' (allowed: name, description, engine, matrix, workload, "
      "phases, verdict, throttle, sinks, testbed, tune, pair)"),
