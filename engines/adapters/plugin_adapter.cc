@@ -628,6 +628,9 @@ Status EnginePlugin::Load(const std::string& path, std::shared_ptr<const EngineP
   if (api->del == nullptr) missing.push_back("del");
   if (api->get == nullptr) missing.push_back("get");
   if (api->scan == nullptr) missing.push_back("scan");
+  if (api->options_open != 0 && api->check_options == nullptr) {
+    missing.push_back("check_options (options_open is set)");
+  }
   if (!missing.empty()) {
     return Status::InvalidArgument(label, "missing required function" +
                                               std::string(missing.size() > 1 ? "s: " : ": ") +
@@ -657,6 +660,8 @@ std::vector<std::string> EnginePlugin::CannotTell() const {
 
 uint32_t EnginePlugin::abi_version() const { return api_->abi_version; }
 
+bool EnginePlugin::options_open() const { return api_->options_open != 0; }
+
 bool EnginePlugin::HasSecondaryIndexes() const { return api_->put_record != nullptr; }
 
 std::vector<OptionDescription> EnginePlugin::Describe() const { return options_; }
@@ -668,9 +673,10 @@ Status EnginePlugin::Canonical(const AdapterOptions& options, std::vector<std::s
   for (const auto& [name, value] : options) {
     auto it = std::find_if(options_.begin(), options_.end(),
                            [&](const OptionDescription& o) { return o.name == name; });
-    std::string canonical;
-    Status s = it == options_.end() ? lsm::UnknownOption(name, known)
-                                    : CanonicalValue(*it, value, &canonical);
+    std::string canonical = value;  // an open table's unlisted option: as written
+    Status s = it != options_.end() ? CanonicalValue(*it, value, &canonical)
+               : api_->options_open != 0 ? Status::OK()
+                                         : lsm::UnknownOption(name, known);
     if (!s.ok()) {
       problems.push_back(lsm::ErrorMessage(s));
       continue;

@@ -38,6 +38,8 @@ class EnginePlugin {
   const std::string& version() const { return version_; }
   const std::string& path() const { return path_; }
   uint32_t abi_version() const;
+  // The table lists some options; check_options checks the others.
+  bool options_open() const;
   // What the plugin cannot tell ("events", "settle", "metrics"), for the
   // run's metadata.
   std::vector<std::string> CannotTell() const;

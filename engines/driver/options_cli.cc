@@ -53,6 +53,7 @@ nlohmann::json PluginJson(const EnginePlugin& plugin) {
   return {{"path", plugin.path()},
           {"version", plugin.version()},
           {"abi_version", plugin.abi_version()},
+          {"options_open", plugin.options_open()},
           {"cannot_tell", plugin.CannotTell()},
           {"secondary_indexes", plugin.HasSecondaryIndexes()}};
 }

@@ -22,7 +22,7 @@ namespace lsmbench::driver {
 // (rocksdb).
 Status DescribeOptionsJson(const std::string& engine, std::string* out);
 
-// {"path", "version", "abi_version", "cannot_tell": ["events", "settle",
+// {"path", "version", "abi_version", "options_open", "cannot_tell": ["events", "settle",
 // "metrics"] (what it leaves out), "secondary_indexes": bool}: what a run's
 // summary and --describe-options say of a plugin.
 nlohmann::json PluginJson(const EnginePlugin& plugin);

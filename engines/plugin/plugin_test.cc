@@ -149,6 +149,17 @@ TEST(PluginTest, ThePluginsOwnCheckSeesCanonicalValues) {
                   .IsInvalidArgument());
 }
 
+TEST(PluginTest, AnOpenTablePassesUnlistedOptionsToTheCheck) {
+  auto plugin = LoadOk(Faulty("open_checked"));
+  EXPECT_TRUE(plugin->options_open());
+  EXPECT_TRUE(plugin->CheckOptions({{"anything_else", "as written"}}).ok());
+  Status s = plugin->CheckOptions({{"fanout", "99"}});  // listed: still checked by the table
+  EXPECT_NE(s.ToString().find("'fanout': bad value '99'"), std::string::npos) << s.ToString();
+  EXPECT_NE(LoadError(Faulty("open_unchecked"))
+                .find("missing required function: check_options (options_open is set)"),
+            std::string::npos);
+}
+
 TEST(PluginTest, BadPluginsAreRefusedWithTheReason) {
   EXPECT_NE(LoadError("/nonexistent/lsmbench-x.so").find("no such file"), std::string::npos);
   const std::string text = ::testing::TempDir() + "/not-a-plugin.so";

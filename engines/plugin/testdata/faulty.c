@@ -37,7 +37,7 @@ static size_t disordered_events(lsmbench_engine *db, lsmbench_event *events, siz
 }
 #endif
 
-#ifdef FAULT_CHECKED /* a rule between options that the table cannot say */
+#if defined(FAULT_CHECKED) || defined(FAULT_OPEN_CHECKED) /* a rule the table cannot say */
 static lsmbench_code check(const char *const *names, const char *const *values, size_t count,
                            lsmbench_message *m) {
   long entries = 4096, fanout = 4;
@@ -76,6 +76,13 @@ LSMBENCH_PLUGIN_EXPORT const lsmbench_engine_api *lsmbench_engine_plugin(void) {
 #endif
 #ifdef FAULT_CHECKED
   faulty.check_options = check;
+#endif
+#ifdef FAULT_OPEN_CHECKED /* takes options its table does not list, and checks them */
+  faulty.options_open = 1;
+  faulty.check_options = check;
+#endif
+#ifdef FAULT_OPEN_UNCHECKED /* takes options its table does not list, and cannot check them */
+  faulty.options_open = 1;
 #endif
 #ifdef FAULT_NAMED_NULL /* takes the name of an engine compiled into the driver */
   faulty.name = "null";

@@ -71,6 +71,9 @@ class EngineDescription(BaseModel):
 
     engine: str
     options: tuple[OptionDescription, ...]
+    # An engine plugin whose table lists only some options: the driver checks the others
+    # (--check-options), as it checks all of rocksdb's.
+    options_open: bool = False
 
     def get(self, name: str) -> OptionDescription | None:
         return next((o for o in self.options if o.name == name), None)

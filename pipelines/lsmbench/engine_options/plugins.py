@@ -124,7 +124,8 @@ def describe_plugin(path: Path, driver: Path | None = None) -> PluginInfo:
     try:
         data = json.loads(r.stdout)
         plugin = data.pop("plugin")
-        desc = EngineDescription.model_validate(data)
+        desc = EngineDescription.model_validate(
+            {**data, "options_open": bool(plugin.get("options_open", False))})
         info = PluginInfo(path=path, name=desc.engine, version=str(plugin["version"]),
                           abi_version=int(plugin["abi_version"]),
                           cannot_tell=tuple(plugin["cannot_tell"]),

@@ -125,6 +125,8 @@ def _option_errors(option: str, value: Any, path: str, name_path: str,
         if desc is None:
             continue  # rocksdb: the driver checks (driver_checks.options)
         opt = desc.get(option)
+        if opt is None and desc.options_open:
+            continue  # the driver checks it (driver_checks.options)
         if opt is None:
             out.append((name_path, engine_options.name_error(desc, option)))
         else:

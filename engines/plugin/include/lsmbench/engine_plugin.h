@@ -193,10 +193,16 @@ typedef struct lsmbench_engine_api {
   /* Every option open accepts, option_count of them (0 and NULL: none). */
   const lsmbench_option *options;
   size_t option_count;
+  /* Nonzero: open and check_options take options the table does not list as
+   * well (an engine with its own option parser, like RocksDB's options
+   * strings). The driver passes those on as the user wrote them, and
+   * check_options is required to check them. */
+  uint32_t options_open;
 
-  /* Optional. Checks a set of options as open would, without opening
-   * anything: rules between options that the table cannot say. The driver
-   * has checked names, kinds and ranges already. */
+  /* Optional (required with options_open). Checks a set of options as open
+   * would, without opening anything: rules between options that the table
+   * cannot say. The driver has checked the names, kinds and ranges of the
+   * options the table lists. */
   lsmbench_code (*check_options)(const char *const *names, const char *const *values,
                                  size_t count, lsmbench_message *message);
 
