@@ -244,5 +244,67 @@ TEST(PluginRegistryTest, APluginIsAnEngineByItsName) {
       << s.ToString();
 }
 
+#ifdef LSM_ROCKSDB_PLUGIN
+TEST(RocksDbPluginTest, TellsFlushesAndCompactionsWithTheirLevels) {
+  auto plugin = LoadOk(LSM_ROCKSDB_PLUGIN);
+  ASSERT_TRUE(plugin);
+  EXPECT_EQ(plugin->name(), "rocksdb");
+  EXPECT_TRUE(plugin->options_open());
+  EXPECT_TRUE(plugin->CannotTell().empty());
+  // Listed options are checked by the table, the others by RocksDB's own parser.
+  EXPECT_TRUE(plugin->CheckOptions({{"write_buffer_size", "64K"}, {"bloom_locality", "1"}}).ok());
+  Status s = plugin->CheckOptions({{"write_bufer_size", "64K"}});
+  EXPECT_NE(s.ToString().find("engine option 'write_bufer_size'"), std::string::npos)
+      << s.ToString();
+  s = plugin->CheckOptions({{"compaction_style", "kCompactionStyleTiered"}});
+  EXPECT_NE(s.ToString().find("choose from: kCompactionStyleLevel"), std::string::npos)
+      << s.ToString();
+
+  const std::string dir = ::testing::TempDir() + "/rocksdb-plugin";
+  std::string cmd = "rm -rf '" + dir + "'";
+  ASSERT_EQ(system(cmd.c_str()), 0);
+  std::unique_ptr<KvAdapter> db;
+  s = plugin->Open(dir, {{"write_buffer_size", "64K"}, {"level0_file_num_compaction_trigger", "2"},
+                         {"max_bytes_for_level_base", "1M"}, {"target_file_size_base", "64K"},
+                         {"disable_wal", "true"},
+                         {"compression", "kNoCompression"}},
+                   0, &db);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const std::string value(1000, 'v');
+  for (int i = 0; i < 6000; i++) ASSERT_TRUE(db->Put(Key(i % 3000), value).ok());
+  SettleReport report;
+  ASSERT_TRUE(db->Settle(60.0, &report).ok());
+  EXPECT_TRUE(report.supported);
+  EXPECT_TRUE(report.idle) << report.detail;
+  std::string got;
+  ASSERT_TRUE(db->Get(Key(42), &got).ok());
+  EXPECT_EQ(got, value);
+  EXPECT_TRUE(db->Get("absent", &got).IsNotFound());
+  size_t returned = 0;
+  ASSERT_TRUE(db->Scan(Key(0), 5000, &returned).ok());
+  EXPECT_EQ(returned, 3000u);
+  int flushes = 0, merges = 0, deepest = 0;
+  for (const EngineEvent& e : db->TakeEvents()) {
+    if (e.kind == EngineEvent::Kind::kFlush) {
+      flushes++;
+      EXPECT_GT(e.output_bytes, 0u);
+      EXPECT_GT(e.entries, 0u);
+    } else {
+      merges++;
+      EXPECT_GE(e.output_level, 1);
+      deepest = std::max(deepest, e.output_level);
+    }
+  }
+  EXPECT_GE(flushes, 6000 * 1000 / (64 * 1024) / 2);  // ~91 memtables' worth
+  EXPECT_GT(merges, 0);
+  EXPECT_GE(deepest, 1);
+  const Metrics m = db->GetMetrics();
+  EXPECT_GT(m.at("bytes_flushed"), 0);
+  EXPECT_GT(m.at("write_amplification"), 1.0);
+  EXPECT_GT(m.at("disk_components"), 0);
+  EXPECT_TRUE(db->Close().ok());
+}
+#endif
+
 }  // namespace
 }  // namespace lsmbench
