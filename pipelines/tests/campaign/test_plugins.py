@@ -127,3 +127,21 @@ def test_a_misbehaving_plugin_fails_its_points_not_the_campaign(
         assert p["state"] == "failed"
         assert "engine plugin 'faulty'" in p["error"]["message"], p["error"]
         assert reason in p["error"]["message"], p["error"]
+
+
+def test_tune_checks_a_plugins_options_against_its_table(
+        driver_path: Path, tmp_path: Path, data_root: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    spec = write_spec(tmp_path, {"name": "memkv"}, data_root)
+    raw = yaml.safe_load(spec.read_text())
+    raw.pop("matrix")
+    raw["phases"]["running"] = {"enabled": False}
+    raw["tune"] = {"trials": 2, "objective": "max_write_throughput",
+                   "parameters": {"fanot": {"low": 2, "high": 8},
+                                  "memtable_entries": {"low": 4, "high": 64}}}
+    spec.write_text(yaml.safe_dump(raw))
+    assert main(["validate", str(spec)]) == 2
+    err = capsys.readouterr().err
+    assert "tune.parameters.fanot: unknown memkv engine option 'fanot'; did you mean 'fanout'?" \
+        in err, err
+    assert "tune.parameters.memtable_entries" in err, err
