@@ -306,5 +306,47 @@ TEST(RocksDbPluginTest, TellsFlushesAndCompactionsWithTheirLevels) {
 }
 #endif
 
+#ifdef LSM_LEVELDB_PLUGIN
+TEST(LevelDbPluginTest, StoresAndSaysWhatItCannotTell) {
+  auto plugin = LoadOk(LSM_LEVELDB_PLUGIN);
+  ASSERT_TRUE(plugin);
+  EXPECT_EQ(plugin->name(), "leveldb");
+  EXPECT_EQ(plugin->CannotTell(), (std::vector<std::string>{"events", "settle"}));
+  Status s = plugin->CheckOptions({{"write_bufer_size", "1M"}});
+  EXPECT_NE(s.ToString().find("did you mean 'write_buffer_size'"), std::string::npos)
+      << s.ToString();
+  const std::string dir = ::testing::TempDir() + "/leveldb-plugin";
+  std::string cmd = "rm -rf '" + dir + "'";
+  ASSERT_EQ(system(cmd.c_str()), 0);
+  std::unique_ptr<KvAdapter> db;
+  s = plugin->Open(dir, {{"write_buffer_size", "64K"}, {"compression", "none"},
+                         {"bloom_bits_per_key", "10"}, {"cache_bytes", "1M"}},
+                   0, &db);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const std::string value(1000, 'v');
+  for (int i = 0; i < 4000; i++) ASSERT_TRUE(db->Put(Key(i % 2000), value).ok());
+  ASSERT_TRUE(db->Delete(Key(7)).ok());
+  std::string got;
+  ASSERT_TRUE(db->Get(Key(42), &got).ok());
+  EXPECT_EQ(got, value);
+  EXPECT_TRUE(db->Get(Key(7), &got).IsNotFound());
+  size_t returned = 0;
+  ASSERT_TRUE(db->Scan(Key(0), 5000, &returned).ok());
+  EXPECT_EQ(returned, 1999u);
+  SettleReport report;
+  ASSERT_TRUE(db->Settle(1.0, &report).ok());
+  EXPECT_FALSE(report.supported);
+  const Metrics m = db->GetMetrics();
+  EXPECT_GT(m.at("disk_components"), 0);
+  EXPECT_GT(m.at("bytes_written"), 0);
+  EXPECT_TRUE(db->Close().ok());
+  // Reopened, the data is there (the log held the memtable).
+  ASSERT_TRUE(plugin->Open(dir, {{"error_if_exists", "true"}}, 0, &db).IsInvalidArgument());
+  ASSERT_TRUE(plugin->Open(dir, {}, 0, &db).ok());
+  ASSERT_TRUE(db->Get(Key(1999), &got).ok());
+  EXPECT_TRUE(db->Close().ok());
+}
+#endif
+
 }  // namespace
 }  // namespace lsmbench
