@@ -205,7 +205,8 @@ class PointPipeline:
             drain_s=drain_s,
             queries=queries,
             settle_s=settle_s,
-            engine_plugin=plugins.run_json_path(self.spec.engine.name, self.spec.engine.plugin),
+            engine_plugin=plugins.run_json_path(self.spec.engine.name, self.spec.engine.plugin,
+                                                ctx.driver),
         )
         out = ctx.out_dir / phase_dir
         throttled = self.spec.throttle.enabled and phase in self.spec.throttle.phases

@@ -156,10 +156,19 @@ def registered(name: str) -> PluginInfo | None:
     return _registered.get(name)
 
 
-def run_json_path(name: str, explicit: str | None = None) -> str | None:
-    """run.json's engine_plugin for engine `name`: None for an engine compiled in; the file
-    the spec's validation resolved, else the one found now (ValueError when none is)."""
+def run_json_path(name: str, explicit: str | None = None,
+                  driver: str | None = None) -> str | None:
+    """run.json's engine_plugin for engine `name`: None for an engine compiled in. A point
+    run by a driver of its own (pair:'s reference build, a nightly's or a bisection's) loads
+    the plugin built beside it, in that build's plugins/, when there is one: the commit's
+    plugin goes with the commit's build. Else `engine.plugin`, or the file the spec's
+    validation resolved, or the one found now (ValueError when none is)."""
     if not is_plugin_name(name):
         return None
+    if driver is not None and explicit is None:
+        # absolute(), not resolve(): a plugin build links the driver in, from elsewhere.
+        beside = Path(driver).absolute().parent.parent / "plugins" / plugin_file(name)
+        if beside.is_file():
+            return str(beside)
     info = registered(name) or resolve_plugin(name, explicit)
     return str(info.path)
