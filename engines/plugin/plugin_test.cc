@@ -160,6 +160,23 @@ TEST(PluginTest, AnOpenTablePassesUnlistedOptionsToTheCheck) {
             std::string::npos);
 }
 
+TEST(PluginTest, RecordsWithSecondaryFieldsReachAPluginThatKeepsThem) {
+  auto plugin = LoadOk(Faulty("records"));
+  EXPECT_TRUE(plugin->HasSecondaryIndexes());
+  std::unique_ptr<KvAdapter> db;
+  ASSERT_TRUE(plugin->Open("/x", {}, 1, &db).ok());
+  for (int i = 0; i < 100; i++) ASSERT_TRUE(db->PutRecord(Key(i), {uint64_t(i % 10)}, "v").ok());
+  size_t returned = 0;
+  ASSERT_TRUE(db->QuerySecondary(0, 2, 5, &returned).ok());
+  EXPECT_EQ(returned, 30u);  // fields 2, 3 and 4: ten records each
+  auto plain = LoadOk(LSM_MEMKV_PLUGIN);
+  EXPECT_NE(plain->Open("/x", {}, 1, &db).ToString().find("keeps no secondary indexes"),
+            std::string::npos);
+  EXPECT_NE(LoadError(Faulty("half_records")).find("put_record and query_secondary: both or "
+                                                   "neither"),
+            std::string::npos);
+}
+
 TEST(PluginTest, BadPluginsAreRefusedWithTheReason) {
   EXPECT_NE(LoadError("/nonexistent/lsmbench-x.so").find("no such file"), std::string::npos);
   const std::string text = ::testing::TempDir() + "/not-a-plugin.so";

@@ -52,6 +52,41 @@ static lsmbench_code check(const char *const *names, const char *const *values, 
 }
 #endif
 
+#if defined(FAULT_RECORDS) || defined(FAULT_HALF_RECORDS)
+/* not a fault: records with one secondary field, kept in a table */
+#define MAX_RECORDS 65536
+static uint64_t record_field[MAX_RECORDS]; /* by the key's number; UINT64_MAX: none */
+static pthread_mutex_t record_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static lsmbench_code put_record(lsmbench_engine *db, const char *key, size_t key_size,
+                                const uint64_t *fields, size_t field_count, const char *value,
+                                size_t value_size, lsmbench_message *m) {
+  char digits[32] = {0};
+  size_t n = 0;
+  for (size_t i = 0; i < key_size && n < sizeof(digits) - 1; i++) {
+    if (key[i] >= '0' && key[i] <= '9') digits[n++] = key[i];
+  }
+  unsigned long id = strtoul(digits, NULL, 10) % MAX_RECORDS;
+  pthread_mutex_lock(&record_lock);
+  record_field[id] = field_count > 0 ? fields[0] + 1 : 0; /* 0: no record */
+  pthread_mutex_unlock(&record_lock);
+  return put(db, key, key_size, value, value_size, m);
+}
+
+static lsmbench_code query_secondary(lsmbench_engine *db, uint32_t field, uint64_t low,
+                                     uint64_t high, size_t *returned, lsmbench_message *m) {
+  (void)db, (void)m;
+  size_t n = 0;
+  pthread_mutex_lock(&record_lock);
+  for (size_t i = 0; field == 0 && i < MAX_RECORDS; i++) {
+    n += record_field[i] > low && record_field[i] <= high; /* stored + 1 */
+  }
+  pthread_mutex_unlock(&record_lock);
+  *returned = n;
+  return LSMBENCH_OK;
+}
+#endif
+
 LSMBENCH_PLUGIN_EXPORT const lsmbench_engine_api *lsmbench_engine_plugin(void) {
   faulty = *memkv_plugin();
   faulty.name = "faulty";
@@ -86,6 +121,14 @@ LSMBENCH_PLUGIN_EXPORT const lsmbench_engine_api *lsmbench_engine_plugin(void) {
 #endif
 #ifdef FAULT_NAMED_NULL /* takes the name of an engine compiled into the driver */
   faulty.name = "null";
+#endif
+#ifdef FAULT_RECORDS
+  faulty.put_record = put_record;
+  faulty.query_secondary = query_secondary;
+#endif
+#ifdef FAULT_HALF_RECORDS /* put_record without query_secondary */
+  faulty.put_record = put_record;
+  (void)query_secondary;
 #endif
 #ifdef FAULT_BLIND /* tells nothing it may leave out */
   faulty.metrics = NULL;

@@ -229,7 +229,8 @@ typedef struct lsmbench_engine_api {
   lsmbench_code (*scan)(lsmbench_engine *engine, const char *start, size_t start_size,
                         size_t count, size_t *returned, lsmbench_message *message);
 
-  /* Optional: applies count writes atomically, in order. */
+  /* Optional: applies count writes atomically, in order. No workload of
+   * lsm-driver writes batches yet, so the driver does not call it. */
   lsmbench_code (*write_batch)(lsmbench_engine *engine, const lsmbench_write *writes,
                                size_t count, lsmbench_message *message);
 
