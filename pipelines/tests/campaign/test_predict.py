@@ -327,15 +327,16 @@ def test_the_report_shows_a_verdict_outside_the_validated_range_beside_its_maxim
     assert "yes at" not in md_rows[0]
 
 
-def test_a_tiering_verdict_under_a_cgroup_limit_is_outside_the_validated_range(tmp_path,
-                                                                                capsys):
+def test_a_verdict_under_a_cgroup_limit_is_outside_the_validated_range(tmp_path, capsys):
     path = spec(tmp_path, "thr", io_budget_bytes_per_sec="")
     path = _edited(path, lambda d: d.update(
         {"throttle": {"write_bps": "16MiB/s", "phases": ["testing", "running"]}}))
     preds = predictions(capsys, path)
     for point, p in preds.items():
         assert p["outside"] == "" and p["max_writes_per_s"] > 0
-        assert ("tiering's running phase" in p["verdict_outside"]) == ("tiering" in point)
+        policy = "tiering" if "tiering" in point else "leveling"
+        assert f"{policy}'s running phase under a cgroup write limit" in p["verdict_outside"]
     assert main(["plan", str(path), "--predict"]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "the verdict is outside the validated range for 2 points" in out
+    # one line per reason: each policy's two points
+    assert out.count("the verdict is outside the validated range for 2 points") == 2, out
