@@ -14,7 +14,12 @@
 # Both run with the WAL disabled and no compression, so that the work is the
 # memtable insert plus background flushes and compactions.
 #
-# usage: engines/adapters/bench_rocksdb_vs_dbbench.sh [BUILD_DIR] [RUNS] [NUM]
+# PLUGIN=FILE (BUILD/plugin/bench/lsmbench-rocksdbtwin.so: the RocksDB plugin
+# under another name) runs the same fill through that plugin too, in the same
+# rotation, and prints the ratio plugin / compiled-in adapter: the plugin
+# boundary's cost on fillrandom.
+#
+# usage: [PLUGIN=FILE] engines/adapters/bench_rocksdb_vs_dbbench.sh [BUILD_DIR] [RUNS] [NUM]
 #   BUILD_DIR  build directory holding bin/lsm-driver (default: build)
 #   RUNS       runs of each (default 5)
 #   NUM        operations per run (default 1000000)
@@ -72,6 +77,20 @@ for s in "${SETTINGS[@]}"; do
   engine_options+=", \"$name\": \"$value\""
 done
 
+if [ -n "${PLUGIN:-}" ]; then
+  PLUGIN=$(realpath "$PLUGIN")
+  NAME=$("$DRIVER" --describe-options "$PLUGIN" | python3 -c 'import json,sys; print(json.load(sys.stdin)["engine"])')
+  # The plugin spells disableWAL in the specs' lower case.
+  plugin_options=${engine_options/disableWAL/disable_wal}
+  cat > "$WORK/plugin.json" <<JSON
+{"engine": "$NAME", "engine_plugin": "$PLUGIN", "dir": "$WORK/plugin-db", "phase": "testing",
+ "duration_s": 86400, "max_ops": $NUM, "threads": 1, "progress_s": 0, "seed": 1,
+ "engine_options": {$plugin_options},
+ "workload": {"record_count": $NUM, "key_size": 16, "value_size": 100,
+              "operations": {"update": 1}, "distribution": "uniform"}}
+JSON
+fi
+
 cat > "$WORK/run.json" <<JSON
 {"engine": "rocksdb", "dir": "$WORK/driver-db", "phase": "testing",
  "duration_s": 86400, "max_ops": $NUM, "threads": 1, "progress_s": 0, "seed": 1,
@@ -85,6 +104,7 @@ echo "  $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), data in $WORK"
 echo "  db_bench flags: ${bench_flags[*]} --disable_wal=1"
 : > "$WORK/dbbench.txt"
 : > "$WORK/driver.txt"
+: > "$WORK/plugin.txt"
 for i in $(seq 1 "$RUNS"); do
   rm -rf "$WORK/db-bench" "$WORK/driver-db"
   "$DB_BENCH" --benchmarks=fillrandom --num="$NUM" --key_size=16 --value_size=100 \
@@ -98,6 +118,13 @@ for i in $(seq 1 "$RUNS"); do
   python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["max_write_throughput"]))' \
     "$WORK/driver-out-$i/summary.json" >> "$WORK/driver.txt"
   echo "  run $i: db_bench $(tail -1 "$WORK/dbbench.txt") ops/s, lsm-driver $(tail -1 "$WORK/driver.txt") ops/s"
+  if [ -n "${PLUGIN:-}" ]; then
+    rm -rf "$WORK/plugin-db"
+    "$DRIVER" --config "$WORK/plugin.json" --out "$WORK/plugin-out-$i" --quiet
+    python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["max_write_throughput"]))' \
+      "$WORK/plugin-out-$i/summary.json" >> "$WORK/plugin.txt"
+    echo "         plugin $(tail -1 "$WORK/plugin.txt") ops/s"
+  fi
 done
 
 python3 - "$WORK" <<'PY'
@@ -109,4 +136,11 @@ mb, md = statistics.median(bench), statistics.median(driver)
 print(f"db_bench fillrandom (ops/s):       " + " ".join(f"{x:,.0f}" for x in bench))
 print(f"rocksdb adapter + driver (ops/s):  " + " ".join(f"{x:,.0f}" for x in driver))
 print(f"median db_bench {mb:,.0f}  median driver {md:,.0f}  ratio driver/db_bench {md / mb:.3f}")
+plugin = [float(x) for x in open(f"{work}/plugin.txt").read().split()]
+if plugin:
+    mp = statistics.median(plugin)
+    ratios = sorted(p / d for p, d in zip(plugin, driver))
+    print(f"rocksdb plugin + driver (ops/s):   " + " ".join(f"{x:,.0f}" for x in plugin))
+    print(f"median plugin {mp:,.0f}  ratio plugin/adapter {mp / md:.3f} (run by run: "
+          + ", ".join(f"{r:.3f}" for r in ratios) + ")")
 PY
