@@ -327,7 +327,8 @@ unsafe extern "C" fn metrics(
 }
 
 /// 1 when level 0 holds at least l0_threshold tables: the leveled strategy's trigger for a
-/// merge into level 1 (fjall does not say which merges it wants beyond that).
+/// merge out of level 0, mirrored (fjall does not say which merges it wants; the deeper
+/// levels' size targets are not mirrored).
 fn merges_pending(e: &Engine, levels: &[usize]) -> u64 {
     u64::from(levels.first().copied().unwrap_or(0) >= usize::from(e.settings.l0_threshold))
 }
