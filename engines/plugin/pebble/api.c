@@ -17,6 +17,9 @@ int64_t lsmbench_pebble_now_ns(void) {
   return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* An engine's id as the handle the driver holds (not a pointer to anything). */
+lsmbench_engine *lsmbench_pebble_handle(uintptr_t id) { return (lsmbench_engine *)id; }
+
 void lsmbench_pebble_value(lsmbench_value_sink sink, void *context, const char *value,
                            size_t size) {
   static const char empty[1] = {0};

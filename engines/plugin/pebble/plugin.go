@@ -11,6 +11,7 @@ package main
 #include <string.h>
 
 int64_t lsmbench_pebble_now_ns(void);
+lsmbench_engine *lsmbench_pebble_handle(uintptr_t id);
 void lsmbench_pebble_value(lsmbench_value_sink sink, void *context, const char *value,
                            size_t size);
 void lsmbench_pebble_metric(lsmbench_metric_sink sink, void *context, const char *name,
@@ -396,7 +397,7 @@ func pebbleOpen(dir *C.char, names, values **C.char, count C.size_t, secondary C
 	id := nextID
 	engines[id] = e
 	enginesMu.Unlock()
-	*out = (*C.lsmbench_engine)(unsafe.Pointer(id)) //nolint:govet // an id, never dereferenced
+	*out = C.lsmbench_pebble_handle(C.uintptr_t(id)) // an id, never dereferenced
 	return C.LSMBENCH_OK
 }
 
