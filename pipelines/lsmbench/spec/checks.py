@@ -77,9 +77,19 @@ def engines_of(raw: dict[str, Any]) -> list[str]:
     """The engines whose options a campaign's are checked against: each it names, a plugin
     once resolved (plugin_errors); a name that is no plugin found (a typo of builtin?) counts
     as the closest compiled-in engine, so that its options are still checked."""
-    return list(dict.fromkeys(
-        e if e in names.ENGINES or plugins.registered(e) else _stand_in(e)
-        for e in engine_names(raw)))
+    engine = raw.get("engine") if isinstance(raw.get("engine"), dict) else {}
+    out: list[str] = []
+    for e in engine_names(raw):
+        if e in names.ENGINES or plugins.registered(e):
+            checked: str | None = e
+        elif (e == engine.get("name") and engine.get("plugin") is not None) or any(
+                (d / plugins.plugin_file(e)).is_file() for d in plugins.plugin_dirs()):
+            checked = None  # a plugin's file, refused: plugin_errors says why
+        else:
+            checked = _stand_in(e)
+        if checked is not None and checked not in out:
+            out.append(checked)
+    return out
 
 
 def _stand_in(name: Any) -> str:

@@ -75,7 +75,7 @@ def points(results: Path, campaign: str) -> list[dict[str, Any]]:
 def test_pebble_runs_both_phases_to_a_verdict(driver_path: Path, pebble_plugin: Path,
                                               tmp_path: Path, data_root: Path) -> None:
     code = main(["run", str(CAMPAIGN), "--results", str(tmp_path), "--no-publish", "--quiet",
-                 "--set", f"engine.plugin={pebble_plugin}",
+                 "--set", f"engine.plugin={pebble_plugin.resolve()}",
                  "--set", f"testbed.data_dir={data_root}",
                  "--set", "phases.testing.duration=20s", "--set", "phases.testing.steady.round=2s",
                  "--set", "phases.running.duration=12s",
@@ -97,7 +97,7 @@ def test_pebble_runs_both_phases_to_a_verdict(driver_path: Path, pebble_plugin: 
         point_dir = tmp_path / "plugin-pebble" / p["point"]
         summary = json.loads((point_dir / "running" / "summary.json").read_text())
         assert summary["engine_plugin"]["cannot_tell"] == []
-        assert summary["engine_plugin"]["path"] == str(pebble_plugin)
+        assert summary["engine_plugin"]["path"] == str(pebble_plugin.resolve())
         # Flushes (FlushEnd) and per-level components (Metrics) reached the time series too.
         kinds, levels = set(), set()
         for line in (point_dir / "testing" / "timeseries.jsonl").read_text().splitlines():
