@@ -5,13 +5,26 @@ testbed changed, as if the campaign had been run night after night."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
 FIXTURE = Path(__file__).parent / "fixtures" / "report" / "results" / "report-fixture"
 GROUPS = ("policy=leveling,memtable_bytes=1M", "policy=tiering,memtable_bytes=1M")
 DAY = 86400.0
+
+
+def git(cwd: Path, *args: str) -> str:
+    """git -C cwd ARGS as a test's author; its output, stripped (the assertion names the
+    command on a failure)."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    r = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True,
+                       check=False, env=env)
+    assert r.returncode == 0, f"git {' '.join(args)}: {r.stderr}"
+    return r.stdout.strip()
 
 
 def _edit_json(path: Path, edit: Any) -> None:

@@ -5,7 +5,6 @@ constructed ratios), its bad input, and one bisection end to end on a git reposi
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from itertools import pairwise
@@ -17,6 +16,7 @@ from lsmbench.cli import main
 from lsmbench.track.bisect import Comparison, bisect_commits
 from lsmbench.track.paired import paired_ratio
 from lsmbench.util.exits import EXIT_USAGE
+from track_nights import git
 
 COMMITS = [f"{i:02d}" + "c0ffee" * 6 for i in range(9)]  # after the good one; the last is bad
 SAME = paired_ratio([(100.0, 100.0), (100.0, 101.0), (100.0, 99.0)])
@@ -171,15 +171,6 @@ def test_bad_input_exits_2_naming_it(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------------------------ end to end
-
-
-def git(cwd: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
-    r = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True,
-                       check=False, env=env)
-    assert r.returncode == 0, f"git {' '.join(args)}: {r.stderr}"
-    return r.stdout.strip()
 
 
 SLOW_DRIVER = """#!{python}

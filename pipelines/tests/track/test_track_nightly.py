@@ -36,18 +36,9 @@ from lsmbench.track.influx_history import CHANGES_MEASUREMENT, HISTORY_MEASUREME
 from lsmbench.track.nightlock import night_lock
 from lsmbench.track.nightly import StepOutcome, final_exit_code
 from repo_paths import REPO, TESTS
+from track_nights import git
 
 TRACK_FIXTURE = TESTS / "fixtures" / "track"
-
-
-def git(cwd: Path, *args: str) -> str:
-    r = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True,
-                       check=False, env={**os.environ, "GIT_AUTHOR_NAME": "t",
-                                         "GIT_AUTHOR_EMAIL": "t@example.org",
-                                         "GIT_COMMITTER_NAME": "t",
-                                         "GIT_COMMITTER_EMAIL": "t@example.org"})
-    assert r.returncode == 0, f"git {' '.join(args)}: {r.stderr}"
-    return r.stdout.strip()
 
 
 def commit(work: Path, name: str, text: str) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 from repo_paths import REPO
+from track_nights import git
 
 MEMKV = REPO / "engines" / "plugin" / "examples" / "memkv" / "memkv.c"
 INCLUDE = REPO / "engines" / "plugin" / "include"
@@ -25,15 +26,6 @@ SLOW_PUT = """static lsmbench_code put(lsmbench_engine *db, const char *key, siz
   }
   return write_entry(db, key, key_size, value, value_size);
 }"""
-
-
-def git(cwd: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
-    r = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True,
-                       check=False, env=env)
-    assert r.returncode == 0, f"git {' '.join(args)}: {r.stderr}"
-    return r.stdout.strip()
 
 
 def plugin_repo(root: Path, commits: int, slow_from: int) -> list[str]:
