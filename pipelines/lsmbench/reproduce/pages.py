@@ -171,8 +171,31 @@ def load_evidence(store: Path, exps: list[Experiment]) -> Evidence:
         if exp.kind == "tune":
             with contextlib.suppress(OSError, ValueError):
                 ev.extra["tune"] = json.loads((store / exp.name / "tune.json").read_text())
+        machine = _machine(store / exp.name)
+        if machine:
+            ev.extra["machine"] = machine
         out[exp.name] = ev
     return out
+
+
+def _machine(campaign_dir: Path) -> str:
+    """The machine a stored campaign's points ran on, from their fingerprint.json ("Intel(R)
+    Xeon(R) Processor (2 cores), kernel 6.18.44"); the distinct ones, ";"-joined; "" when none
+    says. An experiment added to a run in parts may have run on another machine than the run's
+    record names."""
+    seen: list[str] = []
+    for f in sorted(campaign_dir.glob("*/fingerprint.json")):
+        try:
+            ident = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        if not isinstance(ident, dict) or not ident.get("cpu_model"):
+            continue
+        text = (f"{ident['cpu_model']} ({ident.get('cpu_count', '?')} cores), kernel "
+                f"{ident.get('kernel', '?')}")
+        if text not in seen:
+            seen.append(text)
+    return "; ".join(seen)
 
 
 @dataclass
@@ -183,6 +206,7 @@ class ExperimentSection:
     groups: list[list[str]] = field(default_factory=list)
     sim: SimTable | None = None
     figures: list[dict[str, str]] = field(default_factory=list)
+    machine: str = ""  # what its points' fingerprints name ("" when they name none)
 
 
 TWO_PHASE_COLUMNS = ("group", "complete", "testing max", "write p99", "stalled", "verdict")
@@ -249,6 +273,8 @@ def section(exp: Experiment, evidence: Evidence, run: SuiteRun | None,
             out_dir: Path) -> ExperimentSection:
     sec = ExperimentSection(exp, run.experiments.get(exp.name) if run else None)
     ev = evidence.get(exp.name)
+    if isinstance(ev, CampaignEvidence):
+        sec.machine = str(ev.extra.get("machine", ""))
     if isinstance(ev, SimTable):
         sec.sim = ev
         figs = [SIM_FIGURES[fid](ev) for fid in exp.figures if fid in SIM_FIGURES]
@@ -300,8 +326,11 @@ def render_page(paper: str, exps: list[Experiment], evidence: Evidence, run: Sui
     claims = [c for c in all_claims() if c.paper == paper]
     rows = judged(claims, evidence)
     sections = [section(e, evidence, run, out_dir) for e in exps if e.paper == paper]
+    machines = list(dict.fromkeys(m for s in sections if s.machine
+                                  for m in s.machine.split("; ")))
     text = markdown_environment().get_template(TEMPLATE).render(
         paper=paper, title=PAPERS[paper], run=run, rows=rows, tally=tally(rows),
+        machines=machines if len(machines) > 1 else [],
         parts=run_in_parts(run, [e.name for e in exps if e.paper == paper]) if run else None,
         sections=sections, total_seconds=sum(s.run.took_s for s in sections if s.run),
         comparison=changes_since(earlier, rows) if earlier is not None else None)

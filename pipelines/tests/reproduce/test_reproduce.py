@@ -606,3 +606,29 @@ def test_an_interrupted_suite_goes_on_from_its_complete_points(tmp_path, lsmbenc
     proc = lsmbench(*args, "--resume", "--quick")
     assert proc.returncode == 2 and "--resume: the suite run stored" in proc.stderr
     assert pages.read_run(store) == after
+
+
+def test_a_page_whose_experiments_ran_on_two_machines_names_each(store, tmp_path, lsmbench):
+    """A store assembled over sittings on different machines: the page says so, and each
+    section names the machine its points' fingerprints give (not the run record's one)."""
+    points = sorted((store / "reproduce" / "repro-lc-schedulers").glob("*/fingerprint.json"))
+    assert len(points) >= 2
+    cpus = set()
+    for f in points:
+        cpus.add(json.loads(f.read_text())["cpu_model"])
+    assert len(cpus) == 1  # the fixture: one machine
+    other = json.loads(points[0].read_text())
+    (cpu,) = cpus
+    out = tmp_path / "pages"
+    assert lsmbench("reproduce", "--pages-only", "--results", str(store), "--out",
+                    str(out)).returncode == 0
+    one = (out / "luo-carey.md").read_text()
+    assert "machines, which each section names" not in one
+    # Half the points from another machine.
+    for f in points[: len(points) // 2]:
+        f.write_text(json.dumps({**other, "cpu_model": "Other CPU"}))
+    assert lsmbench("reproduce", "--pages-only", "--results", str(store), "--out",
+                    str(out)).returncode == 0
+    two = (out / "luo-carey.md").read_text()
+    assert "on 2 machines, which each section names" in two
+    assert f"{cpu} (" in two and "Other CPU (" in two
