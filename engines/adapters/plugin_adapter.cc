@@ -109,10 +109,13 @@ void InstallCrashHandlers(const std::string& label) {
 
 // --------------------------------------------------------------- codes
 
-Status FromCode(const std::string& label, const char* call, int code,
-                const lsmbench_message& m) {
+struct Message;
+
+Status FromCode(const std::string& label, const char* call, int code, Message& m);
+
+Status FromCodeText(const std::string& label, const char* call, int code,
+                    const std::string& text) {
   const std::string what = label + ": " + call;
-  const std::string text = m.text;
   switch (code) {
     case LSMBENCH_OK: return Status::OK();
     case LSMBENCH_NOT_FOUND: return Status::NotFound(what, text);
@@ -127,14 +130,21 @@ Status FromCode(const std::string& label, const char* call, int code,
   }
 }
 
+// A call's message buffer: cleared at its start only, NUL-terminated when read (a plugin
+// that forgot the NUL), so that a successful call touches one byte of it.
 struct Message {
   Message() { m.text[0] = '\0'; }
   lsmbench_message m;
-  lsmbench_message* get() {
-    m.text[sizeof(m.text) - 1] = '\0';  // a plugin that forgot the NUL
-    return &m;
+  lsmbench_message* get() { return &m; }
+  const char* text() {
+    m.text[sizeof(m.text) - 1] = '\0';
+    return m.text;
   }
 };
+
+Status FromCode(const std::string& label, const char* call, int code, Message& m) {
+  return code == LSMBENCH_OK ? Status::OK() : FromCodeText(label, call, code, m.text());
+}
 
 std::vector<std::string> SplitChoices(const char* choices) {
   std::vector<std::string> out;
@@ -334,7 +344,7 @@ class PluginKvAdapter : public KvAdapter {
     CallScope scope("put");
     const int code = api_->put(engine_, key.data(), key.size(), value.data(), value.size(),
                                m.get());
-    return code == LSMBENCH_OK ? Status::OK() : FromCode(label_, "put", code, *m.get());
+    return code == LSMBENCH_OK ? Status::OK() : FromCode(label_, "put", code, m);
   }
 
   Status Delete(std::string_view key) override {
@@ -342,7 +352,7 @@ class PluginKvAdapter : public KvAdapter {
     Message m;
     CallScope scope("del");
     const int code = api_->del(engine_, key.data(), key.size(), m.get());
-    return code == LSMBENCH_OK ? Status::OK() : FromCode(label_, "del", code, *m.get());
+    return code == LSMBENCH_OK ? Status::OK() : FromCode(label_, "del", code, m);
   }
 
   Status Get(std::string_view key, std::string* value) override {
@@ -354,7 +364,7 @@ class PluginKvAdapter : public KvAdapter {
     if (code == LSMBENCH_OK && !sink.called) {
       return Fail("get returned LSMBENCH_OK without handing over a value");
     }
-    return code == LSMBENCH_OK ? Status::OK() : FromCode(label_, "get", code, *m.get());
+    return code == LSMBENCH_OK ? Status::OK() : FromCode(label_, "get", code, m);
   }
 
   Status Scan(std::string_view start, size_t count, size_t* returned) override {
@@ -367,7 +377,7 @@ class PluginKvAdapter : public KvAdapter {
       return Fail("scan read " + std::to_string(*returned) + " entries of the " +
                   std::to_string(count) + " asked for");
     }
-    return code == LSMBENCH_OK ? Status::OK() : FromCode(label_, "scan", code, *m.get());
+    return code == LSMBENCH_OK ? Status::OK() : FromCode(label_, "scan", code, m);
   }
 
   Status PutRecord(std::string_view key, const std::vector<uint64_t>& fields,
@@ -378,7 +388,7 @@ class PluginKvAdapter : public KvAdapter {
     CallScope scope("put_record");
     const int code = api_->put_record(engine_, key.data(), key.size(), fields.data(),
                                       fields.size(), value.data(), value.size(), m.get());
-    return code == LSMBENCH_OK ? Status::OK() : FromCode(label_, "put_record", code, *m.get());
+    return code == LSMBENCH_OK ? Status::OK() : FromCode(label_, "put_record", code, m);
   }
 
   Status QuerySecondary(int field, uint64_t low, uint64_t high, size_t* returned) override {
@@ -392,7 +402,7 @@ class PluginKvAdapter : public KvAdapter {
     const int code = api_->query_secondary(engine_, static_cast<uint32_t>(field), low, high,
                                            returned, m.get());
     return code == LSMBENCH_OK ? Status::OK()
-                               : FromCode(label_, "query_secondary", code, *m.get());
+                               : FromCode(label_, "query_secondary", code, m);
   }
 
   Metrics GetMetrics() override {
@@ -410,7 +420,7 @@ class PluginKvAdapter : public KvAdapter {
     if (!sink.bad.empty()) {
       Fail("metrics: " + sink.bad);
     } else if (code != LSMBENCH_OK) {
-      Latch(FromCode(label_, "metrics", code, *m.get()));
+      Latch(FromCode(label_, "metrics", code, m));
     }
     return out;
   }
@@ -470,7 +480,7 @@ class PluginKvAdapter : public KvAdapter {
       code = api_->close(engine_, m.get());
     }
     engine_ = nullptr;
-    Status s = code == LSMBENCH_OK ? Status::OK() : FromCode(label_, "close", code, *m.get());
+    Status s = code == LSMBENCH_OK ? Status::OK() : FromCode(label_, "close", code, m);
     return failed_.load() ? Failure() : s;
   }
 
@@ -490,7 +500,7 @@ class PluginKvAdapter : public KvAdapter {
       *unsupported = true;
       return Status::NotSupported("background_work");  // ends the poll
     }
-    if (code != LSMBENCH_OK) return FromCode(label_, "background_work", code, *m.get());
+    if (code != LSMBENCH_OK) return FromCode(label_, "background_work", code, m);
     w->busy = work.flushes_pending + work.flushes_running + work.merges_pending +
                   work.merges_running > 0;
     w->completed = work.completed;
@@ -713,9 +723,9 @@ Status EnginePlugin::CheckOptions(const AdapterOptions& options) const {
   }
   if (code == LSMBENCH_OK) return Status::OK();
   // Whatever the code, a refusal here is about the options: the user's input.
-  return Status::InvalidArgument(PluginLabel(name_), std::string(m.get()->text).empty()
+  return Status::InvalidArgument(PluginLabel(name_), std::string(m.text()).empty()
                                                          ? "check_options refused the options"
-                                                         : m.get()->text);
+                                                         : m.text());
 }
 
 Status EnginePlugin::Open(const std::string& dir, const AdapterOptions& options,
@@ -737,7 +747,7 @@ Status EnginePlugin::Open(const std::string& dir, const AdapterOptions& options,
                       static_cast<uint32_t>(secondary_indexes), &engine, m.get());
   }
   const std::string label = PluginLabel(name_);
-  if (code != LSMBENCH_OK) return FromCode(label, "open", code, *m.get());
+  if (code != LSMBENCH_OK) return FromCode(label, "open", code, m);
   if (engine == nullptr) return Status::Corruption(label, "open returned OK and no engine");
   adapter->reset(new PluginKvAdapter(api_, engine, label));
   return Status::OK();

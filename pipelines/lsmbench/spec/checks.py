@@ -292,6 +292,7 @@ def matrix_errors(matrix: dict[str, Any], raw: dict[str, Any]) -> list[tuple[str
     """Every error in a raw matrix mapping, each with its path under 'matrix'."""
     errors: list[tuple[str, str]] = []
     dims: dict[str, list[Any]] = {}
+    engines = engines_of(raw)  # once: it looks for plugin files
     for key, values in matrix.items():
         if key in MATRIX_RESERVED:
             continue
@@ -344,7 +345,7 @@ def matrix_errors(matrix: dict[str, Any], raw: dict[str, Any]) -> list[tuple[str
             seen.append(v)
             option = dimension_option(key)
             if option is not None:
-                bad = _option_errors(option, v, f"{path}[{i}]", path, engines_of(raw))
+                bad = _option_errors(option, v, f"{path}[{i}]", path, engines)
                 if bad:
                     ok = False
                     errors += bad
