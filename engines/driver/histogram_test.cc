@@ -173,14 +173,26 @@ TEST(HistogramTest, ConcurrentSnapshotsLoseNothing) {
   RecordingHistogram rec;
   constexpr int kValues = 2000000;
   std::atomic<bool> done{false};
+  // The writer waits, halfway, for one snapshot taken while it is mid-way:
+  // without it a fast writer can finish before the sampler's first look,
+  // and the test would check no concurrency at all.
+  std::atomic<bool> halfway{false};
+  std::atomic<bool> seen_halfway{false};
   std::thread writer([&] {
-    for (int i = 0; i < kValues; i++) rec.Record(static_cast<uint64_t>(100 + (i % 100000)));
+    for (int i = 0; i < kValues; i++) {
+      if (i == kValues / 2) {
+        halfway.store(true);
+        while (!seen_halfway.load()) std::this_thread::yield();
+      }
+      rec.Record(static_cast<uint64_t>(100 + (i % 100000)));
+    }
     done.store(true);
   });
   Histogram prev, cur, delta, total;
   int snapshots = 0;
   for (;;) {
     const bool finished = done.load();
+    const bool writer_halfway = halfway.load();
     rec.SnapshotCounts(&cur);
     uint64_t mn, mx;
     rec.TakeIntervalExtremes(&mn, &mx);
@@ -192,6 +204,7 @@ TEST(HistogramTest, ConcurrentSnapshotsLoseNothing) {
     total.Merge(delta);
     prev = cur;
     snapshots++;
+    if (writer_halfway) seen_halfway.store(true);
     if (finished) break;
   }
   writer.join();
