@@ -106,9 +106,13 @@ lint: venv
 docs: venv build-for-tests
 	$(VENV)/bin/python -m lsmbench.cli.reference --out docs/reference
 	$(BUILD)/bin/lsm-driver --describe-options builtin --markdown > docs/reference/engine-options.md
-	for engine in builtin leveldb null; do \
+	for engine in builtin null; do \
 	  $(BUILD)/bin/lsm-driver --describe-options $$engine > pipelines/lsmbench/engine_options/$$engine.json; \
 	done
+	# The leveldb plugin's, without the "plugin" block (where it was loaded from, its version).
+	$(BUILD)/bin/lsm-driver --describe-options leveldb | $(VENV)/bin/python -c \
+	  'import json, sys; d = json.load(sys.stdin); d.pop("plugin"); print(json.dumps(d, indent=1, sort_keys=True))' \
+	  > pipelines/lsmbench/engine_options/leveldb.json
 
 bench: build
 	$(BUILD)/bin/lsm-bench

@@ -95,9 +95,20 @@ class KvAdapter {
   virtual Status Close() = 0;
 };
 
-// The engine names this build supports (rocksdb and leveldb only when their
-// libraries were found at build time), then the engine plugins loaded.
+// The engines compiled into this build (builtin, null), then the engine
+// plugins loaded.
 std::vector<std::string> AdapterNames();
+
+// The plugin path, in order: each directory of $LSMBENCH_PLUGIN_PATH
+// (colon-separated), then plugins/ beside the running program's bin/, where a
+// build puts the project's own plugins (rocksdb, leveldb, ...).
+std::vector<std::string> EnginePluginPath();
+
+// Loads lsmbench-NAME.so from the first directory of the plugin path that
+// has it, unless an engine of that name is compiled in or loaded already.
+// NotFound naming the directories looked in when none has it; a load's
+// error as LoadEnginePlugin gives it.
+Status LoadEnginePluginNamed(const std::string& name);
 
 // Loads the engine plugin at path (engines/plugin/include/lsmbench/engine_plugin.h)
 // and makes it known by its own name to every function here; *name = that

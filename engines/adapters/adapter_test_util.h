@@ -6,8 +6,13 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <string>
+#include <utility>
 
+#include "adapters/adapter.h"
+#include "adapters/plugin_adapter.h"
 #include "gtest/gtest.h"
 
 namespace lsmbench {
@@ -41,6 +46,39 @@ inline std::string TestKey(int i) {
   std::snprintf(buf, sizeof(buf), "key%08d", i);
   return buf;
 }
+
+// n puts of 100-byte values to the keys 0..n-1 in a scrambled order (7919 is
+// prime), as fast as the engine takes them: a burst that leaves flushes and
+// merges behind.
+inline void PutBurst(KvAdapter* db, int n) {
+  const std::string value(100, 'x');
+  for (int i = 0; i < n; ++i) ASSERT_TRUE(db->Put(TestKey(i * 7919 % n), value).ok());
+}
+
+// The engine plugin at `path`, loaded once per test binary and known to
+// OpenAdapter by its name; nullptr (and a test failure) when it does not load.
+inline const EnginePlugin* LoadedPlugin(const std::string& path) {
+  static std::map<std::string, std::shared_ptr<const EnginePlugin>> loaded;
+  auto it = loaded.find(path);
+  if (it == loaded.end()) {
+    std::string name;
+    const Status s = LoadEnginePlugin(path, &name);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    it = loaded.emplace(path, s.ok() ? FindEnginePlugin(name) : nullptr).first;
+  }
+  return it->second.get();
+}
+
+// Loads a plugin before any test, so that every test may open the engine by name:
+// ::testing::AddGlobalTestEnvironment(new LoadPluginFirst(PATH)).
+class LoadPluginFirst : public ::testing::Environment {
+ public:
+  explicit LoadPluginFirst(std::string path) : path_(std::move(path)) {}
+  void SetUp() override { ASSERT_NE(LoadedPlugin(path_), nullptr) << path_; }
+
+ private:
+  std::string path_;
+};
 
 }  // namespace lsmbench
 

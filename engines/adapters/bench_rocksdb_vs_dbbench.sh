@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Overhead of the rocksdb adapter + lsm-driver, measured against RocksDB's own
+# Overhead of the rocksdb plugin + lsm-driver, measured against RocksDB's own
 # db_bench (Debian rocksdb-tools): the same single-threaded random fill, with
 # the same RocksDB options, run by both, RUNS times each, interleaved so that
 # drift in the machine's load affects both alike. Prints every run, the
@@ -14,10 +14,9 @@
 # Both run with the WAL disabled and no compression, so that the work is the
 # memtable insert plus background flushes and compactions.
 #
-# PLUGIN=FILE (BUILD/plugin/bench/lsmbench-rocksdbtwin.so: the RocksDB plugin
-# under another name) runs the same fill through that plugin too, in the same
-# rotation, and prints the ratio plugin / compiled-in adapter: the plugin
-# boundary's cost on fillrandom.
+# PLUGIN=FILE runs the same fill through another RocksDB plugin too, under its
+# own name (BUILD/plugin/bench/lsmbench-rocksdbtwin.so is this tree's, named
+# rocksdbtwin), in the same rotation, and prints the ratio PLUGIN / rocksdb.
 #
 # usage: [PLUGIN=FILE] engines/adapters/bench_rocksdb_vs_dbbench.sh [BUILD_DIR] [RUNS] [NUM]
 #   BUILD_DIR  build directory holding bin/lsm-driver (default: build)
@@ -50,7 +49,7 @@ fi
 # The shared RocksDB settings, as (db_bench flag, options-string name, value).
 # Given explicitly where db_bench's default differs from rocksdb::Options'
 # (enable_pipelined_write, delayed_write_rate, perf_level: db_bench and the
-# adapter both default to 1 = kDisable, RocksDB itself to kEnableCount) or
+# plugin both default to 1 = kDisable, RocksDB itself to kEnableCount) or
 # matters to the comparison.
 SETTINGS=(
   "write_buffer_size write_buffer_size $WRITE_BUFFER_SIZE"
@@ -68,7 +67,7 @@ SETTINGS=(
 )
 
 bench_flags=()
-engine_options='"disableWAL": "true"'
+engine_options='"disable_wal": "true"'
 for s in "${SETTINGS[@]}"; do
   read -r flag name value <<<"$s"
   bench_flags+=("--$flag=$value")
@@ -80,12 +79,10 @@ done
 if [ -n "${PLUGIN:-}" ]; then
   PLUGIN=$(realpath "$PLUGIN")
   NAME=$("$DRIVER" --describe-options "$PLUGIN" | python3 -c 'import json,sys; print(json.load(sys.stdin)["engine"])')
-  # The plugin spells disableWAL in the specs' lower case.
-  plugin_options=${engine_options/disableWAL/disable_wal}
   cat > "$WORK/plugin.json" <<JSON
 {"engine": "$NAME", "engine_plugin": "$PLUGIN", "dir": "$WORK/plugin-db", "phase": "testing",
  "duration_s": 86400, "max_ops": $NUM, "threads": 1, "progress_s": 0, "seed": 1,
- "engine_options": {$plugin_options},
+ "engine_options": {$engine_options},
  "workload": {"record_count": $NUM, "key_size": 16, "value_size": 100,
               "operations": {"update": 1}, "distribution": "uniform"}}
 JSON
@@ -99,7 +96,7 @@ cat > "$WORK/run.json" <<JSON
               "operations": {"update": 1}, "distribution": "uniform"}}
 JSON
 
-echo "rocksdb adapter + lsm-driver vs db_bench fillrandom: NUM=$NUM, $RUNS runs each,"
+echo "rocksdb plugin + lsm-driver vs db_bench fillrandom: NUM=$NUM, $RUNS runs each,"
 echo "  $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), data in $WORK"
 echo "  db_bench flags: ${bench_flags[*]} --disable_wal=1"
 : > "$WORK/dbbench.txt"
@@ -134,13 +131,13 @@ bench = [float(x) for x in open(f"{work}/dbbench.txt").read().split()]
 driver = [float(x) for x in open(f"{work}/driver.txt").read().split()]
 mb, md = statistics.median(bench), statistics.median(driver)
 print(f"db_bench fillrandom (ops/s):       " + " ".join(f"{x:,.0f}" for x in bench))
-print(f"rocksdb adapter + driver (ops/s):  " + " ".join(f"{x:,.0f}" for x in driver))
+print(f"rocksdb + driver (ops/s):          " + " ".join(f"{x:,.0f}" for x in driver))
 print(f"median db_bench {mb:,.0f}  median driver {md:,.0f}  ratio driver/db_bench {md / mb:.3f}")
 plugin = [float(x) for x in open(f"{work}/plugin.txt").read().split()]
 if plugin:
     mp = statistics.median(plugin)
     ratios = sorted(p / d for p, d in zip(plugin, driver))
-    print(f"rocksdb plugin + driver (ops/s):   " + " ".join(f"{x:,.0f}" for x in plugin))
-    print(f"median plugin {mp:,.0f}  ratio plugin/adapter {mp / md:.3f} (run by run: "
+    print(f"PLUGIN + driver (ops/s):           " + " ".join(f"{x:,.0f}" for x in plugin))
+    print(f"median PLUGIN {mp:,.0f}  ratio PLUGIN/rocksdb {mp / md:.3f} (run by run: "
           + ", ".join(f"{r:.3f}" for r in ratios) + ")")
 PY

@@ -316,9 +316,7 @@ TEST(BuiltinAdapterTest, SettlesToIdleAfterABurst) {
   ASSERT_TRUE(OpenAdapter("builtin", dir.Sub("db"),
                           {{"memtable_bytes", "64K"}, {"merge_policy", "leveling"}}, &db)
                   .ok());
-  const std::string value(100, 'z');
-  const int n = 20000;
-  for (int i = 0; i < n; ++i) ASSERT_TRUE(db->Put(TestKey(i * 7919 % n), value).ok());
+  PutBurst(db.get(), 20000);
   SettleReport r;
   ASSERT_TRUE(db->Settle(120, &r).ok());
   EXPECT_TRUE(r.supported);

@@ -676,9 +676,10 @@ bool EnginePlugin::HasSecondaryIndexes() const { return api_->put_record != null
 
 std::vector<OptionDescription> EnginePlugin::Describe() const { return options_; }
 
-Status EnginePlugin::Canonical(const AdapterOptions& options, std::vector<std::string>* names,
-                               std::vector<std::string>* values) const {
-  std::vector<std::string> known, problems;
+void EnginePlugin::Canonical(const AdapterOptions& options, std::vector<std::string>* names,
+                             std::vector<std::string>* values,
+                             std::vector<std::string>* problems) const {
+  std::vector<std::string> known;
   for (const OptionDescription& o : options_) known.push_back(o.name);
   for (const auto& [name, value] : options) {
     auto it = std::find_if(options_.begin(), options_.end(),
@@ -688,16 +689,30 @@ Status EnginePlugin::Canonical(const AdapterOptions& options, std::vector<std::s
                : api_->options_open != 0 ? Status::OK()
                                          : lsm::UnknownOption(name, known);
     if (!s.ok()) {
-      problems.push_back(lsm::ErrorMessage(s));
+      problems->push_back(lsm::ErrorMessage(s));
       continue;
     }
     names->push_back(name);
     values->push_back(canonical);
   }
+}
+
+namespace {
+
+Status OptionProblems(const std::string& label, const std::vector<std::string>& problems) {
   if (problems.empty()) return Status::OK();
   std::string text;
   for (const std::string& p : problems) text += (text.empty() ? "" : "; ") + p;
-  return Status::InvalidArgument(PluginLabel(name_), text);
+  return Status::InvalidArgument(label, text);
+}
+
+}  // namespace
+
+Status EnginePlugin::Canonical(const AdapterOptions& options, std::vector<std::string>* names,
+                               std::vector<std::string>* values) const {
+  std::vector<std::string> problems;
+  Canonical(options, names, values, &problems);
+  return OptionProblems(PluginLabel(name_), problems);
 }
 
 namespace {
@@ -711,9 +726,13 @@ std::vector<const char*> Pointers(const std::vector<std::string>& v) {
 }  // namespace
 
 Status EnginePlugin::CheckOptions(const AdapterOptions& options) const {
-  std::vector<std::string> names, values;
-  Status s = Canonical(options, &names, &values);
-  if (!s.ok() || api_->check_options == nullptr) return s;
+  std::vector<std::string> names, values, problems;
+  Canonical(options, &names, &values, &problems);
+  // The options the table passed go to the plugin's own check even when others failed it,
+  // so that one answer names the problems of both.
+  if (api_->check_options == nullptr || names.empty()) {
+    return OptionProblems(PluginLabel(name_), problems);
+  }
   Message m;
   const auto n = Pointers(names), v = Pointers(values);
   int code;
@@ -721,11 +740,12 @@ Status EnginePlugin::CheckOptions(const AdapterOptions& options) const {
     CallScope scope("check_options");
     code = api_->check_options(n.data(), v.data(), n.size(), m.get());
   }
-  if (code == LSMBENCH_OK) return Status::OK();
   // Whatever the code, a refusal here is about the options: the user's input.
-  return Status::InvalidArgument(PluginLabel(name_), std::string(m.text()).empty()
-                                                         ? "check_options refused the options"
-                                                         : m.text());
+  if (code != LSMBENCH_OK) {
+    problems.push_back(std::string(m.text()).empty() ? "check_options refused the options"
+                                                     : m.text());
+  }
+  return OptionProblems(PluginLabel(name_), problems);
 }
 
 Status EnginePlugin::Open(const std::string& dir, const AdapterOptions& options,

@@ -55,7 +55,10 @@ class EnginePlugin {
 
  private:
   EnginePlugin() = default;
-  // Canonical values (see engine_plugin.h) of options, in the table's order.
+  // Canonical values (see engine_plugin.h) of options, in the table's order:
+  // those that passed the table, and each problem of the others.
+  void Canonical(const AdapterOptions& options, std::vector<std::string>* names,
+                 std::vector<std::string>* values, std::vector<std::string>* problems) const;
   Status Canonical(const AdapterOptions& options, std::vector<std::string>* names,
                    std::vector<std::string>* values) const;
 

@@ -1,8 +1,11 @@
 // OpenAdapter / AdapterNames: the engines compiled into this build, and the
-// engine plugins loaded. Which engines are compiled in is decided by CMake
-// (LSMBENCH_HAVE_*), because RocksDB and LevelDB are optional system
-// libraries.
+// engine plugins loaded. The bundled engine is compiled in when its sources
+// are (LSMBENCH_HAVE_BUILTIN); every other storing engine is a plugin.
 #include "adapters/adapter.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <mutex>
 
@@ -10,12 +13,6 @@
 #include "adapters/plugin_adapter.h"
 #ifdef LSMBENCH_HAVE_BUILTIN
 #include "adapters/builtin_adapter.h"
-#endif
-#ifdef LSMBENCH_HAVE_ROCKSDB
-#include "adapters/rocksdb_adapter.h"
-#endif
-#ifdef LSMBENCH_HAVE_LEVELDB
-#include "adapters/leveldb_adapter.h"
 #endif
 
 namespace lsmbench {
@@ -35,7 +32,7 @@ struct Engine {
   const char* name;
   OpenFunction open;
   CheckFunction check;
-  DescribeFunction describe;  // nullptr: the engine's own parser only (rocksdb)
+  DescribeFunction describe;
   OpenDatasetFunction open_dataset;  // nullptr: no secondary indexes
 };
 
@@ -43,12 +40,6 @@ constexpr Engine kEngines[] = {
 #ifdef LSMBENCH_HAVE_BUILTIN
     {"builtin", OpenBuiltinAdapter, CheckBuiltinOptions, DescribeBuiltinOptions,
      OpenBuiltinDatasetAdapter},
-#endif
-#ifdef LSMBENCH_HAVE_ROCKSDB
-    {"rocksdb", OpenRocksDbAdapter, CheckRocksDbOptions, nullptr, nullptr},
-#endif
-#ifdef LSMBENCH_HAVE_LEVELDB
-    {"leveldb", OpenLevelDbAdapter, CheckLevelDbOptions, DescribeLevelDbOptions, nullptr},
 #endif
     {"null", OpenNullAdapter, CheckNullOptions, DescribeNullOptions, nullptr},
 };
@@ -112,6 +103,48 @@ Status LoadEnginePlugin(const std::string& path, std::string* name) {
   *name = plugin->name();
   Plugins().push_back(std::move(plugin));
   return Status::OK();
+}
+
+std::vector<std::string> EnginePluginPath() {
+  std::vector<std::string> dirs;
+  const char* given = getenv("LSMBENCH_PLUGIN_PATH");
+  std::string rest = given != nullptr ? given : "";
+  while (!rest.empty()) {
+    const size_t colon = rest.find(':');
+    const std::string dir = rest.substr(0, colon);
+    if (!dir.empty()) dirs.push_back(dir);
+    rest = colon == std::string::npos ? "" : rest.substr(colon + 1);
+  }
+  char exe[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n > 0) {
+    std::string bin(exe, static_cast<size_t>(n));
+    bin = bin.substr(0, bin.rfind('/'));  // .../bin
+    dirs.push_back(bin.substr(0, bin.rfind('/') + 1) + "plugins");
+  }
+  return dirs;
+}
+
+Status LoadEnginePluginNamed(const std::string& name) {
+  for (const std::string& known : AdapterNames()) {
+    if (known == name) return Status::OK();
+  }
+  std::string looked;
+  for (const std::string& dir : EnginePluginPath()) {
+    const std::string path = dir + "/lsmbench-" + name + ".so";
+    if (access(path.c_str(), F_OK) == 0) {
+      std::string loaded;
+      Status s = LoadEnginePlugin(path, &loaded);
+      if (s.ok() && loaded != name) {
+        return Status::InvalidArgument("engine plugin " + path,
+                                       "calls itself '" + loaded + "', not '" + name + "'");
+      }
+      return s;
+    }
+    looked += (looked.empty() ? "" : ", ") + dir;
+  }
+  return Status::NotFound("engine '" + name + "'", "neither compiled in nor a plugin lsmbench-" +
+                          name + ".so on the plugin path (" + looked + ")");
 }
 
 namespace {
@@ -184,11 +217,6 @@ Status DescribeAdapterOptions(const std::string& engine, std::vector<OptionDescr
   if (plugin) {
     *out = plugin->Describe();
     return Status::OK();
-  }
-  if (e->describe == nullptr) {
-    return Status::NotSupported("engine '" + engine + "'",
-                                "its options are RocksDB's own; check a set of them with "
-                                "--check-options");
   }
   *out = e->describe();
   return Status::OK();

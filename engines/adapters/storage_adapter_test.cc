@@ -1,5 +1,9 @@
-// The behaviour every storing adapter (builtin, rocksdb, leveldb: whichever
-// this build has) must share, run against each of them through OpenAdapter.
+// The behaviour every storing engine (builtin, and the rocksdb and leveldb
+// plugins: whichever this build has) must share, run against each of them
+// through OpenAdapter.
+#include <stdio.h>
+#include <stdlib.h>
+
 #include <atomic>
 #include <memory>
 #include <string>
@@ -13,7 +17,23 @@
 namespace lsmbench {
 namespace {
 
+// builtin when compiled in, and the project's storing plugins this build has.
 std::vector<std::string> StorageEngines() {
+  for (const char* plugin : {
+#ifdef LSM_ROCKSDB_PLUGIN
+           LSM_ROCKSDB_PLUGIN,
+#endif
+#ifdef LSM_LEVELDB_PLUGIN
+           LSM_LEVELDB_PLUGIN,
+#endif
+           ""}) {
+    std::string name;
+    const Status s = *plugin != '\0' ? LoadEnginePlugin(plugin, &name) : Status::OK();
+    if (!s.ok()) {  // before any test runs, where an EXPECT would not count
+      fprintf(stderr, "%s\n", s.ToString().c_str());
+      abort();
+    }
+  }
   std::vector<std::string> engines;
   for (const std::string& name : AdapterNames()) {
     if (name != "null") engines.push_back(name);

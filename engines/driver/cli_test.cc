@@ -100,7 +100,7 @@ class CliTest : public ::testing::Test {
 
   // An engine with a data directory (not null), or "" if none was built.
   static std::string DiskEngine() {
-    for (const char* e : {"leveldb", "rocksdb"}) {
+    for (const char* e : {"builtin"}) {
       for (const auto& n : AdapterNames()) {
         if (n == e) return e;
       }

@@ -85,9 +85,14 @@ std::string Hostname() {
 }
 
 // An engine argument with a '/' is an engine plugin's path: loaded, and
-// *engine becomes its name. False (and the message printed) when it fails.
+// *engine becomes its name. Any other name not compiled in is looked for on
+// the plugin path. False (and the message printed) when it fails.
 bool ResolveEngine(std::string* engine) {
-  if (engine->find('/') == std::string::npos) return true;
+  if (engine->find('/') == std::string::npos) {
+    Status s = LoadEnginePluginNamed(*engine);
+    if (!s.ok()) Fail(2, ErrorText(s));
+    return s.ok();
+  }
   std::string name;
   Status s = LoadEnginePlugin(*engine, &name);
   if (!s.ok()) {

@@ -18,8 +18,7 @@ namespace lsmbench::driver {
 // "choices", "unit", "doc"}, ...]} with "type" one of bool|int|size|real|
 // choice; "default" typed (sizes in bytes); keys that do not apply are left
 // out; for an engine plugin also "plugin": PluginJson. *out is the JSON
-// text; a non-OK status for an unknown engine or one without a description
-// (rocksdb).
+// text; a non-OK status for an unknown engine.
 Status DescribeOptionsJson(const std::string& engine, std::string* out);
 
 // {"path", "version", "abi_version", "options_open", "cannot_tell": ["events", "settle",

@@ -174,9 +174,21 @@ Status ParseRunConfig(const Json& json, const std::string& config_dir,
   }
   bool known = false;
   for (const auto& e : known_engines) known = known || e == c.engine;
+  if (!known && c.engine_plugin.empty()) {
+    // A plugin by its name alone: lsmbench-NAME.so on the plugin path.
+    s = LoadEnginePluginNamed(c.engine);
+    if (s.ok()) {
+      known = true;
+    } else if (!s.IsNotFound()) {
+      return obj.Error("engine", ErrorText(s));
+    }
+  }
   if (!known) {
+    std::string looked;
+    for (const std::string& dir : EnginePluginPath()) looked += (looked.empty() ? "" : ", ") + dir;
     return obj.Error("engine", "unknown engine '" + c.engine + "' (available: " +
-                                   JoinNames(known_engines) + ")");
+                                   JoinNames(known_engines) + "; no plugin lsmbench-" +
+                                   c.engine + ".so on the plugin path: " + looked + ")");
   }
   s = obj.GetStringMap("engine_options", &c.engine_options);
   if (s.ok()) s = obj.GetString("dir", &c.dir);

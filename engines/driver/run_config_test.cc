@@ -109,7 +109,8 @@ TEST(RunConfigTest, UnknownFieldsAreNamedWithTheirPath) {
 TEST(RunConfigTest, InvalidValuesAreExplained) {
   EXPECT_CONTAINS(Error(R"({"engine": "leveldbx", "phase": "testing", "duration_s": 1,
                             "workload": {"record_count": 1}})"),
-                  "engine: unknown engine 'leveldbx' (available: null, rocksdb)");
+                  "engine: unknown engine 'leveldbx' (available: null, rocksdb; no plugin "
+                  "lsmbench-leveldbx.so on the plugin path: ");
   EXPECT_CONTAINS(Error(R"({"engine": "null", "phase": "warmup", "duration_s": 1,
                             "workload": {"record_count": 1}})"),
                   "phase: unknown value \"warmup\" (choose from: load, testing, running)");

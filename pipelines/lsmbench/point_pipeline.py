@@ -206,7 +206,7 @@ class PointPipeline:
             queries=queries,
             settle_s=settle_s,
             engine_plugin=plugins.run_json_path(self.spec.engine.name, self.spec.engine.plugin,
-                                                ctx.driver),
+                                                ctx.driver, remote=ctx.node.address is not None),
         )
         out = ctx.out_dir / phase_dir
         throttled = self.spec.throttle.enabled and phase in self.spec.throttle.phases

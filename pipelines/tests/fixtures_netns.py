@@ -278,9 +278,7 @@ def write_ssh_testbed(nodes: NetnsNodes, driver_path: Path) -> Path:
     shutil.copytree(Path(__file__).resolve().parents[2] / "engines", base / "engines",
                     ignore=shutil.ignore_patterns("build*", "__pycache__"))
     os.environ["LSMBENCH_ENGINES"] = str(base / "engines")
-    cache = base / "cache" / content_hash()
-    cache.mkdir(parents=True)
-    shutil.copy2(driver_path, cache / "lsm-driver")
+    seed_build_cache(base / "cache" / content_hash(), driver_path)
     definition = {
         "type": "ssh",
         "hosts": [n.host_entry(nodes.key_file) for n in nodes.nodes],
@@ -291,6 +289,17 @@ def write_ssh_testbed(nodes: NetnsNodes, driver_path: Path) -> Path:
     path = base / "testbed.yml"
     path.write_text(yaml.safe_dump(definition))
     return path
+
+
+def seed_build_cache(entry: Path, driver_path: Path) -> None:
+    """A build cache entry of the lsm_engine role (ENTRY/bin/lsm-driver, ENTRY/plugins/) made
+    of this machine's build: its driver, and the project plugins the role deploys beside it."""
+    (entry / "bin").mkdir(parents=True)
+    (entry / "plugins").mkdir()
+    shutil.copy2(driver_path, entry / "bin" / "lsm-driver")
+    for name in ("rocksdb", "leveldb"):
+        shutil.copy2(driver_path.parent.parent / "plugins" / f"lsmbench-{name}.so",
+                     entry / "plugins")
 
 
 @contextlib.contextmanager

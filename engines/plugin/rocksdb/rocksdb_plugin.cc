@@ -1,7 +1,7 @@
 // RocksDB as an engine plugin: built against engines/plugin/include/lsmbench/engine_plugin.h
-// and RocksDB's public headers alone, nothing of lsmbench's. It tells what the compiled-in
-// adapter told (metrics, settle) and, from RocksDB's EventListener, every flush and
-// compaction with its levels, bytes and times.
+// and RocksDB's public headers alone, nothing of lsmbench's. It tells metrics from RocksDB's
+// properties, settle from the properties db_bench's waitforcompaction polls and, from its
+// EventListener, every flush and compaction with its levels, bytes and times.
 //
 // Options: the table lists RocksDB's main knobs, and is open (options_open): any option
 // RocksDB's options-string API knows (GetOptionsFromString) is accepted, checked one at a
@@ -34,7 +34,7 @@
 #include <vector>
 
 // The bench build's twin (engines/plugin/CMakeLists.txt) takes another name, so that one
-// driver can measure it beside the compiled-in adapter called rocksdb.
+// driver can measure a build of it beside the one called rocksdb.
 #ifndef LSMBENCH_ROCKSDB_PLUGIN_NAME
 #define LSMBENCH_ROCKSDB_PLUGIN_NAME "rocksdb"
 #endif
@@ -95,6 +95,7 @@ class Listener final : public rocksdb::EventListener {
     e.output_bytes = flush_bytes_[info.job_id];
     flush_bytes_.erase(info.job_id);
     events_.push_back(e);
+    flushes.fetch_add(1, std::memory_order_relaxed);
     completed.fetch_add(1, std::memory_order_relaxed);
   }
   void OnCompactionCompleted(rocksdb::DB*, const rocksdb::CompactionJobInfo& ci) override {
@@ -124,6 +125,7 @@ class Listener final : public rocksdb::EventListener {
     e.end_ns = NowNs();
     e.start_ns = std::max<int64_t>(1, e.end_ns - static_cast<int64_t>(ci.stats.elapsed_micros) * 1000);
     events_.push_back(e);
+    merges.fetch_add(1, std::memory_order_relaxed);
     completed.fetch_add(1, std::memory_order_relaxed);
   }
   void OnStallConditionsChanged(const rocksdb::WriteStallInfo& info) override {
@@ -142,7 +144,7 @@ class Listener final : public rocksdb::EventListener {
   }
 
   std::atomic<uint64_t> bytes_flushed{0}, bytes_merged{0}, bytes_merge_read{0};
-  std::atomic<uint64_t> completed{0}, stall_count{0};
+  std::atomic<uint64_t> completed{0}, flushes{0}, merges{0}, stall_count{0};
 
  private:
   std::mutex mu_;
@@ -348,6 +350,11 @@ lsmbench_code Metrics(lsmbench_engine* engine, lsmbench_metric_sink sink, void* 
     total += files;
   }
   sink(context, "disk_components", d(total));
+  rocksdb::ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  for (const rocksdb::LevelMetaData& level : meta.levels) {
+    sink(context, ("disk_bytes.L" + std::to_string(level.level)).c_str(), d(level.size));
+  }
   using P = rocksdb::DB::Properties;
   const std::pair<const std::string*, const char*> ints[] = {
       {&P::kActualDelayedWriteRate, "delayed_write_rate"},
@@ -370,6 +377,8 @@ lsmbench_code Metrics(lsmbench_engine* engine, lsmbench_metric_sink sink, void* 
   }
   // Entries into a slowdown or stop condition (OnStallConditionsChanged).
   sink(context, "stall_count", d(e->listener->stall_count.load(std::memory_order_relaxed)));
+  sink(context, "flushes", d(e->listener->flushes.load(std::memory_order_relaxed)));
+  sink(context, "merges", d(e->listener->merges.load(std::memory_order_relaxed)));
   const uint64_t flushed = e->listener->bytes_flushed.load(std::memory_order_relaxed);
   const uint64_t merged = e->listener->bytes_merged.load(std::memory_order_relaxed);
   const uint64_t user = e->user_bytes.load(std::memory_order_relaxed);
@@ -441,7 +450,7 @@ const Table& MakeTable() {
          std::to_string(o.level0_slowdown_writes_trigger)},
         {"level0_stop_writes_trigger", LSMBENCH_OPTION_INT, 1, 1 << 20, "", "files",
          "L0 files at which writes stop.", std::to_string(o.level0_stop_writes_trigger)},
-        {"max_bytes_for_level_base", LSMBENCH_OPTION_SIZE, 1024 * 1024, 1024 * kG, "", "bytes",
+        {"max_bytes_for_level_base", LSMBENCH_OPTION_SIZE, 64 * 1024, 1024 * kG, "", "bytes",
          "Capacity of L1.", std::to_string(o.max_bytes_for_level_base)},
         {"max_bytes_for_level_multiplier", LSMBENCH_OPTION_REAL, 1, 1000, "", "",
          "Size ratio between adjacent levels.", "10"},

@@ -107,14 +107,20 @@ def _repetition_group_errors(loaded: Any) -> list[tuple[str, str]]:
 def _driver_check(loaded: Any) -> tuple[list[tuple[str, str]], list[str]]:
     """Engine options (lsm-driver --check-options) and each phase's workload and queries
     (--check-config) checked by the driver, when it is built: (errors by spec path, warnings).
-    Without it, rocksdb's options (no committed description) and the rules between a workload,
-    its queries and the engine go unchecked until the run starts."""
+    Without it, the options of an engine with no committed description (a project plugin not
+    built yet, such as rocksdb) and the rules between a workload, its queries and the engine go
+    unchecked until the run starts."""
+    from .. import engine_options
     from ..driver_checks.config import config_errors
     from ..driver_checks.options import DriverCannotCheck, driver_errors
     from ..spec.checks import engines_of
     from ..util.paths import find_driver
 
-    unchecked = [e for e in engines_of(loaded.raw) if e == "rocksdb"]
+    unchecked = []
+    for e in engines_of(loaded.raw):
+        desc = engine_options.description(e)
+        if desc is None or desc.options_open:
+            unchecked.append(e)
     driver = find_driver(getattr(loaded.spec.testbed, "driver", None))
     if driver is None:
         return [], [*(f"{e} engine options were not checked: lsm-driver is not built (make "

@@ -53,6 +53,16 @@ def is_plugin_name(name: str) -> bool:
     return name not in names.ENGINES and PLUGIN_NAME_RE.fullmatch(name) is not None
 
 
+def on_path(name: str) -> Path | None:
+    """The plugin file for engine `name` in the first directory of the plugin path that has
+    it, or None."""
+    for d in plugin_dirs():
+        p = d / plugin_file(name)
+        if p.is_file():
+            return p.resolve()
+    return None
+
+
 def find_plugin(name: str, explicit: str | None = None, source: Path | None = None) -> Path:
     """The plugin file for engine `name`; ValueError saying where it was looked for."""
     if explicit is not None:
@@ -62,14 +72,13 @@ def find_plugin(name: str, explicit: str | None = None, source: Path | None = No
         if not p.is_file():
             raise ValueError(f"engine plugin {explicit}: no such file ({p})")
         return p.resolve()
-    for d in plugin_dirs():
-        p = d / plugin_file(name)
-        if p.is_file():
-            return p.resolve()
+    p = on_path(name)
+    if p is not None:
+        return p
     found = sorted({p.name[len("lsmbench-"):-len(".so")] for d in plugin_dirs() if d.is_dir()
                     for p in d.glob("lsmbench-*.so")})
     where = ", ".join(str(d) for d in plugin_dirs())
-    known = list(names.ENGINES) + found
+    known = list(dict.fromkeys([*names.ENGINES, *names.PROJECT_PLUGINS, *found]))
     return _not_found(name, where, known)
 
 
@@ -156,14 +165,17 @@ def registered(name: str) -> PluginInfo | None:
     return _registered.get(name)
 
 
-def run_json_path(name: str, explicit: str | None = None,
-                  driver: str | None = None) -> str | None:
-    """run.json's engine_plugin for engine `name`: None for an engine compiled in. A point
-    run by a driver of its own (pair:'s reference build, a nightly's or a bisection's) loads
-    the plugin built beside it, in that build's plugins/, when there is one: the commit's
-    plugin goes with the commit's build. Else `engine.plugin`, or the file the spec's
-    validation resolved, or the one found now (ValueError when none is)."""
+def run_json_path(name: str, explicit: str | None = None, driver: str | None = None,
+                  remote: bool = False) -> str | None:
+    """run.json's engine_plugin for engine `name`: None for an engine compiled in, and for a
+    project plugin on a remote node (the node's driver loads the one deployed beside it, in
+    ROOT/plugins/). A point run by a driver of its own (pair:'s reference build, a nightly's
+    or a bisection's) loads the plugin built beside it, in that build's plugins/, when there
+    is one: the commit's plugin goes with the commit's build. Else `engine.plugin`, or the
+    file the spec's validation resolved, or the one found now (ValueError when none is)."""
     if not is_plugin_name(name):
+        return None
+    if remote and explicit is None and name in names.PROJECT_PLUGINS:
         return None
     if driver is not None and explicit is None:
         # absolute(), not resolve(): a plugin build links the driver in, from elsewhere.

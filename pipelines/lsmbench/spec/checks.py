@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from .. import engine_options
 from ..engine_options import plugins
 from ..util import names
+from ..util.paths import find_driver
 from ..util.wording import plural
 from .errors import pydantic_errors
 from .models import (
@@ -80,8 +81,8 @@ def engines_of(raw: dict[str, Any]) -> list[str]:
     engine = raw.get("engine") if isinstance(raw.get("engine"), dict) else {}
     out: list[str] = []
     for e in engine_names(raw):
-        if e in names.ENGINES or plugins.registered(e):
-            checked: str | None = e
+        if e in names.ENGINES or plugins.registered(e) or _not_describable(e):
+            checked: str | None = e  # a project plugin not built: its committed description
         elif (e == engine.get("name") and engine.get("plugin") is not None) or any(
                 (d / plugins.plugin_file(e)).is_file() for d in plugins.plugin_dirs()):
             checked = None  # a plugin's file, refused: plugin_errors says why
@@ -93,8 +94,9 @@ def engines_of(raw: dict[str, Any]) -> list[str]:
 
 
 def _stand_in(name: Any) -> str:
-    """The compiled-in engine whose options are checked for an engine that is not one."""
-    close = difflib.get_close_matches(str(name), names.ENGINES, n=1)
+    """The engine whose options are checked for a name that is no engine's: the closest
+    compiled-in engine or project plugin."""
+    close = difflib.get_close_matches(str(name), names.ENGINES + names.PROJECT_PLUGINS, n=1)
     return close[0] if close else "builtin"
 
 
@@ -112,6 +114,12 @@ def plugin_errors(raw: dict[str, Any], source: Path | None) -> list[tuple[str, s
             continue
         path = ("engine.plugin" if name == base and explicit is not None
                 else "matrix.engine.name" if "engine.name" in matrix else "engine.name")
+        own = explicit if name == base else None
+        if own is None and _not_describable(name):
+            problem = _unbuilt_project_plugin(name)
+            if problem is not None:
+                errors.append((path, problem))
+            continue
         try:
             plugins.resolve_plugin(name, explicit if name == base else None, source)
         except ValueError as e:
@@ -119,10 +127,34 @@ def plugin_errors(raw: dict[str, Any], source: Path | None) -> list[tuple[str, s
             continue
         testbed = raw.get("testbed")
         kind = testbed.get("type", "local") if isinstance(testbed, dict) else "local"
-        if kind != "local":
+        if kind != "local" and (own is not None or name not in names.PROJECT_PLUGINS):
             errors.append((path, f"engine plugin '{name}': plugins run on a local testbed "
                                  f"only (testbed.type: {kind})"))
     return errors
+
+
+# What each project plugin's CMake target needs besides the compiler (engines/plugin).
+_PLUGIN_NEEDS = {"rocksdb": "librocksdb-dev", "leveldb": "libleveldb-dev", "pebble": "Go",
+                 "fjall": "Rust (cargo)"}
+
+
+def _not_describable(name: str) -> bool:
+    """A project plugin the driver cannot describe here: no driver, or no plugin file."""
+    return name in names.PROJECT_PLUGINS and (find_driver() is None
+                                              or plugins.on_path(name) is None)
+
+
+def _unbuilt_project_plugin(name: str) -> str | None:
+    """Why a project plugin the driver cannot describe cannot run, or None before the driver
+    is built (validate then checks what the committed descriptions tell, and says what it
+    could not: cli.specs._driver_check)."""
+    if find_driver() is None:
+        return None
+    needs = _PLUGIN_NEEDS.get(name)
+    where = ", ".join(str(d) for d in plugins.plugin_dirs())
+    return (f"engine plugin '{name}' is not built (no {plugins.plugin_file(name)} on the "
+            f"plugin path: {where}): `make build` builds it"
+            + (f" when {needs} is installed (`make deps` installs it)" if needs else ""))
 
 
 def _option_errors(option: str, value: Any, path: str, name_path: str,

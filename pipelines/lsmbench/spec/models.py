@@ -73,9 +73,11 @@ class EngineSpec(Strict):
     """The engine the driver measures and its options (passed to its adapter by name)."""
 
     name: str = Field(default="builtin", description="The engine: one compiled into "
-                      f"lsm-driver ({', '.join(f'`{e}`' for e in names.ENGINES)}) or an "
-                      "engine plugin's own name, found as `lsmbench-NAME.so` on the plugin "
-                      "path (docs/how-to/add-your-engine.md).")
+                      f"lsm-driver ({', '.join(f'`{e}`' for e in names.ENGINES)}), one of "
+                      "the engine plugins the project builds ("
+                      f"{', '.join(f'`{e}`' for e in names.PROJECT_PLUGINS)}) or any engine "
+                      "plugin's own name, found as `lsmbench-NAME.so` on the plugin path "
+                      "(docs/how-to/add-your-engine.md).")
     plugin: str | None = Field(default=None, description="The engine plugin's file, for "
                                "`name` (relative to the spec's directory); none: found on "
                                "the plugin path.")
@@ -88,8 +90,9 @@ class EngineSpec(Strict):
     @classmethod
     def _known_engine(cls, v: str) -> str:
         if v not in names.ENGINES and not PLUGIN_NAME_RE.fullmatch(v):
-            raise ValueError(f"unknown engine '{v}' (choose from: {names.choices(names.ENGINES)}, "
-                             "or an engine plugin's name: [a-z][a-z0-9_-]*)")
+            known = names.choices(names.ENGINES + names.PROJECT_PLUGINS)
+            raise ValueError(f"unknown engine '{v}' (choose from: {known}, or an engine "
+                             "plugin's name: [a-z][a-z0-9_-]*)")
         return v
 
     @model_validator(mode="after")

@@ -6,8 +6,14 @@ come from the engines' option descriptions (lsmbench.engine_options).
 
 from __future__ import annotations
 
-# Engines the driver can measure (its adapters).
-ENGINES: tuple[str, ...] = ("builtin", "rocksdb", "leveldb", "null")
+# Engines compiled into lsm-driver.
+ENGINES: tuple[str, ...] = ("builtin", "null")
+
+# Engine plugins this project builds (engines/plugin), into each build's plugins/ and, on a
+# remote testbed, into the node's: a spec names them like a compiled-in engine, and a spec
+# naming one is checked before they are built (leveldb's options against its committed
+# description).
+PROJECT_PLUGINS: tuple[str, ...] = ("rocksdb", "leveldb", "pebble", "fjall", "memkv")
 
 # Testbed backends by short name.
 TESTBEDS: tuple[str, ...] = ("local", "ssh", "terraform")

@@ -125,8 +125,8 @@ BAD = [
      "engine.name: unknown engine 'rocks': neither compiled into lsm-driver nor a plugin "
      "lsmbench-rocks.so on the plugin path"),
     ({"engine": {"name": "Rocks!"}},
-     "engine.name: unknown engine 'Rocks!' (choose from: builtin, rocksdb, leveldb, null, or "
-     "an engine plugin's name"),
+     "engine.name: unknown engine 'Rocks!' (choose from: builtin, null, rocksdb, leveldb, "
+     "pebble, fjall, memkv, or an engine plugin's name"),
     ({"enigne": {}},
      "enigne: unknown key 'enigne' (allowed: name, description, engine, matrix, workload, "
      "phases, verdict, throttle, sinks, testbed, tune, pair)"),

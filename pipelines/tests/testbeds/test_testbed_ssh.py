@@ -124,6 +124,9 @@ def test_up_contacts_every_node_and_deploys(bed):
             content_hash()
         assert (n.remote_root / "lib" / "lsmbench_node.py").is_file()
         assert (n.remote_root / "lib" / "lsmbench" / "throttle" / "cgroup.py").is_file()
+        # The project's plugins beside it, where the node's driver finds them by name.
+        assert sorted(p.name for p in (n.remote_root / "plugins").iterdir()) == [
+            "lsmbench-leveldb.so", "lsmbench-rocksdb.so"]
 
 
 def test_second_up_changes_nothing(bed):
@@ -229,6 +232,29 @@ def test_campaign_spreads_over_both_nodes(bed, tmp_path, influxd):
     for n in bed.nodes:
         assert list((n.remote_root / "out" / "spread").iterdir()) == []
         assert not any((n.data_dir / "spread").iterdir())
+
+
+def test_rocksdb_runs_on_the_nodes_from_the_plugin_deployed_there(bed, tmp_path):
+    spec = campaign_spec(bed, "rocks", points=0)
+    doc = yaml.safe_load(spec.read_text())
+    doc["engine"] = {"name": "rocksdb", "options": {"write_buffer_size": "256K"}}
+    doc["matrix"] = {"max_background_jobs": [1, 2]}
+    spec.write_text(yaml.safe_dump(doc))
+    results = tmp_path / "results"
+    r = lsmbench(bed, "run", str(spec), "--json", "--results", str(results))
+    assert r.returncode == 0, r.stderr[-3000:] + r.stdout[-2000:]
+    summary = events(r.stdout)[-1]
+    assert (summary["complete"], summary["failed"]) == (2, 0), summary
+    from lsmbench.store import Store
+
+    roots = {n.name: n.remote_root for n in bed.nodes}
+    for p in Store(results).points("rocks"):
+        testing = p.path / "testing"
+        # run.json names no file of this machine: the node's driver found its own plugin.
+        assert "engine_plugin" not in json.loads((testing / "run.json").read_text())
+        loaded = json.loads((testing / "summary.json").read_text())["engine_plugin"]
+        assert loaded["path"] == str(roots[p.data["host"]] / "plugins" / "lsmbench-rocksdb.so")
+        assert p.data["max_throughput"]["writes_per_s"] > 0
 
 
 def test_node_lost_mid_campaign_point_finishes_elsewhere(bed, tmp_path):

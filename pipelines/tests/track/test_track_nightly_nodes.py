@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from fixtures_netns import netns_nodes, restart_sshd
+from fixtures_netns import netns_nodes, restart_sshd, seed_build_cache
 from repo_paths import REPO
 from test_track_nightly import git
 
@@ -47,9 +47,7 @@ def night(driver_path):
             git(repo, "init", "-q", "-b", "main")
             git(repo, "add", ".")
             git(repo, "commit", "-q", "-m", "engine")
-            cache = base / "cache" / content_hash(repo / "engines")
-            cache.mkdir(parents=True)
-            shutil.copy2(driver_path, cache / "lsm-driver")
+            seed_build_cache(base / "cache" / content_hash(repo / "engines"), driver_path)
             os.environ["LSMBENCH_TESTBEDS"] = str(base / "testbeds")
             # The testbed as `testbed up NAME --file` leaves it before its first deploy: the
             # night's testbed step deploys it.

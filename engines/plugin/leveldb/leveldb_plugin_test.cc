@@ -1,27 +1,40 @@
-#include "adapters/leveldb_adapter.h"
+// The LevelDB plugin (leveldb_plugin.cc) through the driver's loader: its
+// options, metrics, and what it cannot tell.
+#include <gtest/gtest.h>
+#include <stdlib.h>
 
+#include <string>
+
+#include "adapters/adapter.h"
 #include "adapters/adapter_test_util.h"
-#include "gtest/gtest.h"
+#include "adapters/plugin_adapter.h"
 
 namespace lsmbench {
 namespace {
+
+// The plugin, loaded before any test and known to OpenAdapter as "leveldb".
+const EnginePlugin* Plugin() { return LoadedPlugin(LSM_LEVELDB_PLUGIN); }
+const auto* const kLoadPlugin =
+    ::testing::AddGlobalTestEnvironment(new LoadPluginFirst(LSM_LEVELDB_PLUGIN));
+
+std::string Key(int i) { return TestKey(i); }
 
 Status OpenStatus(const TempDir& dir, const AdapterOptions& options) {
   std::unique_ptr<KvAdapter> db;
   return OpenAdapter("leveldb", dir.Sub("db"), options, &db);
 }
 
-TEST(LevelDbAdapterTest, OptionErrorsNameTheOption) {
+TEST(LevelDbPluginTest, OptionErrorsNameTheOption) {
   TempDir dir;
   EXPECT_EQ(
-      "Invalid argument: engine option 'write_buffer': unknown (choose from: "
+      "Invalid argument: engine plugin 'leveldb': engine option 'write_buffer': unknown (choose from: "
       "block_restart_interval, block_size, bloom_bits_per_key, cache_bytes, compression, "
       "create_if_missing, error_if_exists, max_file_size, max_open_files, paranoid_checks, "
       "reuse_logs, sync, verify_checksums, write_buffer_size)",
       OpenStatus(dir, {{"write_buffer", "1M"}}).ToString());
   EXPECT_EQ(
-      "Invalid argument: engine option 'compression': bad value 'zlib' (choose from: none, "
-      "snappy)",
+      "Invalid argument: engine plugin 'leveldb': engine option 'compression': bad value "
+      "'zlib' (choose from: none, snappy)",
       OpenStatus(dir, {{"compression", "zlib"}}).ToString());
   Status s = OpenStatus(dir, {{"write_buffer_size", "1K"}});  // LevelDB's floor is 64K
   EXPECT_TRUE(s.IsInvalidArgument());
@@ -32,7 +45,7 @@ TEST(LevelDbAdapterTest, OptionErrorsNameTheOption) {
       << s.ToString();
 }
 
-TEST(LevelDbAdapterTest, ErrorIfExists) {
+TEST(LevelDbPluginTest, ErrorIfExists) {
   TempDir dir;
   ASSERT_TRUE(OpenStatus(dir, {}).ok());
   Status s = OpenStatus(dir, {{"error_if_exists", "true"}});
@@ -40,7 +53,7 @@ TEST(LevelDbAdapterTest, ErrorIfExists) {
   EXPECT_NE(std::string::npos, s.ToString().find("exists")) << s.ToString();
 }
 
-TEST(LevelDbAdapterTest, AllOptionsOpenAndWork) {
+TEST(LevelDbPluginTest, AllOptionsOpenAndWork) {
   TempDir dir;
   std::unique_ptr<KvAdapter> db;
   Status s = OpenAdapter("leveldb", dir.Sub("db"),
@@ -85,8 +98,9 @@ TEST(LevelDbAdapterTest, AllOptionsOpenAndWork) {
   EXPECT_TRUE(db->Close().ok());
 }
 
-// LevelDB cannot tell its pending compactions: Settle says so at once.
-TEST(LevelDbAdapterTest, SettleIsUnsupported) {
+// LevelDB exposes no pending-compaction property, so the plugin leaves
+// background_work out and Settle says so at once.
+TEST(LevelDbPluginTest, SettleIsUnsupported) {
   TempDir dir;
   std::unique_ptr<KvAdapter> db;
   ASSERT_TRUE(OpenAdapter("leveldb", dir.Sub("db"), {}, &db).ok());
@@ -95,8 +109,48 @@ TEST(LevelDbAdapterTest, SettleIsUnsupported) {
   EXPECT_FALSE(r.supported);
   EXPECT_FALSE(r.idle);
   EXPECT_EQ(0, r.waited_s);
-  EXPECT_NE(std::string::npos, r.detail.find("LevelDB exposes no pending-compaction property"))
+  EXPECT_NE(std::string::npos, r.detail.find("cannot tell its pending flushes and merges"))
       << r.detail;
+  EXPECT_TRUE(db->Close().ok());
+}
+
+TEST(LevelDbPluginTest, StoresAndSaysWhatItCannotTell) {
+  const EnginePlugin* plugin = Plugin();
+  ASSERT_TRUE(plugin);
+  EXPECT_EQ(plugin->name(), "leveldb");
+  EXPECT_EQ(plugin->CannotTell(), (std::vector<std::string>{"events", "settle"}));
+  Status s = plugin->CheckOptions({{"write_bufer_size", "1M"}});
+  EXPECT_NE(s.ToString().find("did you mean 'write_buffer_size'"), std::string::npos)
+      << s.ToString();
+  const std::string dir = ::testing::TempDir() + "/leveldb-plugin";
+  std::string cmd = "rm -rf '" + dir + "'";
+  ASSERT_EQ(system(cmd.c_str()), 0);
+  std::unique_ptr<KvAdapter> db;
+  s = plugin->Open(dir, {{"write_buffer_size", "64K"}, {"compression", "none"},
+                         {"bloom_bits_per_key", "10"}, {"cache_bytes", "1M"}},
+                   0, &db);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const std::string value(1000, 'v');
+  for (int i = 0; i < 4000; i++) ASSERT_TRUE(db->Put(Key(i % 2000), value).ok());
+  ASSERT_TRUE(db->Delete(Key(7)).ok());
+  std::string got;
+  ASSERT_TRUE(db->Get(Key(42), &got).ok());
+  EXPECT_EQ(got, value);
+  EXPECT_TRUE(db->Get(Key(7), &got).IsNotFound());
+  size_t returned = 0;
+  ASSERT_TRUE(db->Scan(Key(0), 5000, &returned).ok());
+  EXPECT_EQ(returned, 1999u);
+  SettleReport report;
+  ASSERT_TRUE(db->Settle(1.0, &report).ok());
+  EXPECT_FALSE(report.supported);
+  const Metrics m = db->GetMetrics();
+  EXPECT_GT(m.at("disk_components"), 0);
+  EXPECT_GT(m.at("bytes_written"), 0);
+  EXPECT_TRUE(db->Close().ok());
+  // Reopened, the data is there (the log held the memtable).
+  ASSERT_TRUE(plugin->Open(dir, {{"error_if_exists", "true"}}, 0, &db).IsInvalidArgument());
+  ASSERT_TRUE(plugin->Open(dir, {}, 0, &db).ok());
+  ASSERT_TRUE(db->Get(Key(1999), &got).ok());
   EXPECT_TRUE(db->Close().ok());
 }
 

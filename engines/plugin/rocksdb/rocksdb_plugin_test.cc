@@ -1,15 +1,35 @@
-#include "adapters/rocksdb_adapter.h"
+// The RocksDB plugin (rocksdb_plugin.cc) through the driver's loader: its
+// options, its events and metrics, settle, and RocksDB's perf context.
+#include <gtest/gtest.h>
+#include <rocksdb/perf_context.h>
+#include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
+#include <string>
 #include <thread>
 
-#include <rocksdb/perf_context.h>
-
+#include "adapters/adapter.h"
 #include "adapters/adapter_test_util.h"
-#include "gtest/gtest.h"
+#include "adapters/plugin_adapter.h"
 
 namespace lsmbench {
 namespace {
+
+// The plugin, loaded before any test and known to OpenAdapter as "rocksdb".
+const EnginePlugin* Plugin() { return LoadedPlugin(LSM_ROCKSDB_PLUGIN); }
+const auto* const kLoadPlugin =
+    ::testing::AddGlobalTestEnvironment(new LoadPluginFirst(LSM_ROCKSDB_PLUGIN));
+
+std::string Key(int i) { return TestKey(i); }
+
+// 64 KiB memtables and a small L1: a few MiB of writes flush and compact many times.
+AdapterOptions SmallTree() {
+  return {{"write_buffer_size", "64K"},
+          {"level0_file_num_compaction_trigger", "2"},
+          {"target_file_size_base", "256K"},
+          {"max_bytes_for_level_base", "512K"}};
+}
 
 Status OpenStatus(const TempDir& dir, const AdapterOptions& options) {
   std::unique_ptr<KvAdapter> db;
@@ -21,7 +41,7 @@ void ExpectNamed(const Status& s, const std::string& name) {
   EXPECT_NE(std::string::npos, s.ToString().find("engine option '" + name + "'")) << s.ToString();
 }
 
-TEST(RocksDbAdapterTest, OptionErrorsNameTheOption) {
+TEST(RocksDbPluginTest, OptionErrorsNameTheOption) {
   TempDir dir;
   Status s = OpenStatus(dir, {{"write_buffr_size", "64K"}});
   ExpectNamed(s, "write_buffr_size");
@@ -30,14 +50,14 @@ TEST(RocksDbAdapterTest, OptionErrorsNameTheOption) {
   ExpectNamed(OpenStatus(dir, {{"write_buffer_size", "abc"}}), "write_buffer_size");
   ExpectNamed(OpenStatus(dir, {{"compression", "none"}}), "compression");
   ExpectNamed(OpenStatus(dir, {{"sync", "maybe"}}), "sync");
-  ExpectNamed(OpenStatus(dir, {{"disableWAL", "2"}}), "disableWAL");
+  ExpectNamed(OpenStatus(dir, {{"disable_wal", "2"}}), "disable_wal");
   ExpectNamed(OpenStatus(dir, {{"perf_level", "count"}}), "perf_level");
   // A ';' would smuggle a second option past the per-option check.
   ExpectNamed(OpenStatus(dir, {{"write_buffer_size", "64K;max_write_buffer_number=4"}}),
               "write_buffer_size");
 }
 
-TEST(RocksDbAdapterTest, AcceptsStringApiAndWriteOptions) {
+TEST(RocksDbPluginTest, AcceptsStringApiAndWriteOptions) {
   TempDir dir;
   std::unique_ptr<KvAdapter> db;
   Status s = OpenAdapter("rocksdb", dir.Sub("db"),
@@ -46,7 +66,7 @@ TEST(RocksDbAdapterTest, AcceptsStringApiAndWriteOptions) {
                           {"max_background_jobs", "2"},
                           {"block_based_table_factory",
                            "{block_size=8K;cache_index_and_filter_blocks=true}"},
-                          {"disableWAL", "true"},
+                          {"disable_wal", "true"},
                           {"sync", "false"}},
                          &db);
   ASSERT_TRUE(s.ok()) << s.ToString();
@@ -69,7 +89,7 @@ uint64_t ComparisonsCounted(KvAdapter* db) {
   return rocksdb::get_perf_context()->user_key_comparison_count;
 }
 
-TEST(RocksDbAdapterTest, PerfContextOffByDefaultAndSettable) {
+TEST(RocksDbPluginTest, PerfContextOffByDefaultAndSettable) {
   TempDir dir;
   std::unique_ptr<KvAdapter> quiet, counting;
   ASSERT_TRUE(OpenAdapter("rocksdb", dir.Sub("quiet"), {}, &quiet).ok());
@@ -88,7 +108,7 @@ TEST(RocksDbAdapterTest, PerfContextOffByDefaultAndSettable) {
   EXPECT_GT(counted_elsewhere, 200u);
 }
 
-TEST(RocksDbAdapterTest, SyncWritesWork) {
+TEST(RocksDbPluginTest, SyncWritesWork) {
   TempDir dir;
   std::unique_ptr<KvAdapter> db;
   ASSERT_TRUE(OpenAdapter("rocksdb", dir.Sub("db"), {{"sync", "1"}}, &db).ok());
@@ -98,20 +118,14 @@ TEST(RocksDbAdapterTest, SyncWritesWork) {
   EXPECT_EQ(20u, n);
 }
 
-TEST(RocksDbAdapterTest, MetricsAfterFlushesAndCompactions) {
+TEST(RocksDbPluginTest, MetricsAfterFlushesAndCompactions) {
   TempDir dir;
   std::unique_ptr<KvAdapter> db;
-  ASSERT_TRUE(OpenAdapter("rocksdb", dir.Sub("db"),
-                          {{"write_buffer_size", "64K"},
-                           {"compression", "kNoCompression"},  // byte counts as written
-                           {"level0_file_num_compaction_trigger", "2"},
-                           {"target_file_size_base", "256K"},
-                           {"max_bytes_for_level_base", "512K"}},
-                          &db)
-                  .ok());
-  const std::string value(100, 'x');
+  AdapterOptions options = SmallTree();
+  options["compression"] = "kNoCompression";  // byte counts as written
+  ASSERT_TRUE(OpenAdapter("rocksdb", dir.Sub("db"), options, &db).ok());
   const int n = 40000;
-  for (int i = 0; i < n; ++i) ASSERT_TRUE(db->Put(TestKey(i * 7919 % n), value).ok());
+  PutBurst(db.get(), n);
 
   // Compactions run in the background; wait (bounded) until one completed.
   Metrics m = db->GetMetrics();
@@ -120,8 +134,8 @@ TEST(RocksDbAdapterTest, MetricsAfterFlushesAndCompactions) {
     m = db->GetMetrics();
   }
   for (const char* key :
-       {"disk_components", "disk_components.L0", "disk_components.L6", "stall_count",
-        "stall_stop_count", "stall_slowdown_count", "stall_micros", "write_stopped",
+       {"disk_components", "disk_components.L0", "disk_components.L6", "disk_bytes.L0",
+        "stall_count", "stall_micros", "write_stopped",
         "delayed_write_rate", "merges_running", "flushes_running", "merges_pending",
         "pending_merge_bytes", "memory_components_immutable", "bytes_flushed", "bytes_merged",
         "bytes_merge_read", "flushes", "merges", "disk_bytes", "user_bytes",
@@ -145,28 +159,88 @@ TEST(RocksDbAdapterTest, MetricsAfterFlushesAndCompactions) {
 
 // A burst of writes through small memtables leaves flushes and compactions
 // behind; Settle waits them out and the properties agree afterwards.
-TEST(RocksDbAdapterTest, SettlesAfterABurst) {
+TEST(RocksDbPluginTest, SettlesAfterABurst) {
   TempDir dir;
   std::unique_ptr<KvAdapter> db;
-  ASSERT_TRUE(OpenAdapter("rocksdb", dir.Sub("db"),
-                          {{"write_buffer_size", "64K"},
-                           {"level0_file_num_compaction_trigger", "2"},
-                           {"target_file_size_base", "256K"},
-                           {"max_bytes_for_level_base", "512K"}},
-                          &db)
-                  .ok());
-  const std::string value(100, 'x');
-  const int n = 20000;
-  for (int i = 0; i < n; ++i) ASSERT_TRUE(db->Put(TestKey(i * 7919 % n), value).ok());
+  ASSERT_TRUE(OpenAdapter("rocksdb", dir.Sub("db"), SmallTree(), &db).ok());
+  PutBurst(db.get(), 20000);
   SettleReport r;
   ASSERT_TRUE(db->Settle(120, &r).ok());
   EXPECT_TRUE(r.supported);
   ASSERT_TRUE(r.idle) << r.detail;
-  EXPECT_NE(std::string::npos, r.detail.find("rocksdb.compaction-pending 0")) << r.detail;
+  EXPECT_NE(std::string::npos, r.detail.find("merges pending 0, running 0")) << r.detail;
   const Metrics m = db->GetMetrics();
   EXPECT_EQ(0, m.at("merges_running"));
   EXPECT_EQ(0, m.at("flushes_running"));
   EXPECT_EQ(0, m.at("merges_pending"));
+  EXPECT_TRUE(db->Close().ok());
+}
+
+TEST(RocksDbPluginTest, TellsFlushesAndCompactionsWithTheirLevels) {
+  const EnginePlugin* plugin = Plugin();
+  ASSERT_TRUE(plugin);
+  EXPECT_EQ(plugin->name(), "rocksdb");
+  EXPECT_TRUE(plugin->options_open());
+  EXPECT_TRUE(plugin->CannotTell().empty());
+  // Listed options are checked by the table, the others by RocksDB's own parser.
+  EXPECT_TRUE(plugin->CheckOptions({{"write_buffer_size", "64K"}, {"bloom_locality", "1"}}).ok());
+  Status s = plugin->CheckOptions({{"write_bufer_size", "64K"}});
+  EXPECT_NE(s.ToString().find("engine option 'write_bufer_size'"), std::string::npos)
+      << s.ToString();
+  s = plugin->CheckOptions({{"compaction_style", "kCompactionStyleTiered"}});
+  EXPECT_NE(s.ToString().find("choose from: kCompactionStyleLevel"), std::string::npos)
+      << s.ToString();
+  // A listed option the table refuses and an open one RocksDB refuses: both in one answer.
+  s = plugin->CheckOptions({{"write_buffer_size", "1K"}, {"arena_block_size", "bad"}});
+  EXPECT_NE(s.ToString().find("engine option 'write_buffer_size': bad value '1K'"),
+            std::string::npos)
+      << s.ToString();
+  EXPECT_NE(s.ToString().find("; engine option 'arena_block_size': bad value 'bad'"),
+            std::string::npos)
+      << s.ToString();
+
+  const std::string dir = ::testing::TempDir() + "/rocksdb-plugin";
+  std::string cmd = "rm -rf '" + dir + "'";
+  ASSERT_EQ(system(cmd.c_str()), 0);
+  std::unique_ptr<KvAdapter> db;
+  s = plugin->Open(dir, {{"write_buffer_size", "64K"}, {"level0_file_num_compaction_trigger", "2"},
+                         {"max_bytes_for_level_base", "1M"}, {"target_file_size_base", "64K"},
+                         {"disable_wal", "true"},
+                         {"compression", "kNoCompression"}},
+                   0, &db);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const std::string value(1000, 'v');
+  for (int i = 0; i < 6000; i++) ASSERT_TRUE(db->Put(Key(i % 3000), value).ok());
+  SettleReport report;
+  ASSERT_TRUE(db->Settle(60.0, &report).ok());
+  EXPECT_TRUE(report.supported);
+  EXPECT_TRUE(report.idle) << report.detail;
+  std::string got;
+  ASSERT_TRUE(db->Get(Key(42), &got).ok());
+  EXPECT_EQ(got, value);
+  EXPECT_TRUE(db->Get("absent", &got).IsNotFound());
+  size_t returned = 0;
+  ASSERT_TRUE(db->Scan(Key(0), 5000, &returned).ok());
+  EXPECT_EQ(returned, 3000u);
+  int flushes = 0, merges = 0, deepest = 0;
+  for (const EngineEvent& e : db->TakeEvents()) {
+    if (e.kind == EngineEvent::Kind::kFlush) {
+      flushes++;
+      EXPECT_GT(e.output_bytes, 0u);
+      EXPECT_GT(e.entries, 0u);
+    } else {
+      merges++;
+      EXPECT_GE(e.output_level, 1);
+      deepest = std::max(deepest, e.output_level);
+    }
+  }
+  EXPECT_GE(flushes, 6000 * 1000 / (64 * 1024) / 2);  // ~91 memtables' worth
+  EXPECT_GT(merges, 0);
+  EXPECT_GE(deepest, 1);
+  const Metrics m = db->GetMetrics();
+  EXPECT_GT(m.at("bytes_flushed"), 0);
+  EXPECT_GT(m.at("write_amplification"), 1.0);
+  EXPECT_GT(m.at("disk_components"), 0);
   EXPECT_TRUE(db->Close().ok());
 }
 
