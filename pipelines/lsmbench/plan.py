@@ -488,11 +488,11 @@ def describe(plan: Plan) -> list[str]:
                      f"  repetitions: {lo} to {hi} (more while a group is undecided)")
     ph = ", ".join(_phase_text(p) for p in plan.phases())
     lines.append(f"  phases: {ph}")
-    if spec.engine.options:
-        opts = ", ".join(f"{k}={option_string(v)}" for k, v in spec.engine.options.items())
-        lines.append(f"  engine {spec.engine.name}: {opts}")
-    else:
-        lines.append(f"  engine {spec.engine.name}")
+    sections = ([(f"engine {label} ({e.name})", e) for label, e in spec.engines.items()]
+                if spec.engines else [(f"engine {spec.engine.name}", spec.engine)])
+    for head, engine in sections:
+        opts = ", ".join(f"{k}={option_string(v)}" for k, v in engine.options.items())
+        lines.append(f"  {head}: {opts}" if opts else f"  {head}")
     for name in ("load", "testing", "running"):
         over = getattr(spec.phases, name).engine_options
         if over:

@@ -21,8 +21,9 @@ from pydantic import BaseModel, ConfigDict
 from .engine_options import option_string
 from .spec import PHASE_NAMES, CampaignSpec, LoadedSpec, resolve_workload, set_dotted
 from .spec.checks import dimension_option
+from .spec.models import EngineSpec
 from .util.digest import canonical_hash
-from .util.names import BUILD_DIMENSION
+from .util.names import BUILD_DIMENSION, ENGINE_DIMENSION
 
 _SLUG_RE = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_ID_LEN = 96
@@ -107,14 +108,26 @@ def phase_utilization(phase_dir: str) -> float | None:
         return None
 
 
+def point_engine(spec: CampaignSpec, point: Point) -> tuple[EngineSpec, str]:
+    """The engine section a point runs (spec: the campaign's) and its spec path: the entry of
+    `engines` its `engine` value names, else `engine`."""
+    label = point.params.get(ENGINE_DIMENSION)
+    if spec.engines is not None and isinstance(label, str) and label in spec.engines:
+        return spec.engines[label], f"engines.{label}"
+    return spec.engine, "engine"
+
+
 def phase_option_sources(spec: CampaignSpec, point: Point,
                          phase: str) -> dict[str, tuple[str, str]]:
     """The engine options a phase runs with: name -> (value as the driver's string, the spec
-    path that set it). Lowest to highest precedence: engine.options, the point's engine option
-    dimensions, phases.<phase>.engine_options, a phases.<phase>.engine_options.X dimension."""
+    path that set it). Lowest to highest precedence: the engine section's options (`engine`,
+    or the point's entry of `engines`), the point's engine option dimensions,
+    phases.<phase>.engine_options, a phases.<phase>.engine_options.X dimension (spec: the
+    campaign's)."""
     ph = _OPTION_PHASE.get(phase_name(phase), phase_name(phase))
+    engine, engine_path = point_engine(spec, point)
     chosen: dict[str, tuple[Any, str]] = {
-        k: (v, f"engine.options.{k}") for k, v in spec.engine.options.items()}
+        k: (v, f"{engine_path}.options.{k}") for k, v in engine.options.items()}
     phase_dims: dict[str, tuple[Any, str]] = {}
     for dim, value in point.params.items():
         option = dimension_option(dim)
@@ -140,12 +153,16 @@ def phase_engine_options(spec: CampaignSpec, point: Point, phase: str) -> dict[s
 
 
 def point_spec(loaded: LoadedSpec, point: Point) -> CampaignSpec:
-    """The spec as this point sees it: dotted dimensions applied, matrix dropped."""
+    """The spec as this point sees it: its entry of `engines` as its engine section, dotted
+    dimensions applied, matrix dropped."""
     dotted = {k: v for k, v in point.params.items()
               if "." in k and not k.startswith("engine.options.")}
-    if not dotted:
+    variant = ENGINE_DIMENSION in point.params and loaded.spec.engines is not None
+    if not dotted and not variant:
         return loaded.spec
     raw = copy.deepcopy({k: v for k, v in loaded.raw.items() if k != "matrix"})
+    if variant:
+        raw["engine"] = raw.pop("engines")[point.params[ENGINE_DIMENSION]]
     for k, v in dotted.items():
         set_dotted(raw, k, v)
     return CampaignSpec.model_validate(raw)

@@ -132,7 +132,7 @@ def run_distributed(plan: Plan, store: Store, testbed: RemoteTestbed, nodes: lis
         record = {
             "schema": POINT_SCHEMA, "campaign": spec.name, "point": job.point.id,
             "index": job.point.index, "params": job.point.params, "rep": job.point.rep,
-            "seed": job.point.seed, "engine": spec.engine.name,
+            "seed": job.point.seed, "engine": plan.point(job.point).spec.engine.name,
             "config_hash": hashes[job.point.id], "state": STATE_FAILED,
             "error": {"stage": "schedule", "message": reason, "exit_code": None},
             "attempts": [a.to_json() for a in job.attempts], "host": None,

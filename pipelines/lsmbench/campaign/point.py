@@ -123,7 +123,7 @@ def _run_and_commit(plan: Plan, store: Store, writer: PointWriter, logger: loggi
         "params": point.params,
         "rep": point.rep,
         "seed": point.seed,
-        "engine": spec.engine.name,
+        "engine": plan.point(point).spec.engine.name,
         "config_hash": chash,
         "state": None,
         "error": None,

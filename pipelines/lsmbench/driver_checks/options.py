@@ -20,7 +20,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..plan import expand_matrix
-from ..points import Point, phase_option_sources
+from ..points import Point, phase_option_sources, point_engine
 from ..spec import PHASE_NAMES, LoadedSpec
 
 TIMEOUT_S = 30.0
@@ -74,7 +74,7 @@ def check_options(driver: Path, engine: str, options: dict[str, str],
 
 
 def _point_engine(loaded: LoadedSpec, point: Point) -> str:
-    value = point.params.get("engine.name", loaded.spec.engine.name)
+    value = point.params.get("engine.name", point_engine(loaded.spec, point)[0].name)
     return str(value)
 
 

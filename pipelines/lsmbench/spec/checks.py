@@ -47,6 +47,8 @@ def dimension_option(key: str) -> str | None:
     """The engine option a matrix dimension sets: its name for an undotted one (aliases
     resolved: policy -> merge_policy), the last part of engine.options.X and
     phases.P.engine_options.X; None for any other spec path."""
+    if key == names.ENGINE_DIMENSION:
+        return None  # the names of the spec's engines, not an option
     if "." not in key:
         return names.DIMENSION_ALIASES.get(key, key)
     if key.startswith("engine.options.") or (key.startswith("phases.")
@@ -55,16 +57,29 @@ def dimension_option(key: str) -> str | None:
     return None
 
 
-def engine_names(raw: dict[str, Any]) -> list[str]:
-    """The engines a campaign names: engine.name, or each value of an engine.name dimension;
-    a name that can be no engine's (the models report it) as the closest compiled-in one."""
+# An engine section of a raw spec, by its path: ("engine", {...}) or ("engines.NAME", {...}).
+Section = tuple[str, dict[str, Any]]
+
+
+def engine_sections(raw: dict[str, Any]) -> list[Section]:
+    """The engine sections a campaign runs: each entry of `engines`, else `engine`."""
+    engines = raw.get("engines")
+    if isinstance(engines, dict) and engines:
+        return [(f"engines.{k}", v if isinstance(v, dict) else {}) for k, v in engines.items()]
+    engine = raw.get("engine")
+    return [("engine", engine if isinstance(engine, dict) else {})]
+
+
+def engine_names(raw: dict[str, Any], sections: list[Section] | None = None) -> list[str]:
+    """The engines a campaign names (of `sections`: default all): each section's name, or
+    each value of an engine.name dimension; a name that can be no engine's (the models report
+    it) as the closest compiled-in one."""
     matrix = raw.get("matrix")
     dim = matrix.get("engine.name") if isinstance(matrix, dict) else None
     if dim is not None:
         values = dim if isinstance(dim, list) else [dim]
     else:
-        engine = raw.get("engine")
-        values = [engine.get("name", "builtin") if isinstance(engine, dict) else "builtin"]
+        values = [s.get("name", "builtin") for _, s in (sections or engine_sections(raw))]
     out = []
     for v in values:
         if not isinstance(v, str) or not (v in names.ENGINES or plugins.is_plugin_name(v)):
@@ -74,16 +89,17 @@ def engine_names(raw: dict[str, Any]) -> list[str]:
     return out
 
 
-def engines_of(raw: dict[str, Any]) -> list[str]:
-    """The engines whose options a campaign's are checked against: each it names, a plugin
-    once resolved (plugin_errors); a name that is no plugin found (a typo of builtin?) counts
-    as the closest compiled-in engine, so that its options are still checked."""
-    engine = raw.get("engine") if isinstance(raw.get("engine"), dict) else {}
+def engines_of(raw: dict[str, Any], sections: list[Section] | None = None) -> list[str]:
+    """The engines whose options a campaign's (of `sections`: default all) are checked
+    against: each it names, a plugin once resolved (plugin_errors); a name that is no plugin
+    found (a typo of builtin?) counts as the closest compiled-in engine, so that its options
+    are still checked."""
+    sections = sections or engine_sections(raw)
     out: list[str] = []
-    for e in engine_names(raw):
+    for e in engine_names(raw, sections):
         if e in names.ENGINES or plugins.registered(e) or _not_describable(e):
             checked: str | None = e  # a project plugin not built: its committed description
-        elif (e == engine.get("name") and engine.get("plugin") is not None) or any(
+        elif any(e == s.get("name") and s.get("plugin") is not None for _, s in sections) or any(
                 (d / plugins.plugin_file(e)).is_file() for d in plugins.plugin_dirs()):
             checked = None  # a plugin's file, refused: plugin_errors says why
         else:
@@ -103,17 +119,28 @@ def _stand_in(name: Any) -> str:
 def plugin_errors(raw: dict[str, Any], source: Path | None) -> list[tuple[str, str]]:
     """Each engine plugin the campaign runs, found and described by the driver (and so
     registered for the option checks); the reason where one cannot be. The path of each
-    error is engine.plugin, matrix.engine.name or engine.name."""
-    engine = raw.get("engine") if isinstance(raw.get("engine"), dict) else {}
+    error is the section's plugin or name (engine.plugin, engines.NAME.name, ...) or
+    matrix.engine.name."""
+    errors: list[tuple[str, str]] = []
+    for section in engine_sections(raw):
+        for e in _section_plugin_errors(raw, section, source):
+            if e not in errors:
+                errors.append(e)
+    return errors
+
+
+def _section_plugin_errors(raw: dict[str, Any], section: Section,
+                           source: Path | None) -> list[tuple[str, str]]:
+    spath, engine = section
     base = engine.get("name", "builtin")
     explicit = engine.get("plugin") if isinstance(engine.get("plugin"), str) else None
     matrix = raw.get("matrix") if isinstance(raw.get("matrix"), dict) else {}
     errors: list[tuple[str, str]] = []
-    for name in engine_names(raw):
+    for name in engine_names(raw, [section]):
         if not plugins.is_plugin_name(name):
             continue
-        path = ("engine.plugin" if name == base and explicit is not None
-                else "matrix.engine.name" if "engine.name" in matrix else "engine.name")
+        path = (f"{spath}.plugin" if name == base and explicit is not None
+                else "matrix.engine.name" if "engine.name" in matrix else f"{spath}.name")
         own = explicit if name == base else None
         if own is None and _not_describable(name):
             problem = _unbuilt_project_plugin(name)
@@ -194,11 +221,11 @@ def _check_engine_options(opts: Any, path: str, engines: list[str]) -> list[tupl
 
 
 def semantic_errors(raw: dict[str, Any], source: Path | None) -> list[tuple[str, str]]:
-    errors: list[tuple[str, str]] = plugin_errors(raw, source)
+    errors: list[tuple[str, str]] = engines_errors(raw) + plugin_errors(raw, source)
     engines = engines_of(raw)
-    engine = raw.get("engine")
-    if isinstance(engine, dict):
-        errors += _check_engine_options(engine.get("options", {}), "engine.options", engines)
+    for spath, section in engine_sections(raw):
+        errors += _check_engine_options(section.get("options", {}), f"{spath}.options",
+                                        engines_of(raw, [(spath, section)]))
     phases = raw.get("phases")
     if isinstance(phases, dict):
         for ph in PHASE_NAMES:
@@ -230,6 +257,44 @@ def semantic_errors(raw: dict[str, Any], source: Path | None) -> list[tuple[str,
             find_workload_file(wfile, source)
         except ValueError as e:
             errors.append(("workload", str(e)))
+    return errors
+
+
+_ENGINE_LABEL_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
+
+
+def engines_errors(raw: dict[str, Any]) -> list[tuple[str, str]]:
+    """`engines` and the matrix dimension `engine` that picks among them, as a pair."""
+    engines = raw.get("engines")
+    matrix = raw.get("matrix") if isinstance(raw.get("matrix"), dict) else {}
+    dim = matrix.get(names.ENGINE_DIMENSION)
+    if engines is None:
+        if dim is not None:
+            return [(f"matrix.{names.ENGINE_DIMENSION}", "names entries of `engines`, and the "
+                     "spec has none (to vary the engine alone: matrix `engine.name`)")]
+        return []
+    if not isinstance(engines, dict):
+        return []  # pydantic reports the type
+    errors: list[tuple[str, str]] = []
+    if not engines:
+        errors.append(("engines", "needs at least one engine"))
+    for label in engines:
+        if not isinstance(label, str) or not _ENGINE_LABEL_RE.fullmatch(label):
+            errors.append((f"engines.{label}", "bad name (letters, digits, '.', '_', '-'; at "
+                                               "most 40 characters: it goes into point ids)"))
+    if "engine" in raw:
+        errors.append(("engine", "a campaign with `engines` runs each point's entry of it: "
+                                 "leave out `engine`"))
+    if raw.get("tune") is not None:
+        errors.append(("engines", "lsmbench tune studies one engine: give it as `engine`"))
+    if dim is None:
+        listed = names.choices([str(k) for k in engines])
+        errors.append(("engines", f"needs the matrix dimension `{names.ENGINE_DIMENSION}`, "
+                                  f"listing the engines to run (of: {listed})"))
+    for key in matrix:
+        if isinstance(key, str) and key.startswith("engine."):
+            errors.append((f"matrix.{key}", "with `engines`, set the engine's name and "
+                                            "options in each of its entries"))
     return errors
 
 
@@ -375,6 +440,11 @@ def matrix_errors(matrix: dict[str, Any], raw: dict[str, Any]) -> list[tuple[str
                 errors.append((f"{path}[{i}]", f"duplicate value {v!r}"))
                 ok = False
             seen.append(v)
+            if key == names.ENGINE_DIMENSION and isinstance(raw.get("engines"), dict) \
+                    and v not in raw["engines"]:
+                errors.append((f"{path}[{i}]", f"unknown engine {v!r} (choose from the names "
+                               f"of engines: {names.choices(list(raw['engines']))})"))
+                ok = False
             option = dimension_option(key)
             if option is not None:
                 bad = _option_errors(option, v, f"{path}[{i}]", path, engines)

@@ -751,6 +751,10 @@ class CampaignSpec(Strict):
     description: str = Field(default="", description="Free text.")
     engine: EngineSpec = Field(default_factory=EngineSpec, description="The engine and its "
                                 "options.")
+    engines: dict[str, EngineSpec] | None = Field(
+        default=None, description="Engines side by side, each under a name of the campaign's: "
+        "the matrix dimension `engine` lists the names, and each point runs the one its value "
+        "names, with that entry's options, in place of the `engine` section.")
     matrix: dict[str, Any] = Field(default_factory=dict, description=_MATRIX)
     workload: Annotated[WorkloadRef, BeforeValidator(workload_shorthand)] = Field(
         description="The workload. `workload: NAME` is short for `{file: NAME}`.")

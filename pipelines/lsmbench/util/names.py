@@ -31,6 +31,10 @@ DIMENSION_ALIASES: dict[str, str] = {
 # pair: (docs/campaign-specs.md, "pair"): every point runs with two engine builds, told
 # apart by this dimension, which the plan adds (a spec may not name it).
 BUILD_DIMENSION = "build"
+
+# engines: (docs/campaign-specs.md, "engines"): the matrix dimension whose values name the
+# spec's engines, each an engine section of its own.
+ENGINE_DIMENSION = "engine"
 BUILD_REFERENCE = "reference"
 BUILD_CANDIDATE = "candidate"
 

@@ -118,7 +118,8 @@ def test_descriptions_are_committed_for_the_described_engines():
     for engine in ("builtin", "null", "leveldb"):
         desc = engine_options.description(engine)
         assert desc is not None and desc.engine == engine and desc.options
-    assert engine_options.description("rocksdb") is None
+    # rocksdb's open table is the plugin's, described by the driver once it is built.
+    assert not (Path(engine_options.__file__).parent / "rocksdb.json").exists()
     # the names the docs promise (docs/reference/engine-options.md)
     assert engine_options.choices("builtin", "merge_scheduler") == (
         "single", "fair", "greedy", "greedy_k", "idle", "leveldb")

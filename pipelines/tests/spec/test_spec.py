@@ -128,8 +128,8 @@ BAD = [
      "engine.name: unknown engine 'Rocks!' (choose from: builtin, null, rocksdb, leveldb, "
      "pebble, fjall, memkv, or an engine plugin's name"),
     ({"enigne": {}},
-     "enigne: unknown key 'enigne' (allowed: name, description, engine, matrix, workload, "
-     "phases, verdict, throttle, sinks, testbed, tune, pair)"),
+     "enigne: unknown key 'enigne' (allowed: name, description, engine, engines, matrix, "
+     "workload, phases, verdict, throttle, sinks, testbed, tune, pair)"),
     ({"phases": {"testing": {"durtion": 5}}},
      "phases.testing.durtion: unknown key 'durtion' (allowed: duration, warmup, "
      "warmup_fraction, threads, queries, engine_options, timeout, shared_across, maximum, "
