@@ -28,6 +28,11 @@ deps:
 	    echo "Missing Debian packages (run as root to install them): $$missing" >&2; exit 1; \
 	  fi; \
 	fi
+	@# The Pebble and fjall plugins need Go >= 1.26 and Rust with cargo, newer than Debian's
+	@# (golang-go 1.19, rustc 1.63): CMake builds each where its toolchain is, and says so.
+	@PATH=$$PATH:/usr/local/go/bin:$$HOME/.cargo/bin; \
+	command -v go >/dev/null || echo "note: no Go (>= 1.26, https://go.dev/dl): the Pebble plugin is not built"; \
+	command -v cargo >/dev/null || echo "note: no cargo (Rust via rustup, https://rustup.rs): the fjall plugin is not built"
 
 # The Python environment: rebuilt when pyproject.toml changes.
 $(VENV)/.installed: pyproject.toml | deps

@@ -448,7 +448,8 @@ class PluginKvAdapter : public KvAdapter {
         EngineEvent e;
         const std::string bad = Convert(batch[i], now, &e);
         if (!bad.empty()) {
-          Fail("bad event: " + bad);
+          Fail("bad event " + std::to_string(i + 1) + " of " + std::to_string(n) + " (" +
+               Describe(batch[i]) + "): " + bad);
           return out;
         }
         last_end_ns_ = e.end_ns;
@@ -512,6 +513,17 @@ class PluginKvAdapter : public KvAdapter {
   }
 
   // "" and *out set, or what is wrong with the event.
+  // An event as the plugin handed it over, for the message that refuses it.
+  static std::string Describe(const lsmbench_event& in) {
+    std::ostringstream d;
+    d << (in.kind == LSMBENCH_EVENT_FLUSH   ? "flush"
+          : in.kind == LSMBENCH_EVENT_MERGE ? "merge"
+                                            : "kind " + std::to_string(in.kind))
+      << ", levels " << in.deepest_input_level << " -> " << in.output_level << ", inputs "
+      << in.inputs << ", start_ns " << in.start_ns << ", end_ns " << in.end_ns;
+    return d.str();
+  }
+
   std::string Convert(const lsmbench_event& in, int64_t now, EngineEvent* out) const {
     std::ostringstream why;
     const bool flush = in.kind == LSMBENCH_EVENT_FLUSH;

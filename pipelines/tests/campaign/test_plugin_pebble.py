@@ -107,3 +107,23 @@ def test_pebble_runs_both_phases_to_a_verdict(driver_path: Path, pebble_plugin: 
                        if k.startswith("disk_components.L") and v}
         assert {"flush", "merge"} <= kinds, kinds
         assert "disk_components.L6" in levels, levels
+
+
+def test_a_load_past_the_last_levels_target_settles(driver_path: Path, pebble_plugin: Path,
+                                                    tmp_path: Path) -> None:
+    """~20 MB through 1 MiB memtables over a 2 MiB base level: the last level outgrows its
+    target, so its score (its fill factor) passes 1, and Pebble's picker never compacts the
+    last level by score. The settle must see the tree idle, not wait for that level."""
+    doc = {"engine": "pebble", "engine_plugin": str(pebble_plugin), "dir": str(tmp_path / "db"),
+           "phase": "load", "threads": 1, "progress_s": 0, "settle_s": 120,
+           "engine_options": {"memtable_size": "1048576", "lbase_max_bytes": "2097152",
+                              "target_file_size": "1048576"},
+           "workload": {"record_count": 20000, "key_size": 16, "value_size": 1000}}
+    (tmp_path / "run.json").write_text(json.dumps(doc))
+    r = subprocess.run([str(driver_path), "--config", str(tmp_path / "run.json"), "--out",
+                        str(tmp_path / "out"), "--quiet"], capture_output=True, text=True,
+                       timeout=300, check=False)
+    assert r.returncode == 0, r.stderr[-2000:]
+    settle = json.loads((tmp_path / "out" / "summary.json").read_text())["settle"]
+    assert settle["supported"] and settle["idle"], settle
+    assert not settle["timed_out"], settle

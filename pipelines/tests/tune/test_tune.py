@@ -394,3 +394,39 @@ def test_trial_0_is_exactly_the_spec_own_or_is_not_labelled_so(tmp_path):
     assert not own and params["memory_components"] == 2 and 4 <= params["size_ratio"] <= 12
     assert said == ["warning: the spec's own size_ratio (3) is outside its domain [4, 12] int: "
                     "the first trial samples it and is not the spec's own configuration"]
+
+
+def test_a_plugin_is_tuned_over_its_own_option_table(tmp_path, data_root, driver_path):
+    """An engine plugin's options are tuned like the bundled engine's: each domain from the
+    plugin's table (memkv's memtable_entries: an integer in [16, 2^20]), each trial a point
+    of the plugin with the suggested value."""
+    doc = spec_doc(str(data_root / "data"), trials=2, objective="max_write_throughput",
+                   constraints={}, confirm={"top": 0},
+                   parameters={"memtable_entries": {}})
+    doc["engine"] = {"name": "memkv", "options": {"memtable_entries": 64}}
+    doc["phases"] = {"testing": {"duration": "2s", "warmup": "0.5s"},
+                     "running": {"enabled": False}}
+    doms, errors = resolve_domains(validate_raw(doc).spec)
+    assert errors == []
+    dom = doms["memtable_entries"]
+    assert (dom.kind, dom.low, dom.high) == ("int", 16, 1 << 20)
+    spec = tmp_path / "plugin-tune.yaml"
+    spec.write_text(yaml.safe_dump(doc))
+    results = tmp_path / "results"
+    r = subprocess.run([sys.executable, "-m", "lsmbench", "tune", str(spec), "--results",
+                        str(results), "--set", f"testbed.driver={driver_path}", "--json"],
+                       capture_output=True, text=True, check=False, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    answer = json.loads(r.stdout.strip().splitlines()[-1])
+    assert answer["trials"] == 2 and answer["best"]["value"] > 0
+    points = [p for p in Store(results).points("tiny-tune")
+              if "trial" in (p.data.get("tune") or {})]
+    assert len(points) == 2
+    for p in points:
+        assert p.data["engine"] == "memkv"
+        value = int(p.data["params"]["memtable_entries"])
+        assert 16 <= value <= 1 << 20
+        options = json.loads((p.path / "testing" / "run.json").read_text())["engine_options"]
+        assert options["memtable_entries"] == str(value)
+    # Trial 0 is the spec's own configuration, as for the bundled engine.
+    assert any(int(p.data["params"]["memtable_entries"]) == 64 for p in points)
