@@ -111,7 +111,7 @@ def test_validate_names_the_plugin_and_the_problem(
 @pytest.mark.parametrize(("fault", "reason"), [
     ("crash_put", "SIGSEGV during its put"),
     ("hang_settle", "background_work did not return within 1 s"),
-    ("events_order", "bad event: out of completion order"),
+    ("events_order", "): out of completion order"),
 ])
 def test_a_misbehaving_plugin_fails_its_points_not_the_campaign(
         driver_path: Path, tmp_path: Path, data_root: Path, monkeypatch: pytest.MonkeyPatch,
