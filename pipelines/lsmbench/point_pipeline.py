@@ -205,8 +205,7 @@ class PointPipeline:
             drain_s=drain_s,
             queries=queries,
             settle_s=settle_s,
-            engine_plugin=plugins.run_json_path(self.spec.engine.name, self.spec.engine.plugin,
-                                                ctx.driver, remote=ctx.node.address is not None),
+            engine_plugin=self._engine_plugin(ctx),
         )
         out = ctx.out_dir / phase_dir
         throttled = self.spec.throttle.enabled and phase in self.spec.throttle.phases
@@ -272,6 +271,13 @@ class PointPipeline:
         if missing:
             raise PointFailed(phase_dir, f"lsm-driver exited 0 but wrote no {', '.join(missing)}")
         return outputs
+
+    def _engine_plugin(self, ctx: PointContext) -> str | None:
+        """run.json's engine_plugin: on a remote node the file its testbed installed there
+        for this campaign (campaign.session), else this machine's."""
+        if ctx.node.address is not None:
+            return (ctx.node.facts.get("plugins") or {}).get(self.spec.engine.name)
+        return plugins.run_json_path(self.spec.engine.name, self.spec.engine.plugin, ctx.driver)
 
     def _fault_context(self, out_dir: Path) -> FaultContext:
         ctx = self.ctx

@@ -24,6 +24,7 @@ from ..util.wording import plural
 from .base import CampaignError, RunOptions
 from .limits import check_throttle, remote_limits, resolve_limits
 from .nodes import retrying_text
+from .plugins import install_plugins
 from .point import run_point
 from .sink import CampaignSink
 
@@ -124,7 +125,9 @@ class CampaignSession:
         try:
             self.nodes = self.testbed.up()
             self.testbed.deploy(self.nodes)
-        except TestbedError as e:
+            if self.remote:
+                install_plugins(plan, self.testbed, self.nodes)
+        except (TestbedError, ValueError) as e:
             raise CampaignError(f"testbed {spec.testbed.type}: {e}") from e
         self.node = self.nodes[0]
         if self.remote:

@@ -165,17 +165,15 @@ def registered(name: str) -> PluginInfo | None:
     return _registered.get(name)
 
 
-def run_json_path(name: str, explicit: str | None = None, driver: str | None = None,
-                  remote: bool = False) -> str | None:
-    """run.json's engine_plugin for engine `name`: None for an engine compiled in, and for a
-    project plugin on a remote node (the node's driver loads the one deployed beside it, in
-    ROOT/plugins/). A point run by a driver of its own (pair:'s reference build, a nightly's
+def run_json_path(name: str, explicit: str | None = None,
+                  driver: str | None = None) -> str | None:
+    """run.json's engine_plugin for engine `name` on this machine (a remote node's is the
+    one its testbed installed there: campaign.session): None for an engine compiled in. A
+    point run by a driver of its own (pair:'s reference build, a nightly's
     or a bisection's) loads the plugin built beside it, in that build's plugins/, when there
     is one: the commit's plugin goes with the commit's build. Else `engine.plugin`, or the
     file the spec's validation resolved, or the one found now (ValueError when none is)."""
     if not is_plugin_name(name):
-        return None
-    if remote and explicit is None and name in names.PROJECT_PLUGINS:
         return None
     if driver is not None and explicit is None:
         # absolute(), not resolve(): a plugin build links the driver in, from elsewhere.

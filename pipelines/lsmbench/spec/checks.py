@@ -151,12 +151,6 @@ def _section_plugin_errors(raw: dict[str, Any], section: Section,
             plugins.resolve_plugin(name, explicit if name == base else None, source)
         except ValueError as e:
             errors.append((path, str(e)))
-            continue
-        testbed = raw.get("testbed")
-        kind = testbed.get("type", "local") if isinstance(testbed, dict) else "local"
-        if kind != "local" and (own is not None or name not in names.PROJECT_PLUGINS):
-            errors.append((path, f"engine plugin '{name}': plugins run on a local testbed "
-                                 f"only (testbed.type: {kind})"))
     return errors
 
 

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import json
+import shlex
 import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -169,6 +171,38 @@ class RemoteTestbed(Testbed):
                 f"{self.state.dir / 'ansible.log'}\n{result.output_tail[-2000:]}")
         if not check:
             self.state.record_deployed([n.name for n in todo], chash)
+
+    # -- engine plugins ---------------------------------------------------------------------
+
+    def install_plugin(self, node: Node, name: str, local: Path | None) -> str:
+        """The engine plugin `name` ready on the node, checked there by the node's own driver
+        (`--describe-options`: the ABI version, the struct sizes, the functions, the option
+        table, the libraries it needs on that machine); its path on the node. `local`: a
+        plugin file of this machine, copied to ROOT/plugins/campaign/SHA256/ (one copy per
+        content); None: the one the deploy built beside the driver (ROOT/plugins/)."""
+        root = node.facts["remote_root"]
+        t = self.target(node)
+        if local is None:
+            path = f"{root}/plugins/lsmbench-{name}.so"
+        else:
+            data = local.read_bytes()
+            digest = hashlib.sha256(data).hexdigest()
+            folder = f"{root}/plugins/campaign/{digest[:16]}"
+            path = f"{folder}/lsmbench-{name}.so"
+            d, f, part = (shlex.quote(x) for x in (folder, path, path + ".part"))
+            # Copied unless the node holds these very bytes (a copy is renamed into place
+            # whole, so a file there is never half of one).
+            script = (f"set -e; mkdir -p {d}; sha256sum {f} 2>/dev/null | grep -q '^{digest} ' "
+                      f"|| {{ cat > {part} && mv {part} {f}; }}")
+            t.run([*self.sudo, "sh", "-c", script], input=data, timeout=300)
+        r = t.run([*self.sudo, f"{root}/bin/lsm-driver", "--describe-options", path],
+                  check=False, timeout=60)
+        if r.returncode != 0:
+            err = r.stderr.decode(errors="replace").strip().splitlines()
+            why = err[-1].removeprefix("lsm-driver: ") if err else f"exit {r.returncode}"
+            raise TestbedError(f"node {node.name}: its lsm-driver cannot load the engine plugin "
+                               f"'{name}' ({path}): {why}")
+        return path
 
     # -- data directories -------------------------------------------------------------------
 

@@ -250,11 +250,41 @@ def test_rocksdb_runs_on_the_nodes_from_the_plugin_deployed_there(bed, tmp_path)
     roots = {n.name: n.remote_root for n in bed.nodes}
     for p in Store(results).points("rocks"):
         testing = p.path / "testing"
-        # run.json names no file of this machine: the node's driver found its own plugin.
-        assert "engine_plugin" not in json.loads((testing / "run.json").read_text())
+        # The plugin the deploy built on the node, not a file of this machine.
+        node_plugin = str(roots[p.data["host"]] / "plugins" / "lsmbench-rocksdb.so")
+        assert json.loads((testing / "run.json").read_text())["engine_plugin"] == node_plugin
         loaded = json.loads((testing / "summary.json").read_text())["engine_plugin"]
-        assert loaded["path"] == str(roots[p.data["host"]] / "plugins" / "lsmbench-rocksdb.so")
+        assert loaded["path"] == node_plugin
         assert p.data["max_throughput"]["writes_per_s"] > 0
+
+
+def test_a_plugin_of_this_machine_is_copied_to_the_nodes_and_runs_there(bed, tmp_path,
+                                                                        driver_path):
+    import hashlib
+
+    local = driver_path.parent.parent / "plugins" / "lsmbench-memkv.so"
+    assert local.is_file(), f"{local}: the example plugin is built with the driver"
+    spec = campaign_spec(bed, "memkv", points=0)
+    doc = yaml.safe_load(spec.read_text())
+    doc["engine"] = {"name": "memkv", "options": {"memtable_entries": 64}}
+    doc["matrix"] = {"engine.options.memtable_entries": [64, 128]}
+    spec.write_text(yaml.safe_dump(doc))
+    results = tmp_path / "results"
+    r = lsmbench(bed, "run", str(spec), "--json", "--results", str(results))
+    assert r.returncode == 0, r.stderr[-3000:] + r.stdout[-2000:]
+    summary = events(r.stdout)[-1]
+    assert (summary["complete"], summary["failed"]) == (2, 0), summary
+    digest = hashlib.sha256(local.read_bytes()).hexdigest()[:16]
+    for n in bed.nodes:  # on every node, checked there, though a point ran on only one
+        copy = n.remote_root / "plugins" / "campaign" / digest / "lsmbench-memkv.so"
+        assert copy.read_bytes() == local.read_bytes()
+    from lsmbench.store import Store
+
+    roots = {n.name: n.remote_root for n in bed.nodes}
+    for p in Store(results).points("memkv"):
+        loaded = json.loads((p.path / "testing" / "summary.json").read_text())["engine_plugin"]
+        assert loaded["path"] == str(roots[p.data["host"]] / "plugins" / "campaign" / digest
+                                     / "lsmbench-memkv.so")
 
 
 def test_node_lost_mid_campaign_point_finishes_elsewhere(bed, tmp_path):
