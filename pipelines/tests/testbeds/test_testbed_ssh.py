@@ -234,21 +234,29 @@ def test_campaign_spreads_over_both_nodes(bed, tmp_path, influxd):
         assert not any((n.data_dir / "spread").iterdir())
 
 
-def test_rocksdb_runs_on_the_nodes_from_the_plugin_deployed_there(bed, tmp_path):
-    spec = campaign_spec(bed, "rocks", points=0)
+def run_plugin_campaign(bed: NetnsNodes, results: Path, name: str, engine: dict,
+                        matrix: dict) -> list:
+    """A two-point campaign of an engine plugin over the nodes, run to its end; its points."""
+    spec = campaign_spec(bed, name, points=0)
     doc = yaml.safe_load(spec.read_text())
-    doc["engine"] = {"name": "rocksdb", "options": {"write_buffer_size": "256K"}}
-    doc["matrix"] = {"max_background_jobs": [1, 2]}
+    doc["engine"], doc["matrix"] = engine, matrix
     spec.write_text(yaml.safe_dump(doc))
-    results = tmp_path / "results"
     r = lsmbench(bed, "run", str(spec), "--json", "--results", str(results))
     assert r.returncode == 0, r.stderr[-3000:] + r.stdout[-2000:]
     summary = events(r.stdout)[-1]
     assert (summary["complete"], summary["failed"]) == (2, 0), summary
     from lsmbench.store import Store
 
+    return list(Store(results).points(name))
+
+
+def test_rocksdb_runs_on_the_nodes_from_the_plugin_deployed_there(bed, tmp_path):
+    done = run_plugin_campaign(
+        bed, tmp_path / "results", "rocks",
+        {"name": "rocksdb", "options": {"write_buffer_size": "256K"}},
+        {"max_background_jobs": [1, 2]})
     roots = {n.name: n.remote_root for n in bed.nodes}
-    for p in Store(results).points("rocks"):
+    for p in done:
         testing = p.path / "testing"
         # The plugin the deploy built on the node, not a file of this machine.
         node_plugin = str(roots[p.data["host"]] / "plugins" / "lsmbench-rocksdb.so")
@@ -264,24 +272,16 @@ def test_a_plugin_of_this_machine_is_copied_to_the_nodes_and_runs_there(bed, tmp
 
     local = driver_path.parent.parent / "plugins" / "lsmbench-memkv.so"
     assert local.is_file(), f"{local}: the example plugin is built with the driver"
-    spec = campaign_spec(bed, "memkv", points=0)
-    doc = yaml.safe_load(spec.read_text())
-    doc["engine"] = {"name": "memkv", "options": {"memtable_entries": 64}}
-    doc["matrix"] = {"engine.options.memtable_entries": [64, 128]}
-    spec.write_text(yaml.safe_dump(doc))
-    results = tmp_path / "results"
-    r = lsmbench(bed, "run", str(spec), "--json", "--results", str(results))
-    assert r.returncode == 0, r.stderr[-3000:] + r.stdout[-2000:]
-    summary = events(r.stdout)[-1]
-    assert (summary["complete"], summary["failed"]) == (2, 0), summary
+    done = run_plugin_campaign(
+        bed, tmp_path / "results", "memkv",
+        {"name": "memkv", "options": {"memtable_entries": 64}},
+        {"engine.options.memtable_entries": [64, 128]})
     digest = hashlib.sha256(local.read_bytes()).hexdigest()[:16]
     for n in bed.nodes:  # on every node, checked there, though a point ran on only one
         copy = n.remote_root / "plugins" / "campaign" / digest / "lsmbench-memkv.so"
         assert copy.read_bytes() == local.read_bytes()
-    from lsmbench.store import Store
-
     roots = {n.name: n.remote_root for n in bed.nodes}
-    for p in Store(results).points("memkv"):
+    for p in done:
         loaded = json.loads((p.path / "testing" / "summary.json").read_text())["engine_plugin"]
         assert loaded["path"] == str(roots[p.data["host"]] / "plugins" / "campaign" / digest
                                      / "lsmbench-memkv.so")
