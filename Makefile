@@ -29,10 +29,13 @@ deps:
 	  fi; \
 	fi
 	@# The Pebble and fjall plugins need Go >= 1.26 and Rust with cargo, newer than Debian's
-	@# (golang-go 1.19, rustc 1.63): CMake builds each where its toolchain is, and says so.
-	@PATH=$$PATH:/usr/local/go/bin:$$HOME/.cargo/bin; \
-	command -v go >/dev/null || echo "note: no Go (>= 1.26, https://go.dev/dl): the Pebble plugin is not built"; \
-	command -v cargo >/dev/null || echo "note: no cargo (Rust via rustup, https://rustup.rs): the fjall plugin is not built"
+	@# (golang-go 1.19, rustc 1.63): installed where missing (as root), else CMake leaves
+	@# the plugin out and says so.
+	@if [ "$$(id -u)" = 0 ]; then engines/plugin/install-toolchains.sh; else \
+	  PATH=$$PATH:/usr/local/go/bin:$$HOME/.cargo/bin; \
+	  command -v go >/dev/null || echo "note: no Go >= 1.26 (as root, make deps installs it): the Pebble plugin is not built"; \
+	  command -v cargo >/dev/null || echo "note: no cargo (as root, make deps installs Rust): the fjall plugin is not built"; \
+	fi
 
 # The Python environment: rebuilt when pyproject.toml changes.
 $(VENV)/.installed: pyproject.toml | deps
