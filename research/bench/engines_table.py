@@ -30,11 +30,19 @@ def _range(values: list[float], fmt: str) -> str:
 
 
 def main() -> int:
+    if len(sys.argv) not in (2, 3):
+        print("usage: engines_table.py RESULTS [CAMPAIGN]", file=sys.stderr)
+        return 2
     results = Path(sys.argv[1])
     campaign = sys.argv[2] if len(sys.argv) > 2 else "engines"
-    listing = json.loads(subprocess.run(
+    r = subprocess.run(
         [sys.executable, "-m", "lsmbench", "ls", campaign, "--json", "--results", str(results)],
-        capture_output=True, text=True, check=True).stdout)
+        capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        print(f"engines_table: lsmbench ls {campaign} --results {results}: "
+              f"{r.stderr.strip() or f'exit {r.returncode}'}", file=sys.stderr)
+        return 2
+    listing = json.loads(r.stdout)
     print("| engine | testing max, writes/s | sustainable at 95 %? | p99 write latency | "
           "stall time / running window | write amplification (running) | why |")
     print("|---|---:|---|---:|---:|---:|---|")

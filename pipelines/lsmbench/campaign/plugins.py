@@ -44,6 +44,6 @@ def install_plugins(plan: Plan, testbed: Testbed, nodes: list[Any]) -> None:
     for name, explicit in wanted.items():
         local: Path | None = None
         if explicit is not None or name not in deployed:
-            local = Path(plugins.run_json_path(name, explicit) or "")
+            local = plugins.plugin_path(name, explicit)
         for node in nodes:
             node.facts.setdefault("plugins", {})[name] = install(node, name, local)

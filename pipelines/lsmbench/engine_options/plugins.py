@@ -180,5 +180,10 @@ def run_json_path(name: str, explicit: str | None = None,
         beside = Path(driver).absolute().parent.parent / "plugins" / plugin_file(name)
         if beside.is_file():
             return str(beside)
-    info = registered(name) or resolve_plugin(name, explicit)
-    return str(info.path)
+    return str(plugin_path(name, explicit))
+
+
+def plugin_path(name: str, explicit: str | None = None) -> Path:
+    """This machine's file for plugin `name`: the one the spec's validation resolved, else
+    `engine.plugin` or the one on the plugin path (ValueError when there is none)."""
+    return (registered(name) or resolve_plugin(name, explicit)).path

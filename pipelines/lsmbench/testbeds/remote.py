@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import json
 import shlex
@@ -35,6 +36,14 @@ from .inventory import HostEntry, ansible_inventory, write_yaml
 from .node_helper import END_MARKER
 from .sshconn import HostKeyChanged, NodeUnreachable, SshTarget
 from .state import TestbedState, content_hash, helper_archive, source_archive
+
+
+@functools.lru_cache(maxsize=4)
+def _content(path: Path, mtime_ns: int) -> tuple[bytes, str]:
+    """A plugin file's bytes and sha256, read once for all the nodes it goes to (mtime_ns:
+    a file rewritten meanwhile is read again)."""
+    data = path.read_bytes()
+    return data, hashlib.sha256(data).hexdigest()
 
 
 class RemoteTestbed(Testbed):
@@ -185,8 +194,7 @@ class RemoteTestbed(Testbed):
         if local is None:
             path = f"{root}/plugins/lsmbench-{name}.so"
         else:
-            data = local.read_bytes()
-            digest = hashlib.sha256(data).hexdigest()
+            data, digest = _content(local, local.stat().st_mtime_ns)
             folder = f"{root}/plugins/campaign/{digest[:16]}"
             path = f"{folder}/lsmbench-{name}.so"
             d, f, part = (shlex.quote(x) for x in (folder, path, path + ".part"))
