@@ -65,7 +65,7 @@ class SyncCountingEnv final : public EnvWrapper {
 };
 
 class IoBudgetEnvTest : public testing::Test {
- protected:
+ public:
   IoBudgetEnvTest() : mem_(NewMemEnv()), counting_(mem_.get()) {}
 
   std::unique_ptr<Env> MakeEnv(std::shared_ptr<IoBudget> budget, uint64_t force_bytes,
@@ -106,13 +106,16 @@ class IoBudgetEnvTest : public testing::Test {
   SyncCountingEnv counting_;
 };
 
-// Two merge threads append as fast as they can through a 4 MiB/s budget;
-// the rate over 5 s must be within 3 % of it. The budget idles for 1 s
-// first: a bucket that saved up idle time would overshoot by ~20 %.
-TEST_F(IoBudgetEnvTest, BacklogRateIsWithinThreePercentOfBudget) {
-  const uint64_t kRate = 4 * kMiB;
-  auto budget = std::make_shared<IoBudget>(kRate);
-  std::unique_ptr<Env> env = MakeEnv(budget, /*force_bytes=*/16 * kMiB);
+struct BacklogRun {
+  double ratio = 0;  // granted bytes per second over the budget
+  double share0 = 0, share1 = 0;
+};
+
+// Two merge threads append as fast as they can through a budget of `rate`
+// for 5 s, after the budget idled for 1 s.
+BacklogRun RunBacklog(IoBudgetEnvTest* test, uint64_t rate) {
+  auto budget = std::make_shared<IoBudget>(rate);
+  std::unique_ptr<Env> env = test->MakeEnv(budget, /*force_bytes=*/16 * kMiB);
   std::this_thread::sleep_for(std::chrono::seconds(1));
 
   std::atomic<bool> stop{false};
@@ -138,18 +141,33 @@ TEST_F(IoBudgetEnvTest, BacklogRateIsWithinThreePercentOfBudget) {
   stop = true;
   for (auto& t : threads) t.join();
 
-  const double rate = granted / elapsed;
-  const double ratio = rate / kRate;
-  std::printf("backlog: %.3f MiB in %.3f s = %.4f MiB/s (budget 4 MiB/s, ratio %.4f); "
-              "thread shares %.1f / %.1f MiB\n",
-              granted / double(kMiB), elapsed, rate / kMiB, ratio, written[0] / double(kMiB),
-              written[1] / double(kMiB));
-  EXPECT_GT(ratio, 0.97);
-  EXPECT_LT(ratio, 1.03);
-  // FIFO among merges shares the budget evenly.
+  BacklogRun run;
+  run.ratio = granted / elapsed / rate;
   const double total = written[0] + written[1];
-  EXPECT_GT(written[0] / total, 0.4);
-  EXPECT_GT(written[1] / total, 0.4);
+  run.share0 = written[0] / total;
+  run.share1 = written[1] / total;
+  std::printf("backlog: %.3f MiB in %.3f s, ratio %.4f to the budget; thread shares %.2f / %.2f\n",
+              granted / double(kMiB), elapsed, run.ratio, run.share0, run.share1);
+  return run;
+}
+
+// The rate over 5 s must be within 3 % of the budget. A bucket that saved
+// up the idle second would overshoot by ~20 %: no load can cause that, so
+// the upper bound holds on every attempt. A machine that starves the
+// writers makes the rate fall short; a wrong budget falls short every
+// time, a starved one rarely three times in a row.
+TEST_F(IoBudgetEnvTest, BacklogRateIsWithinThreePercentOfBudget) {
+  constexpr int kAttempts = 3;
+  BacklogRun run;
+  for (int attempt = 1; attempt <= kAttempts; attempt++) {
+    run = RunBacklog(this, 4 * kMiB);
+    ASSERT_LT(run.ratio, 1.03) << "attempt " << attempt;
+    if (run.ratio > 0.97) break;
+  }
+  EXPECT_GT(run.ratio, 0.97) << "short of the budget " << kAttempts << " times in a row";
+  // FIFO among merges shares the budget evenly.
+  EXPECT_GT(run.share0, 0.4);
+  EXPECT_GT(run.share1, 0.4);
 }
 
 // Three merge threads saturate a 4 MiB/s budget while a flush thread asks
