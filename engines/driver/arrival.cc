@@ -78,6 +78,51 @@ class TraceProfile : public RateProfile {
   size_t i_ = 0;
 };
 
+// Piecewise constant: f at the start of each interval, clipped at 0, held for
+// the interval.
+class SineProfile : public RateProfile {
+ public:
+  SineProfile(const ArrivalSpec& spec, uint64_t seed)
+      : spec_(spec), scale_(spec.SineScale()), step_s_(spec.sine_interval_ms / 1000),
+        band_(spec.sine_a >= 1 ? static_cast<uint64_t>(spec.sine_a) : 0),
+        rng_(Hash64(seed, 0x73696e65)) {
+    rate_ = StepRate();
+  }
+  double Inverse(double x) override {
+    // Sampled once per interval, a wave can be at or below 0 at every sample
+    // (sine_b * interval a multiple of 2 pi): then no request ever arrives.
+    constexpr uint64_t kMaxIdleSteps = 1 << 20;
+    uint64_t idle = 0;
+    while (x >= mass_ + rate_ * step_s_) {
+      if (rate_ <= 0 && ++idle > kMaxIdleSteps) return kInf;
+      mass_ += rate_ * step_s_;
+      step_++;
+      rate_ = StepRate();
+    }
+    return step_ * step_s_ + (x - mass_) / rate_;
+  }
+
+ private:
+  double StepRate() {
+    const double t = step_ * step_s_;
+    double f = spec_.sine_a * std::sin(spec_.sine_b * t + spec_.sine_c) + spec_.sine_d;
+    if (band_ > 0 && spec_.sine_noise > 0) {
+      f += (static_cast<double>(rng_.Uniform(band_)) - static_cast<double>(band_ / 2)) *
+           spec_.sine_noise;
+    }
+    return std::max(f, 0.0) * scale_;
+  }
+
+  const ArrivalSpec spec_;
+  const double scale_;
+  const double step_s_;
+  const uint64_t band_;  // db_bench's noise band: sine_a as an integer
+  Rng rng_;
+  double mass_ = 0;  // arrivals before this step
+  double rate_ = 0;
+  uint64_t step_ = 0;
+};
+
 class ProfileProcess : public ArrivalProcess {
  public:
   ProfileProcess(std::unique_ptr<RateProfile> profile, bool exponential, uint64_t seed)
@@ -126,12 +171,14 @@ bool FileExists(const std::string& path) {
 const std::vector<std::string>& ArrivalFields() {
   static const std::vector<std::string> names = {
       "process", "rate", "interarrival", "burst_s", "burst_count", "idle_s", "trace_file",
-      "rate_scale"};
+      "rate_scale", "sine_a", "sine_b", "sine_c", "sine_d",
+      "sine_mix_rate_interval_milliseconds", "sine_mix_rate_noise"};
   return names;
 }
 
 const std::vector<std::string>& ProcessNames() {
-  static const std::vector<std::string> names = {"constant", "poisson", "bursts", "trace"};
+  static const std::vector<std::string> names = {"constant", "poisson", "bursts", "trace",
+                                                 "sine"};
   return names;
 }
 
@@ -152,6 +199,8 @@ double ArrivalSpec::NominalRate() const {
     }
     case Process::kTrace:
       return 0;
+    case Process::kSine:
+      return sine_d * SineScale();
   }
   return 0;
 }
@@ -164,8 +213,16 @@ Json ArrivalSpec::ToJson() const {
     j["trace_file"] = trace_file;
     j["rate_scale"] = rate_scale;
     j["trace_points"] = trace.size();
-  } else {
+  } else if (process != Process::kSine || rate > 0) {
     j["rate"] = rate;
+  }
+  if (process == Process::kSine) {
+    j["sine_a"] = sine_a;
+    j["sine_b"] = sine_b;
+    j["sine_c"] = sine_c;
+    j["sine_d"] = sine_d;
+    j["sine_mix_rate_interval_milliseconds"] = sine_interval_ms;
+    j["sine_mix_rate_noise"] = sine_noise;
   }
   if (process == Process::kBursts) {
     if (burst_count > 0) {
@@ -219,6 +276,42 @@ Status ParseTrace(const std::string& text, const std::string& name,
   return Status::OK();
 }
 
+namespace {
+
+const char* const kSineFields[] = {"sine_a", "sine_b", "sine_c", "sine_d",
+                                   "sine_mix_rate_interval_milliseconds",
+                                   "sine_mix_rate_noise"};
+
+Status ParseSine(const JsonObject& obj, const std::string& pname, ArrivalSpec* spec) {
+  if (spec->process != ArrivalSpec::Process::kSine) {
+    for (const char* f : kSineFields) {
+      if (obj.Has(f)) return obj.Error(f, "not allowed with process " + pname + " (only with sine)");
+    }
+    return Status::OK();
+  }
+  Status s = obj.GetDouble("sine_a", -1e300, 1e300, &spec->sine_a);
+  if (s.ok()) s = obj.GetDouble("sine_b", -1e300, 1e300, &spec->sine_b);
+  if (s.ok()) s = obj.GetDouble("sine_c", -1e300, 1e300, &spec->sine_c);
+  if (s.ok()) s = obj.GetDouble("sine_d", -1e300, 1e300, &spec->sine_d);
+  if (s.ok()) {
+    s = obj.GetDouble("sine_mix_rate_interval_milliseconds", 1, 86400e3, &spec->sine_interval_ms);
+  }
+  if (s.ok()) s = obj.GetDouble("sine_mix_rate_noise", 0, 1, &spec->sine_noise);
+  if (!s.ok()) return s;
+  const double peak = spec->sine_b == 0 ? spec->sine_a * std::sin(spec->sine_c) + spec->sine_d
+                                        : spec->sine_d + std::fabs(spec->sine_a);
+  if (!(peak > 0)) {
+    return obj.Error("sine_d", "with sine_a..c, the rate sine_a*sin(sine_b*x + sine_c) + sine_d "
+                               "is never above 0: no request would arrive");
+  }
+  if (spec->rate > 0 && !(spec->sine_d > 0)) {
+    return obj.Error("sine_d", "must be > 0 with a rate: the rate sets the wave's mean, sine_d");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Status ParseArrival(const Json& json, const std::string& path,
                     const std::vector<std::string>& search_dirs, ArrivalSpec* out) {
   JsonObject obj;
@@ -241,10 +334,10 @@ Status ParseArrival(const Json& json, const std::string& path,
     return Status::OK();
   };
 
-  // Rate: required except for traces.
+  // Rate: required except for traces (and optional for a sine).
   if (spec.process == ArrivalSpec::Process::kTrace) {
-    s = only_for("rate", "constant, poisson, bursts");
-  } else {
+    s = only_for("rate", "constant, poisson, bursts, sine");
+  } else if (spec.process != ArrivalSpec::Process::kSine || obj.Has("rate")) {
     s = obj.Required("rate");
     if (s.ok()) s = obj.GetDouble("rate", -1e300, 1e300, &spec.rate);
     if (s.ok() && !(spec.rate > 0)) {
@@ -318,6 +411,8 @@ Status ParseArrival(const Json& json, const std::string& path,
       if (!s.ok()) return s;
     }
   }
+  s = ParseSine(obj, pname, &spec);
+  if (!s.ok()) return s;
   *out = std::move(spec);
   return Status::OK();
 }
@@ -337,6 +432,9 @@ std::unique_ptr<ArrivalProcess> NewArrivalProcess(const ArrivalSpec& spec, uint6
     }
     case ArrivalSpec::Process::kTrace:
       profile = std::make_unique<TraceProfile>(spec.trace, spec.rate_scale);
+      break;
+    case ArrivalSpec::Process::kSine:
+      profile = std::make_unique<SineProfile>(spec, seed);
       break;
   }
   return std::make_unique<ProfileProcess>(

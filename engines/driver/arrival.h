@@ -34,7 +34,7 @@ struct TracePoint {
 };
 
 struct ArrivalSpec {
-  enum class Process { kConstant, kPoisson, kBursts, kTrace };
+  enum class Process { kConstant, kPoisson, kBursts, kTrace, kSine };
   enum class Interarrival { kFixed, kExponential };
 
   bool present = false;  // an arrival section was given
@@ -47,8 +47,19 @@ struct ArrivalSpec {
   std::string trace_file;       // CSV "time_s,rate" (kTrace), resolved path
   double rate_scale = 1.0;      // multiplies the trace's rates
   std::vector<TracePoint> trace;  // loaded from trace_file
+  // kSine: db_bench's sine-wave load, f(x) = sine_a * sin(sine_b * x + sine_c)
+  // + sine_d requests/s at x seconds into the phase, held for
+  // sine_mix_rate_interval_milliseconds at a time (db_bench recomputes its
+  // rate limit that often), plus a uniform noise of +- sine_a / 2 times
+  // sine_mix_rate_noise. With `rate` given the wave is scaled so that its
+  // mean, sine_d, is `rate`.
+  double sine_a = 1, sine_b = 1, sine_c = 0, sine_d = 1;
+  double sine_interval_ms = 10000;
+  double sine_noise = 0;
+  double SineScale() const { return rate > 0 ? rate / sine_d : 1.0; }
 
-  // Mean rate over a long time (for reports); 0 for traces.
+  // Mean rate over a long time (for reports); 0 for traces; sine_d (scaled)
+  // for a sine.
   double NominalRate() const;
   Json ToJson() const;
 };

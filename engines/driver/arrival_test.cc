@@ -203,6 +203,63 @@ TEST(ArrivalQueueTest, MaxRequests) {
   EXPECT_EQ(n, 10);
 }
 
+// db_bench's sine load: the rate is f(t) at the start of each interval,
+// held for the interval; with a rate, the wave is scaled to have that mean.
+TEST(ArrivalTest, SineHoldsEachIntervalsRate) {
+  const ArrivalSpec spec = Parse(R"({"process": "sine", "sine_a": 400, "sine_b": 0.5,
+      "sine_c": 0.25, "sine_d": 1000, "sine_mix_rate_interval_milliseconds": 500})");
+  EXPECT_DOUBLE_EQ(spec.NominalRate(), 1000);
+  auto p = NewArrivalProcess(spec, 1);
+  std::vector<int> per_interval(40);
+  for (;;) {
+    const double t = p->Next();
+    if (t >= 20) break;
+    per_interval[static_cast<int>(t / 0.5)]++;
+  }
+  for (int k = 0; k < 40; k++) {
+    const double f = 400 * std::sin(0.5 * (k * 0.5) + 0.25) + 1000;
+    EXPECT_NEAR(per_interval[k], f * 0.5, 1.01) << "interval " << k;
+  }
+  ArrivalSpec scaled = Parse(R"({"process": "sine", "rate": 250, "sine_a": 400, "sine_b": 0.5,
+      "sine_d": 1000})");
+  EXPECT_DOUBLE_EQ(scaled.NominalRate(), 250);
+  auto q = NewArrivalProcess(scaled, 1);
+  int first = 0;
+  while (q->Next() < 10) first++;  // the first 10-s interval: f(0) = 1000, scaled by 1/4
+  EXPECT_NEAR(first, 2500, 1);
+  // The rate never goes below 0: a wave below the axis gives no arrivals
+  // there, and sampled only where it is below, none at all.
+  ArrivalSpec dips = Parse(R"({"process": "sine", "sine_a": 2000, "sine_b": 3.14159265358979,
+      "sine_c": 1.5707963267949, "sine_d": 1000, "sine_mix_rate_interval_milliseconds": 1000})");
+  auto r = NewArrivalProcess(dips, 1);
+  std::vector<double> t;
+  for (int i = 0; i < 6000; i++) t.push_back(r->Next());
+  // f(0) = 3000, f(1) = -1000 -> 0, f(2) = 3000: seconds 1-2 are empty.
+  EXPECT_NEAR(t[2999], 1.0, 1e-3);
+  EXPECT_GE(t[3000], 2.0);
+  ArrivalSpec never = Parse(R"({"process": "sine", "sine_a": 2000, "sine_b": 6.28318530717959,
+      "sine_c": -1.5707963267949, "sine_d": 1000, "sine_mix_rate_interval_milliseconds": 1000})");
+  EXPECT_TRUE(std::isinf(NewArrivalProcess(never, 1)->Next()));
+  // Noise: deterministic per seed, within +- sine_a / 2 * noise per interval.
+  ArrivalSpec noisy = Parse(R"({"process": "sine", "sine_a": 100, "sine_b": 0, "sine_d": 1000,
+      "sine_mix_rate_interval_milliseconds": 1000, "sine_mix_rate_noise": 1})");
+  EXPECT_EQ(Times(noisy, 5000, 3), Times(noisy, 5000, 3));
+  EXPECT_NE(Times(noisy, 5000, 3), Times(noisy, 5000, 4));
+}
+
+TEST(ArrivalTest, BadSinesNameTheField) {
+  EXPECT_EQ(ParseError(R"({"process": "sine", "sine_a": 1, "sine_d": -2})"),
+            "arrival.sine_d: with sine_a..c, the rate sine_a*sin(sine_b*x + sine_c) + sine_d is "
+            "never above 0: no request would arrive");
+  EXPECT_EQ(ParseError(R"({"process": "sine", "rate": 100, "sine_a": 5, "sine_d": 0})"),
+            "arrival.sine_d: must be > 0 with a rate: the rate sets the wave's mean, sine_d");
+  EXPECT_EQ(ParseError(R"({"process": "constant", "rate": 100, "sine_a": 5})"),
+            "arrival.sine_a: not allowed with process constant (only with sine)");
+  EXPECT_NE(ParseError(R"({"process": "sine", "sine_mix_rate_noise": 2})")
+                .find("arrival.sine_mix_rate_noise"),
+            std::string::npos);
+}
+
 TEST(ArrivalCounterTest, CountsWhatTheQueueIssues) {
   const ArrivalSpec spec = Parse(R"({"process": "poisson", "rate": 10000})");
   const int64_t end = 500'000'000;

@@ -17,15 +17,18 @@ uint64_t Pow10(int digits) {
 
 }  // namespace
 
-KeyFormatter::KeyFormatter(uint32_t key_size, const std::string& prefix, uint64_t seed)
+KeyFormatter::KeyFormatter(uint32_t key_size, const std::string& prefix, uint64_t seed,
+                           InsertOrder order)
     : key_size_(key_size),
       prefix_(prefix),
       permutation_(Pow10(static_cast<int>(key_size) - static_cast<int>(prefix.size())),
-                   Hash64(seed, 0x6b657973)) {}
+                   Hash64(seed, 0x6b657973)),
+      ordered_(order == InsertOrder::kOrdered) {}
 
 void KeyFormatter::Format(uint64_t id, char* out) const {
   std::memcpy(out, prefix_.data(), prefix_.size());
-  uint64_t v = permutation_.Apply(id % permutation_.n());
+  const uint64_t wrapped = id % permutation_.n();
+  uint64_t v = ordered_ ? wrapped : permutation_.Apply(wrapped);
   char* p = out + key_size_;
   char* const digits_begin = out + prefix_.size();
   while (p > digits_begin) {

@@ -1,8 +1,9 @@
 // Keys: record ids 0, 1, 2, ... are formatted as fixed-size strings
-// "<prefix><zero-padded digits>" where the digits are a keyed permutation of
-// the id. Ids are thus assigned in insertion order while the keys land in
-// random key order: loading ids 0..N-1 in order inserts in random key order,
-// and later inserts (ids N, N+1, ...) scatter across the key space too.
+// "<prefix><zero-padded digits>". With insert order "hashed" the digits are a
+// keyed permutation of the id: ids are assigned in insertion order while the
+// keys land in random key order, so loading ids 0..N-1 in order inserts in
+// random key order, and later inserts (ids N, N+1, ...) scatter across the
+// key space too. With "ordered" the digits are the id itself.
 //
 // Key choosers pick the id an operation targets:
 //   uniform  uniform over the ids that exist;
@@ -25,7 +26,8 @@ namespace driver {
 
 class KeyFormatter {
  public:
-  KeyFormatter(uint32_t key_size, const std::string& prefix, uint64_t seed);
+  KeyFormatter(uint32_t key_size, const std::string& prefix, uint64_t seed,
+               InsertOrder order = InsertOrder::kHashed);
   uint32_t key_size() const { return key_size_; }
   uint64_t capacity() const { return permutation_.n(); }
   // Writes exactly key_size() bytes. Ids >= capacity() wrap around.
@@ -35,6 +37,7 @@ class KeyFormatter {
   uint32_t key_size_;
   std::string prefix_;
   Permutation permutation_;
+  bool ordered_;
 };
 
 class KeyChooser {

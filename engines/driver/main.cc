@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -24,6 +26,7 @@
 
 #include "adapters/adapter.h"
 #include "lsm/option_values.h"
+#include "driver/op_stream.h"
 #include "driver/options_cli.h"
 #include "driver/report.h"
 #include "driver/run_config.h"
@@ -52,6 +55,7 @@ const char kUsage[] =
     "       lsm-driver --describe-workload\n"
     "       lsm-driver --check-options ENGINE|PLUGIN [--option NAME=VALUE]...\n"
     "       lsm-driver --check-config run.json\n"
+    "       lsm-driver --generate-ops run.json [--count N]\n"
     "Runs one phase (load, testing or running) of a workload against an engine\n"
     "and writes timeseries.jsonl, summary.json and histograms.json to DIR.\n"
     "--describe-workload prints a workload's defaults (every field run.json's\n"
@@ -62,6 +66,8 @@ const char kUsage[] =
     "PLUGIN: the path of an engine plugin (a name with a '/'), loaded first.\n"
     "--check-config parses run.json as a run would (every field but the engine\n"
     "options) and prints {\"ok\", \"errors\": [{\"path\", \"message\"}]} the same way.\n"
+    "--generate-ops prints the first N (default 100000) operations run.json's\n"
+    "phase would send, as an op stream (CSV), without opening the engine.\n"
     "Schemas: engines/driver/README.md\n";
 
 int Fail(int code, const std::string& message) {
@@ -172,6 +178,35 @@ int CheckConfigCommand(int argc, char** argv) {
   return s.ok() ? 0 : 1;
 }
 
+// --generate-ops run.json [--count N]
+int GenerateOpsCommand(int argc, char** argv) {
+  std::string config_path;
+  uint64_t count = 100000;
+  for (int i = 2; i < argc; i++) {
+    const std::string arg = argv[i];
+    if (arg == "--count" && i + 1 < argc) {
+      char* end = nullptr;
+      const std::string text = argv[++i];
+      errno = 0;
+      count = strtoull(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0' || errno != 0 || text[0] == '-') {
+        return Fail(2, "--count: expected a number of operations, got '" + text + "'");
+      }
+    } else if (config_path.empty() && arg.rfind("--", 0) != 0) {
+      config_path = arg;
+    } else {
+      return Fail(2, "--generate-ops: unexpected '" + arg + "'\n" + kUsage);
+    }
+  }
+  if (config_path.empty()) return Fail(2, "--generate-ops needs run.json\n" + std::string(kUsage));
+  RunConfig config;
+  Status s = LoadRunConfig(config_path, AdapterNames(), &config);
+  if (!s.ok()) return Fail(2, config_path + ": " + ErrorText(s));
+  s = WriteGeneratedOps(config, count, stdout);
+  if (!s.ok()) return Fail(1, ErrorText(s));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -180,6 +215,7 @@ int main(int argc, char** argv) {
     return OptionsCommand(argc, argv);
   }
   if (argc >= 2 && std::string(argv[1]) == "--check-config") return CheckConfigCommand(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "--generate-ops") return GenerateOpsCommand(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "--describe-workload") {
     if (argc != 2) return Fail(2, "--describe-workload takes no argument\n" + std::string(kUsage));
     fputs(WorkloadDefaultsJson().c_str(), stdout);

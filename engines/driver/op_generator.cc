@@ -18,11 +18,14 @@ constexpr size_t kValueBufferExtra = 1 << 20;
 OpGenerator::OpGenerator(const WorkloadSpec& workload, uint64_t seed, uint64_t insert_start)
     : workload_(workload),
       seed_(seed),
-      formatter_(workload.key_size, workload.key_prefix, seed),
+      formatter_(workload.key_size, workload.key_prefix, seed, workload.insert_order),
       chooser_(workload.distribution, workload.record_count, workload.zipf_theta, seed),
       field_chooser_(workload.secondary_distribution, workload.SecondaryValues(),
                      workload.zipf_theta, Hash64(seed, 0x6669656c64)),
       next_id_(insert_start) {
+  if (workload.mixgraph) {
+    mixgraph_keys_ = std::make_unique<MixgraphKeys>(*workload.mixgraph, workload.record_count, seed);
+  }
   double cumulative = 0;
   for (int t = 0; t < kNumOpTypes; t++) {
     cumulative += workload.mix[t];
@@ -44,9 +47,25 @@ OpGenerator::OpGenerator(const WorkloadSpec& workload, uint64_t seed, uint64_t i
 
 std::string_view OpGenerator::Value(Rng* rng) const {
   const uint32_t lo = workload_.value_size_min, hi = workload_.value_size_max;
-  const size_t len = lo == hi ? lo : lo + rng->Uniform(uint64_t{hi} - lo + 1);
+  size_t len = lo;
+  if (workload_.mixgraph) {
+    len = MixgraphValueSize(*workload_.mixgraph, 1 - rng->UniformDouble());
+  } else if (lo != hi) {
+    len = lo + rng->Uniform(uint64_t{hi} - lo + 1);
+  }
   const size_t offset = rng->Uniform(values_.size() - len + 1);
   return std::string_view(values_.data() + offset, len);
+}
+
+uint64_t OpGenerator::ChooseKey(Rng* rng) const {
+  if (mixgraph_keys_) return mixgraph_keys_->Choose(rng);
+  return chooser_.Choose(rng, key_count());
+}
+
+uint32_t OpGenerator::ScanLength(Rng* rng) const {
+  if (workload_.mixgraph) return MixgraphScanLength(*workload_.mixgraph, 1 - rng->UniformDouble());
+  const uint32_t lo = workload_.scan_length_min, hi = workload_.scan_length_max;
+  return lo == hi ? lo : lo + static_cast<uint32_t>(rng->Uniform(uint64_t{hi} - lo + 1));
 }
 
 void OpGenerator::Fields(Rng* rng, Op* op) const {
@@ -79,16 +98,16 @@ void OpGenerator::Make(uint64_t seq, Op* op) {
       Fields(&rng, op);
       break;
     case kUpdate:
-      op->id = chooser_.Choose(&rng, key_count());
+      op->id = ChooseKey(&rng);
       op->value = Value(&rng);
       Fields(&rng, op);
       break;
     case kScan:
-      op->id = chooser_.Choose(&rng, key_count());
-      op->scan_length = workload_.scan_length;
+      op->id = ChooseKey(&rng);
+      op->scan_length = ScanLength(&rng);
       break;
     default:
-      op->id = chooser_.Choose(&rng, key_count());
+      op->id = ChooseKey(&rng);
       break;
   }
 }

@@ -12,11 +12,13 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "driver/keys.h"
+#include "driver/mixgraph.h"
 #include "driver/workload.h"
 
 namespace lsmbench {
@@ -63,6 +65,8 @@ class OpGenerator {
 
  private:
   std::string_view Value(Rng* rng) const;
+  uint64_t ChooseKey(Rng* rng) const;
+  uint32_t ScanLength(Rng* rng) const;
   void Fields(Rng* rng, Op* op) const;  // the secondary fields of an insert or update
   int TypeOfDraw(uint64_t draw) const;  // the mix's type for the first draw of an op's rng
 
@@ -71,6 +75,7 @@ class OpGenerator {
   KeyFormatter formatter_;
   KeyChooser chooser_;
   KeyChooser field_chooser_;  // secondary field values
+  std::unique_ptr<MixgraphKeys> mixgraph_keys_;  // mixgraph workloads
   uint64_t thresholds_[kNumOpTypes];  // cumulative mix, scaled to 2^64
   int last_type_;                     // the last type with a positive share
   std::string values_;                // random bytes

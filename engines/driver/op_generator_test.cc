@@ -15,7 +15,7 @@ WorkloadSpec Mixed() {
   w.mix = {0.1, 0.5, 0.1, 0.2, 0.1};
   w.value_size_min = 100;
   w.value_size_max = 200;
-  w.scan_length = 7;
+  w.scan_length_min = w.scan_length_max = 7;
   return w;
 }
 

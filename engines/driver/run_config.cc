@@ -51,7 +51,10 @@ Status ParseQueries(const JsonObject& top, const WorkloadSpec& workload, QuerySp
   Status s = top.GetObject("queries", QueryFields(), &obj);
   if (!s.ok()) return s;
   QuerySpec q;
-  q.scan_length = workload.scan_length;
+  // A fixed scan length is the workload's; a varying one leaves the default.
+  if (workload.scan_length_min == workload.scan_length_max && workload.scan_length_min > 0) {
+    q.scan_length = workload.scan_length_min;
+  }
   q.distribution = workload.distribution;
   uint64_t threads = 0;
   s = obj.GetUint("threads", 0, 1024, &threads);

@@ -25,12 +25,23 @@ const std::vector<std::string>& DistributionNames() {
   return names;
 }
 
+const std::vector<std::string>& InsertOrderNames() {
+  static const std::vector<std::string> names = {"hashed", "ordered"};
+  return names;
+}
+
 const std::vector<std::string>& WorkloadFields() {
   static const std::vector<std::string> names = {
       "name",         "description", "record_count", "key_size",    "key_prefix", "value_size",
       "operations",   "distribution", "zipf_theta",  "scan_length", "seed",       "arrival",
-      "secondary_fields", "secondary_values", "secondary_distribution"};
+      "secondary_fields", "secondary_values", "secondary_distribution", "insert_order",
+      "mixgraph"};
   return names;
+}
+
+double WorkloadSpec::MeanValueSize() const {
+  if (mixgraph) return mixgraph->MeanValueSize();
+  return (static_cast<double>(value_size_min) + value_size_max) / 2;
 }
 
 uint64_t WorkloadSpec::KeyCapacity() const {
@@ -40,25 +51,97 @@ uint64_t WorkloadSpec::KeyCapacity() const {
   return cap;
 }
 
+namespace {
+
+// A fixed size as a number, a range as {min, max}.
+Json SizeJson(uint32_t lo, uint32_t hi) {
+  if (lo == hi) return lo;
+  return Json{{"min", lo}, {"max", hi}};
+}
+
+// A field that is a number in [min, max] or {min, max} (a uniform range).
+Status GetSizeOrRange(const JsonObject& obj, const char* name, uint64_t min, uint64_t max,
+                      const char* what, uint32_t* lo_out, uint32_t* hi_out) {
+  if (!obj.Has(name)) return Status::OK();
+  uint64_t lo = 0, hi = 0;
+  Status s;
+  if (obj.Raw(name).is_object()) {
+    JsonObject range;
+    s = obj.GetObject(name, {"min", "max"}, &range);
+    if (s.ok()) s = range.Required("min");
+    if (s.ok()) s = range.Required("max");
+    if (s.ok()) s = range.GetUint("min", min, max, &lo);
+    if (s.ok()) s = range.GetUint("max", min, max, &hi);
+    if (s.ok() && lo > hi) s = range.Error("max", "must be >= min");
+    if (!s.ok()) return s;
+  } else {
+    s = obj.GetUint(name, min, max, &lo);
+    if (!s.ok()) {
+      return obj.Error(name, std::string("expected ") + what + " or {min, max} (" +
+                                 ErrorText(s) + ")");
+    }
+    hi = lo;
+  }
+  *lo_out = static_cast<uint32_t>(lo);
+  *hi_out = static_cast<uint32_t>(hi);
+  return Status::OK();
+}
+
+// db_bench's mixgraph decides what these fields would: giving both is
+// ambiguous.
+Status ApplyMixgraph(const JsonObject& obj, WorkloadSpec* w) {
+  for (const char* field : {"operations", "distribution", "zipf_theta", "value_size",
+                            "scan_length"}) {
+    if (obj.Has(field)) {
+      return obj.Error(field, "not with mixgraph, whose parameters decide the operation mix, "
+                              "the keys, the value sizes and the scan lengths");
+    }
+  }
+  if (w->insert_order != InsertOrder::kOrdered && obj.Has("insert_order")) {
+    return obj.Error("insert_order", "must be ordered with mixgraph: its key ranges are ranges "
+                                     "of the key order, as db_bench's");
+  }
+  MixgraphSpec m;
+  Status s = ParseMixgraph(obj.Raw("mixgraph"), obj.PathOf("mixgraph"), w->record_count, &m);
+  if (!s.ok()) return s;
+  w->mix = {};
+  w->mix[kRead] = m.mix_get_ratio;
+  w->mix[kUpdate] = m.mix_put_ratio;
+  w->mix[kScan] = m.mix_seek_ratio;
+  w->insert_order = InsertOrder::kOrdered;
+  // db_bench's bounds: a value above the maximum is taken modulo it, and so
+  // is every scan length.
+  w->value_size_min = 0;
+  w->value_size_max = static_cast<uint32_t>(m.mix_max_value_size);
+  w->scan_length_min = 0;
+  w->scan_length_max = static_cast<uint32_t>(m.mix_max_scan_len - 1);
+  w->mixgraph = m;
+  return Status::OK();
+}
+
+}  // namespace
+
 Json WorkloadSpec::ToJson() const {
   Json j;
   if (!name.empty()) j["name"] = name;
   j["record_count"] = record_count;
   j["key_size"] = key_size;
   j["key_prefix"] = key_prefix;
-  if (value_size_min == value_size_max) {
-    j["value_size"] = value_size_min;
+  j["insert_order"] = InsertOrderNames()[static_cast<int>(insert_order)];
+  if (mixgraph) {
+    // The mix, the keys, the value sizes and the scan lengths are mixgraph's.
+    j["mixgraph"] = mixgraph->ToJson();
   } else {
-    j["value_size"] = {{"min", value_size_min}, {"max", value_size_max}};
+    Json ops = Json::object();
+    for (int t = 0; t < kNumOpTypes; t++) {
+      if (mix[t] > 0) ops[OpTypeName(t)] = mix[t];
+    }
+    j["operations"] = ops;
+    j["value_size"] = SizeJson(value_size_min, value_size_max);
+    j["distribution"] = DistributionNames()[static_cast<int>(distribution)];
+    j["zipf_theta"] = zipf_theta;
+    j["scan_length"] = SizeJson(scan_length_min, scan_length_max);
   }
-  Json ops = Json::object();
-  for (int t = 0; t < kNumOpTypes; t++) {
-    if (mix[t] > 0) ops[OpTypeName(t)] = mix[t];
-  }
-  j["operations"] = ops;
-  j["distribution"] = DistributionNames()[static_cast<int>(distribution)];
-  j["zipf_theta"] = zipf_theta;
-  j["scan_length"] = scan_length;
   if (secondary_fields > 0) {
     j["secondary_fields"] = secondary_fields;
     j["secondary_values"] = SecondaryValues();
@@ -97,30 +180,9 @@ Status ParseWorkload(const Json& json, const std::string& path, WorkloadSpec* ou
                                          w.key_prefix + "' can hold");
   }
 
-  if (obj.Has("value_size")) {
-    const Json& v = obj.Raw("value_size");
-    if (v.is_object()) {
-      JsonObject range;
-      s = obj.GetObject("value_size", {"min", "max"}, &range);
-      uint64_t lo = 0, hi = 0;
-      if (s.ok()) s = range.Required("min");
-      if (s.ok()) s = range.Required("max");
-      if (s.ok()) s = range.GetUint("min", 0, kMaxValueSize, &lo);
-      if (s.ok()) s = range.GetUint("max", 0, kMaxValueSize, &hi);
-      if (s.ok() && lo > hi) s = range.Error("max", "must be >= min");
-      if (!s.ok()) return s;
-      w.value_size_min = static_cast<uint32_t>(lo);
-      w.value_size_max = static_cast<uint32_t>(hi);
-    } else {
-      uint64_t size = 0;
-      s = obj.GetUint("value_size", 0, kMaxValueSize, &size);
-      if (!s.ok()) {
-        return obj.Error("value_size", "expected a byte count or {min, max} (" + ErrorText(s) +
-                                           ")");
-      }
-      w.value_size_min = w.value_size_max = static_cast<uint32_t>(size);
-    }
-  }
+  s = GetSizeOrRange(obj, "value_size", 0, kMaxValueSize, "a byte count", &w.value_size_min,
+                     &w.value_size_max);
+  if (!s.ok()) return s;
 
   if (obj.Has("operations")) {
     std::map<std::string, double> ops;
@@ -151,9 +213,10 @@ Status ParseWorkload(const Json& json, const std::string& path, WorkloadSpec* ou
   if (s.ok() && !(w.zipf_theta > 0 && w.zipf_theta < 1)) {
     s = obj.Error("zipf_theta", "must be in (0, 1) (got " + obj.Raw("zipf_theta").dump() + ")");
   }
-  uint64_t scan = w.scan_length;
-  if (s.ok()) s = obj.GetUint("scan_length", 1, 1 << 24, &scan);
-  w.scan_length = static_cast<uint32_t>(scan);
+  if (s.ok()) {
+    s = GetSizeOrRange(obj, "scan_length", 1, 1 << 24, "a record count", &w.scan_length_min,
+                       &w.scan_length_max);
+  }
   if (s.ok()) s = obj.GetUint("seed", 0, UINT64_MAX, &w.seed);
   uint64_t secondary_fields = 0;
   if (s.ok()) s = obj.GetUint("secondary_fields", 0, kMaxSecondaryFields, &secondary_fields);
@@ -181,6 +244,14 @@ Status ParseWorkload(const Json& json, const std::string& path, WorkloadSpec* ou
     s = obj.GetObject("arrival", ArrivalFields(), &arrival);
     if (!s.ok()) return s;
     w.arrival = obj.Raw("arrival");
+  }
+  size_t order = 0;
+  s = obj.GetChoice("insert_order", InsertOrderNames(), &order);
+  if (!s.ok()) return s;
+  w.insert_order = static_cast<InsertOrder>(order);
+  if (obj.Has("mixgraph")) {
+    s = ApplyMixgraph(obj, &w);
+    if (!s.ok()) return s;
   }
   *out = std::move(w);
   return Status::OK();

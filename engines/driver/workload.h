@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "driver/arrival.h"
 #include "driver/json_reader.h"
+#include "driver/mixgraph.h"
 
 namespace lsmbench {
 namespace driver {
@@ -25,17 +27,28 @@ enum class Distribution { kUniform, kZipfian, kLatest };
 inline constexpr uint32_t kMaxSecondaryFields = 16;
 const std::vector<std::string>& DistributionNames();
 
+// How record ids become keys (YCSB's insertorder): "hashed" puts ids in a
+// keyed random key order, "ordered" keeps id order (key = prefix + the id,
+// zero-padded), so a range of ids is a range of keys.
+enum class InsertOrder { kHashed, kOrdered };
+const std::vector<std::string>& InsertOrderNames();
+
 struct WorkloadSpec {
   std::string name;
   uint64_t record_count = 0;        // records the load stage inserts (ids 0..N-1)
   uint32_t key_size = 16;           // bytes, including the prefix
   std::string key_prefix = "user";
+  InsertOrder insert_order = InsertOrder::kHashed;
   uint32_t value_size_min = 1000;   // bytes; min == max: fixed size
   uint32_t value_size_max = 1000;
   std::array<double, kNumOpTypes> mix = {0, 1, 0, 0, 0};  // proportions, sum 1
   Distribution distribution = Distribution::kUniform;
   double zipf_theta = 0.99;
-  uint32_t scan_length = 100;
+  uint32_t scan_length_min = 100;   // min == max: fixed length
+  uint32_t scan_length_max = 100;
+  // db_bench's mixgraph: when present, it decides the mix (get, put, seek as
+  // read, update, scan), the keys, the value sizes and the scan lengths.
+  std::optional<MixgraphSpec> mixgraph;
   // Records with secondary fields (a dataset: the engine keeps one secondary
   // index per field; Luo & Carey Sec. 7). Each insert and update draws every
   // field's value from [0, secondary_values) (0: record_count) by
@@ -48,6 +61,8 @@ struct WorkloadSpec {
 
   // The number of distinct keys the key format can express.
   uint64_t KeyCapacity() const;
+  // The mean value size an insert or update writes (bytes).
+  double MeanValueSize() const;
   // The values a secondary field takes: [0, SecondaryValues()).
   uint64_t SecondaryValues() const {
     return secondary_values > 0 ? secondary_values : std::max<uint64_t>(record_count, 1);
