@@ -52,14 +52,15 @@ void OnEndSignal(int signo) { g_end_signal.store(signo); }
 const char kUsage[] =
     "usage: lsm-driver --config run.json --out DIR [--quiet]\n"
     "       lsm-driver --describe-options [ENGINE | PLUGIN] [--markdown]\n"
-    "       lsm-driver --describe-workload\n"
+    "       lsm-driver --describe-workload [run.json]\n"
     "       lsm-driver --check-options ENGINE|PLUGIN [--option NAME=VALUE]...\n"
     "       lsm-driver --check-config run.json\n"
     "       lsm-driver --generate-ops run.json [--count N]\n"
     "Runs one phase (load, testing or running) of a workload against an engine\n"
     "and writes timeseries.jsonl, summary.json and histograms.json to DIR.\n"
     "--describe-workload prints a workload's defaults (every field run.json's\n"
-    "workload may leave out) as JSON.\n"
+    "workload may leave out) as JSON; with run.json, its workload as the driver\n"
+    "reads it, and the mean value size its inserts and updates write.\n"
     "--describe-options prints the options ENGINE (default builtin) accepts as\n"
     "JSON; --check-options parses a set of options as a run would and prints\n"
     "{\"ok\", \"errors\"} (exit 0 when ok, 1 when not), opening nothing.\n"
@@ -217,8 +218,17 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "--check-config") return CheckConfigCommand(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "--generate-ops") return GenerateOpsCommand(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "--describe-workload") {
-    if (argc != 2) return Fail(2, "--describe-workload takes no argument\n" + std::string(kUsage));
-    fputs(WorkloadDefaultsJson().c_str(), stdout);
+    if (argc > 3) return Fail(2, "--describe-workload takes at most run.json\n" + std::string(kUsage));
+    if (argc == 2) {
+      fputs(WorkloadDefaultsJson().c_str(), stdout);
+      return 0;
+    }
+    RunConfig config;
+    Status s = LoadRunConfig(argv[2], AdapterNames(), &config);
+    if (!s.ok()) return Fail(2, std::string(argv[2]) + ": " + ErrorText(s));
+    Json j = config.workload.ToJson();
+    j["mean_value_size"] = config.workload.MeanValueSize();
+    fputs((j.dump(1) + "\n").c_str(), stdout);
     return 0;
   }
   std::string config_path, out_dir;

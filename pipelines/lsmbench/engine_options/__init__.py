@@ -21,6 +21,7 @@ from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..util.units import parse_size
@@ -139,12 +140,36 @@ def workload_defaults() -> dict[str, Any]:
 
 def record_sizes(workload: dict[str, Any]) -> tuple[int, float]:
     """The key bytes and the mean value bytes of a workload's records, as the driver writes
-    them (its defaults for what the workload leaves out; a value size range's midpoint)."""
+    them (its defaults for what the workload leaves out; a value size range's midpoint;
+    mixgraph's Generalized Pareto sizes by db_bench's rules)."""
     defaults = workload_defaults()
+    key = int(workload.get("key_size", defaults["key_size"]))
+    if isinstance(workload.get("mixgraph"), dict):
+        return key, mixgraph_mean_value_size(workload["mixgraph"])
     value = workload.get("value_size", defaults["value_size"])
     if isinstance(value, dict):
         value = (float(value.get("min", 0)) + float(value.get("max", 0))) / 2
-    return int(workload.get("key_size", defaults["key_size"])), float(value)
+    return key, float(value)
+
+
+# db_bench's mixgraph defaults for the value sizes (tools/db_bench_tool.cc).
+_MIXGRAPH_VALUE_DEFAULTS = {"value_theta": 0.0, "value_k": 0.2615, "value_sigma": 25.45,
+                            "mix_max_value_size": 1024}
+
+
+def mixgraph_mean_value_size(mixgraph: dict[str, Any]) -> float:
+    """The mean value size of mixgraph's puts: ceil of the Generalized Pareto's inverse CDF, at
+    least 10 bytes, taken modulo mix_max_value_size above it (db_bench's rules), averaged over
+    the midpoints of 2^16 slices of u, as the driver computes it (a test holds them equal)."""
+    p = {**_MIXGRAPH_VALUE_DEFAULTS, **mixgraph}
+    theta, k, sigma = float(p["value_theta"]), float(p["value_k"]), float(p["value_sigma"])
+    top = float(p["mix_max_value_size"])
+    u = (np.arange(1 << 16) + 0.5) / (1 << 16)
+    with np.errstate(over="ignore"):
+        x = theta - sigma * np.log(u) if k == 0 else theta + sigma * (u ** -k - 1) / k
+    v = np.ceil(x)
+    v = np.where(v >= 10, np.where(v > top, np.fmod(v, top), v), 10.0)
+    return float(v.mean())
 
 
 def choices(engine: str, option: str) -> tuple[str, ...]:

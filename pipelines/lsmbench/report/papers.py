@@ -24,6 +24,7 @@ from matplotlib.figure import Figure as MplFigure
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 from scipy import stats
 
+from ..engine_options import record_sizes
 from ..method.cycles import events
 from ..util.units import parse_size
 from ..util.values import dig as _get
@@ -127,8 +128,7 @@ def activity_series(ph: StoredPhase, own_cgroup: bool = False) -> ActivitySeries
     use in % of its CPUs; with own_cgroup (the phase ran alone in a cgroup of its own) the
     device's read and write MiB/s too."""
     workload = _get(ph.summary or {}, "config", "workload") or {}
-    record = ((_num(workload.get("key_size")) or 0.0) + (_num(workload.get("value_size")) or 0.0)
-              if isinstance(workload, dict) else 0.0)
+    record = float(sum(record_sizes(workload))) if isinstance(workload, dict) else 0.0
     s = ActivitySeries([], [], [], [], [])
     for iv in ph.regular_intervals():
         t, start = _num(iv.get("t_end_s")), _num(iv.get("t_start_s"))

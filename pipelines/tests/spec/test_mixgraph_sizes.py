@@ -1,0 +1,43 @@
+"""A mixgraph workload's records are no longer one size: the estimates (data size, bytes per
+flush, lsm-sim's inputs, the report's MiB/s) take the mean the driver's generator writes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from lsmbench.engine_options import mixgraph_mean_value_size, record_sizes
+
+PREFIX_DIST = {"mix_get_ratio": 0.85, "mix_put_ratio": 0.14, "mix_seek_ratio": 0.01,
+               "keyrange_num": 30, "keyrange_dist_a": 14.18, "keyrange_dist_b": -2.917,
+               "keyrange_dist_c": 0.0164, "keyrange_dist_d": -0.08082,
+               "key_dist_a": 0.002312, "key_dist_b": 0.3467}
+
+
+def test_the_mean_follows_db_benchs_rules() -> None:
+    # db_bench's defaults: a mean near 36 bytes, far from the 1,000 of a fixed-size workload.
+    mean = mixgraph_mean_value_size({})
+    assert 30 < mean < 40
+    # Every size is raised to 10 bytes at least: a distribution below that averages 10.
+    assert mixgraph_mean_value_size({"value_sigma": 0.001, "value_k": 0.0}) == 10.0
+    # Above mix_max_value_size a size is taken modulo it: a huge location wraps around.
+    wrapped = mixgraph_mean_value_size({"value_theta": 1500, "value_sigma": 0.001,
+                                        "value_k": 0.0, "mix_max_value_size": 1024})
+    assert wrapped == pytest.approx(1501 % 1024, abs=1)
+    assert record_sizes({"key_size": 48, "mixgraph": {}}) == (48, mean)
+    assert record_sizes({"key_size": 16, "value_size": {"min": 100, "max": 300}}) == (16, 200.0)
+
+
+def test_python_and_the_driver_agree(driver_path: Path, tmp_path: Path) -> None:
+    for mixgraph in ({}, PREFIX_DIST, {"value_k": -0.3, "value_sigma": 300, "value_theta": 20},
+                     {"value_k": 0.9, "value_sigma": 50, "mix_max_value_size": 4096}):
+        run = {"engine": "null", "phase": "testing", "duration_s": 1,
+               "workload": {"record_count": 1000, "mixgraph": mixgraph}}
+        (tmp_path / "run.json").write_text(json.dumps(run))
+        out = subprocess.run([str(driver_path), "--describe-workload", str(tmp_path / "run.json")],
+                             capture_output=True, text=True, check=True)
+        described = json.loads(out.stdout)
+        assert described["mean_value_size"] == pytest.approx(
+            mixgraph_mean_value_size(mixgraph), rel=1e-9), mixgraph
