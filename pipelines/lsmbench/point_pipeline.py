@@ -32,7 +32,7 @@ from typing import Any
 
 from .cyclecheck import ExpectedCycle, from_testing, short_phase_warning, simulated
 from .driverio import EXIT_OK, DriverOutputs, build_run_json, describe_exit, read_timeseries
-from .engine_options import plugins
+from .engine_options import plugins, write_share
 from .faults import (
     RESULTS_DISK_FULL,
     Diagnosis,
@@ -345,8 +345,13 @@ class PointPipeline:
     def running(self, phase_dir: str, utilization: float, max_tp: float,
                 insert_start: int | None) -> vd.Verdict:
         ph = self.spec.phases.running
-        rate = utilization * max_tp
-        self._check_cycle(phase_dir, rate)
+        # The maximum is in writes/s; the arrivals are requests of the whole mix, so a mix with
+        # reads arrives faster by its requests per write: the writes arrive at utilization x
+        # the maximum whatever else the mix holds.
+        write_rate = utilization * max_tp
+        share = write_share(self.workload) or 1.0  # a write-free mix has no maximum to get here
+        rate = write_rate / share
+        self._check_cycle(phase_dir, write_rate)
         arrival = dict(ph.arrival)
         if "process" not in arrival and not isinstance(self.workload.get("arrival"), dict):
             arrival["process"] = "constant"
@@ -378,7 +383,7 @@ class PointPipeline:
             cycle = self._expected_cycle()
             v = adaptive.judge_until_decided(
                 fig, out.intervals, coverage, rule, bounds,
-                cycle.seconds_at(rate) if cycle is not None else None)
+                cycle.seconds_at(write_rate) if cycle is not None else None)
         else:
             v = adaptive.judge_with_bounds(fig, bounds, coverage)
         record = v.to_json()
@@ -403,6 +408,11 @@ class PointPipeline:
                 "log": [d.to_json() for d in monitor.log],
             }
         record["phase"] = phase_dir
+        if share < 1:
+            record["write_share"] = share
+            record["reasons"].append(
+                f"the mix is {share:.1%} writes: {rate:.0f} requests/s arrive for "
+                f"{write_rate:.0f} writes/s ({utilization:g} x the testing maximum)")
         record["figures_source"] = fig.source
         record["max_queue_length"] = fig.max_queue_length
         self.result.verdicts.append(record)

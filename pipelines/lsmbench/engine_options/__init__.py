@@ -152,6 +152,23 @@ def record_sizes(workload: dict[str, Any]) -> tuple[int, float]:
     return key, float(value)
 
 
+WRITE_OPERATIONS = ("insert", "update", "delete")
+
+
+def write_share(workload: dict[str, Any]) -> float:
+    """The share of writes in a workload's mix (its writers' operations; mixgraph's puts): 1 for
+    a write-only workload, 0 for one without writes."""
+    mixgraph = workload.get("mixgraph")
+    if isinstance(mixgraph, dict):
+        return float(mixgraph.get("mix_put_ratio", 0.0))
+    ops = workload.get("operations", workload_defaults()["operations"]) or {}
+    weights = {k: float(v) for k, v in ops.items() if isinstance(v, int | float)}
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    return sum(weights.get(op, 0.0) for op in WRITE_OPERATIONS) / total
+
+
 # db_bench's mixgraph defaults for the value sizes (tools/db_bench_tool.cc).
 _MIXGRAPH_VALUE_DEFAULTS = {"value_theta": 0.0, "value_k": 0.2615, "value_sigma": 25.45,
                             "mix_max_value_size": 1024}

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from lsmbench.engine_options import mixgraph_mean_value_size, record_sizes
+from lsmbench.engine_options import mixgraph_mean_value_size, record_sizes, write_share
 
 PREFIX_DIST = {"mix_get_ratio": 0.85, "mix_put_ratio": 0.14, "mix_seek_ratio": 0.01,
                "keyrange_num": 30, "keyrange_dist_a": 14.18, "keyrange_dist_b": -2.917,
@@ -41,3 +41,14 @@ def test_python_and_the_driver_agree(driver_path: Path, tmp_path: Path) -> None:
         described = json.loads(out.stdout)
         assert described["mean_value_size"] == pytest.approx(
             mixgraph_mean_value_size(mixgraph), rel=1e-9), mixgraph
+
+
+def test_write_share_is_the_mixs_writes() -> None:
+    # The running phase's arrivals are requests of the whole mix: a mix with reads must arrive
+    # faster by its requests per write for its writes to arrive at utilization x the maximum.
+    assert write_share({"operations": {"update": 1.0}}) == 1.0
+    assert write_share({}) == 1.0  # the driver's default mix: updates
+    assert write_share({"operations": {"read": 0.5, "update": 0.5}}) == 0.5
+    assert write_share({"operations": {"insert": 0.05, "scan": 0.95}}) == pytest.approx(0.05)
+    assert write_share({"operations": {"read": 1.0}}) == 0.0
+    assert write_share({"mixgraph": PREFIX_DIST}) == 0.14
