@@ -7,10 +7,11 @@ ASAN_BUILD ?= build-asan
 CMAKE_FLAGS ?=
 
 # Debian packages the build and the tests need (installed when run as root); systemd for
-# systemd-analyze (the nightly role's units are verified), git for the nightly job's tests.
+# systemd-analyze (the nightly role's units are verified), git for the nightly job's tests,
+# Java and Maven for YCSB's reference client (workloads/ycsb/reference/record.sh).
 DEB_PACKAGES := cmake ninja-build g++ pkg-config libgtest-dev nlohmann-json3-dev libyaml-cpp-dev \
 	libleveldb-dev librocksdb-dev rocksdb-tools fio influxdb python3-venv \
-	chromium openssh-server openssh-client iproute2 git systemd
+	chromium openssh-server openssh-client iproute2 git systemd default-jdk-headless maven
 VENV ?= .venv
 PYTHON ?= python3
 
@@ -83,7 +84,7 @@ test-python: venv build-for-tests
 # The quick loop for a change to the Python: no C++ build, no services (the markers in
 # pyproject.toml name what the left-out tests need; `make test` runs them all), the
 # tests spread over every core (pytest-xdist).
-FAST_MARKERS := not (slow or influx or browser or netns or fio or root)
+FAST_MARKERS := not (slow or influx or browser or netns or fio or java or root)
 test-fast: venv
 	$(VENV)/bin/ruff check pipelines research/bench
 	$(VENV)/bin/lint-imports --no-cache

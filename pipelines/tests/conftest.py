@@ -21,6 +21,7 @@ FIXTURE_MARKERS = {
     "three_node_testbed": "netns",
     "chromium": "browser",
     "fio": "fio",
+    "ycsb_record": "java",
 }
 
 
@@ -71,6 +72,17 @@ def _wide_output(monkeypatch: pytest.MonkeyPatch) -> None:
     out for a width wider than any line checked (lsmbench.util.terminal reads COLUMNS first, and
     so does rich; child processes inherit it). A test of the layout sets its own COLUMNS."""
     monkeypatch.setenv("COLUMNS", "1000")
+
+
+@pytest.fixture(scope="session")
+def ycsb_record() -> Path:
+    """workloads/ycsb/reference/record.sh (YCSB's own client), or the test is skipped with how
+    to install Java and Maven."""
+    missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"{' and '.join(missing)} not installed (apt-get install default-jdk-headless "
+                    "maven, or `make deps` as root)")
+    return REPO / "workloads" / "ycsb" / "reference" / "record.sh"
 
 
 @pytest.fixture(scope="session")
