@@ -30,8 +30,9 @@ import pandas as pd
 
 HEADER_PREFIX = "# lsmbench op stream v1:"
 COLUMNS = ("seq", "time_us", "op", "key", "value_size", "scan_length")
-OPS = ("insert", "update", "read", "scan", "rmw", "delete")
-WRITE_OPS = ("insert", "update", "rmw")  # the ops that carry a value_size
+# put: a write of a query trace, which does not tell a new key from an old one.
+OPS = ("insert", "update", "put", "read", "scan", "rmw", "delete")
+WRITE_OPS = ("insert", "update", "put", "rmw")  # the ops that carry a value_size
 QUANTILES = (("p0", 0.0), ("p10", 0.10), ("p50", 0.50), ("p90", 0.90), ("p99", 0.99),
              ("p100", 1.0))
 OP_DTYPE = pd.CategoricalDtype(list(OPS))
@@ -49,8 +50,8 @@ def read_op_stream(path: str | os.PathLike[str]) -> pd.DataFrame:
     scan_length nullable Int64, op categorical (OPS), key str (hex). The header's free text is
     in ``df.attrs["source"]``. Raises OpStreamError on a wrong header, an unknown op, a key
     that is not lowercase hex of whole bytes, a write without value_size (or another op with
-    one), a scan without scan_length (or another op with one), a negative number, or seq not
-    strictly increasing."""
+    one), scan_length on an op other than scan (a scan may have none: a trace's), a negative
+    number, or seq not strictly increasing."""
     with open(path, encoding="utf-8") as f:
         first = f.readline().rstrip("\n")
         second = f.readline().rstrip("\n")
@@ -76,10 +77,12 @@ def read_op_stream(path: str | os.PathLike[str]) -> pd.DataFrame:
                             "lowercase hex of whole bytes")
     is_write = df["op"].isin(WRITE_OPS).to_numpy()
     is_scan = (df["op"] == "scan").to_numpy()
-    for column, should, what in (("value_size", is_write, "insert, update and rmw"),
-                                 ("scan_length", is_scan, "scan")):
+    # A scan may lack its length: a query trace records the seek, not the nexts.
+    for column, should, what, required in (
+            ("value_size", is_write, "insert, update, put and rmw", True),
+            ("scan_length", is_scan, "scan", False)):
         present = df[column].notna().to_numpy()
-        wrong = present != should
+        wrong = (present != should) if required else (present & ~should)
         if wrong.any():
             i = int(np.flatnonzero(wrong)[0])
             raise OpStreamError(f"{where}: line {i + 3}: {column} is given for {what} only "
@@ -102,6 +105,8 @@ def read_op_stream(path: str | os.PathLike[str]) -> pd.DataFrame:
 def _distribution(values: pd.Series) -> dict[str, float | int]:
     """count, mean and QUANTILES (linear interpolation; p0 and p100 are the min and max)."""
     x = values.dropna().astype("float64").to_numpy()
+    if len(x) == 0:  # a trace's scans: no lengths
+        return {"count": 0}
     out: dict[str, float | int] = {"count": len(x), "mean": float(x.mean())}
     for name, q in QUANTILES:
         out[name] = float(np.quantile(x, q))

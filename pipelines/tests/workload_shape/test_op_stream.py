@@ -149,7 +149,6 @@ def test_recent_insert_share(tmp_path):
     (HEADER + "0,,read,616,,\n", "hex"),
     (HEADER + "0,,update,61,,\n", "value_size"),
     (HEADER + "0,,read,61,100,\n", "value_size"),
-    (HEADER + "0,,scan,61,,\n", "scan_length"),
     (HEADER + "0,,read,61,,5\n", "scan_length"),
     (HEADER + "0,,insert,61,-1,\n", "negative"),
     (HEADER + "0,,read,61,,\n0,,read,62,,\n", "seq does not increase"),
@@ -232,3 +231,13 @@ def test_committed_reference_summaries_match_ycsb(workload):
         # ... and a skew well above uniform's ~2% yet far below a plain zipfian(0.99) over the
         # keys (~38% for 1000): the hashed zipfian over 10^10 items puts ~12% on the top 1%
         assert 0.06 < run["top_1pct_key_share"] < 0.25
+
+
+def test_a_traces_scans_and_puts(tmp_path) -> None:
+    # A query trace records a seek but not its nexts, and a write without telling new from old.
+    path = tmp_path / "trace.csv"
+    path.write_text(HEADER + "0,0,put,61,12,\n1,5,scan,62,,\n2,9,read,61,,\n")
+    s = summarize(read_op_stream(path))
+    assert s["op_counts"] == {"put": 1, "read": 1, "scan": 1}
+    assert s["value_size"]["put"]["mean"] == 12
+    assert s["scan_length"] == {"count": 0}
