@@ -29,6 +29,7 @@
 #include "driver/run_config.h"
 #include "driver/runner.h"
 #include "driver/settle.h"
+#include "driver/trace_commands.h"
 
 namespace {
 
@@ -52,6 +53,8 @@ const char kUsage[] =
     "       lsm-driver --describe-workload\n"
     "       lsm-driver --check-options ENGINE|PLUGIN [--option NAME=VALUE]...\n"
     "       lsm-driver --check-config run.json\n"
+    "       lsm-driver --trace-ops TRACE [--out FILE]\n"
+    "       lsm-driver --trace-summary TRACE [--distinct-keys-limit N]\n"
     "Runs one phase (load, testing or running) of a workload against an engine\n"
     "and writes timeseries.jsonl, summary.json and histograms.json to DIR.\n"
     "--describe-workload prints a workload's defaults (every field run.json's\n"
@@ -62,6 +65,8 @@ const char kUsage[] =
     "PLUGIN: the path of an engine plugin (a name with a '/'), loaded first.\n"
     "--check-config parses run.json as a run would (every field but the engine\n"
     "options) and prints {\"ok\", \"errors\": [{\"path\", \"message\"}]} the same way.\n"
+    "--trace-ops and --trace-summary read a RocksDB query trace (db_bench\n"
+    "--trace_file): its ops as an op stream CSV, or a JSON summary.\n"
     "Schemas: engines/driver/README.md\n";
 
 int Fail(int code, const std::string& message) {
@@ -180,6 +185,8 @@ int main(int argc, char** argv) {
     return OptionsCommand(argc, argv);
   }
   if (argc >= 2 && std::string(argv[1]) == "--check-config") return CheckConfigCommand(argc, argv);
+  // RocksDB query traces: --trace-ops, --trace-summary (trace_commands.h).
+  if (argc >= 2 && IsTraceCommand(argv[1])) return RunTraceCommand(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "--describe-workload") {
     if (argc != 2) return Fail(2, "--describe-workload takes no argument\n" + std::string(kUsage));
     fputs(WorkloadDefaultsJson().c_str(), stdout);
