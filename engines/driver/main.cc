@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <memory>
@@ -26,12 +26,13 @@
 
 #include "adapters/adapter.h"
 #include "lsm/option_values.h"
-#include "driver/op_stream.h"
+#include "driver/generate_ops.h"
 #include "driver/options_cli.h"
 #include "driver/report.h"
 #include "driver/run_config.h"
 #include "driver/runner.h"
 #include "driver/settle.h"
+#include "driver/trace_commands.h"
 
 namespace {
 
@@ -56,6 +57,8 @@ const char kUsage[] =
     "       lsm-driver --check-options ENGINE|PLUGIN [--option NAME=VALUE]...\n"
     "       lsm-driver --check-config run.json\n"
     "       lsm-driver --generate-ops run.json [--count N]\n"
+    "       lsm-driver --trace-ops TRACE [--out FILE]\n"
+    "       lsm-driver --trace-summary TRACE [--distinct-keys-limit N]\n"
     "Runs one phase (load, testing or running) of a workload against an engine\n"
     "and writes timeseries.jsonl, summary.json and histograms.json to DIR.\n"
     "--describe-workload prints a workload's defaults (every field run.json's\n"
@@ -69,6 +72,8 @@ const char kUsage[] =
     "options) and prints {\"ok\", \"errors\": [{\"path\", \"message\"}]} the same way.\n"
     "--generate-ops prints the first N (default 100000) operations run.json's\n"
     "phase would send, as an op stream (CSV), without opening the engine.\n"
+    "--trace-ops and --trace-summary read a RocksDB query trace (db_bench\n"
+    "--trace_file): its ops as an op stream CSV, or a JSON summary.\n"
     "Schemas: engines/driver/README.md\n";
 
 int Fail(int code, const std::string& message) {
@@ -217,6 +222,8 @@ int main(int argc, char** argv) {
   }
   if (argc >= 2 && std::string(argv[1]) == "--check-config") return CheckConfigCommand(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "--generate-ops") return GenerateOpsCommand(argc, argv);
+  // RocksDB query traces: --trace-ops, --trace-summary (trace_commands.h).
+  if (argc >= 2 && IsTraceCommand(argv[1])) return RunTraceCommand(argc, argv);
   if (argc >= 2 && std::string(argv[1]) == "--describe-workload") {
     if (argc > 3) return Fail(2, "--describe-workload takes at most run.json\n" + std::string(kUsage));
     if (argc == 2) {

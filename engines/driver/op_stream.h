@@ -1,16 +1,17 @@
-// The op stream: one line per operation a workload sends, as CSV, the
-// common format of lsmbench's workload-shape analysis
-// (pipelines/lsmbench/workload_shape/): the driver writes its generator's
-// operations in it, and RocksDB traces and YCSB's CoreWorkload are converted
-// to it, so that one reader compares them all.
+// The op stream: a plain CSV of operations, the common format lsmbench's
+// analysis reads whatever produced it (a RocksDB trace here, the YCSB
+// reference producer elsewhere):
 //
-//   # lsmbench op stream v1: <the source>
+//   # lsmbench op stream v1: <free text naming the source>
 //   seq,time_us,op,key,value_size,scan_length
+//   0,0,put,00000000000000ff3030303030303030,100,
+//   1,12,scan,0000000000000a013030303030303030,,
 //
-// op: insert, update, put, delete, read, scan or rmw; key: lowercase hex of
-// the key's bytes; time_us: the intended arrival in microseconds from the
-// start (empty in a closed loop); value_size and scan_length empty where an
-// operation has none.
+// seq counts from 0; time_us is the op's time relative to the source's start
+// (empty in a closed loop, where an op has no intended time);
+// op is one of insert, update, put, delete, read, scan, rmw; key is the key's
+// bytes in lowercase hex; value_size and scan_length are empty where the op
+// has none (or the source does not know it).
 #ifndef LSMBENCH_DRIVER_OP_STREAM_H_
 #define LSMBENCH_DRIVER_OP_STREAM_H_
 
@@ -19,29 +20,41 @@
 #include <string>
 #include <string_view>
 
-#include "driver/run_config.h"
+#include "lsm/status.h"
 
 namespace lsmbench {
 namespace driver {
 
+using lsm::Status;
+
+enum class StreamOp { kInsert, kUpdate, kPut, kDelete, kRead, kScan, kRmw };
+
+const char* StreamOpName(StreamOp op);
+
+constexpr char kOpStreamMagic[] = "# lsmbench op stream v1: ";
+constexpr char kOpStreamColumns[] = "seq,time_us,op,key,value_size,scan_length";
+
+// Writes an op stream to a stdio stream the caller owns.
 class OpStreamWriter {
  public:
-  // Writes the header to `out` (not owned).
-  OpStreamWriter(FILE* out, const std::string& source);
-  // time_us, value_size, scan_length < 0: empty.
-  void Write(uint64_t seq, double time_us, std::string_view op, std::string_view key,
-             int64_t value_size, int64_t scan_length);
-  bool ok() const { return !ferror(out_); }
+  static constexpr int64_t kNone = -1;  // an empty time_us / value_size / scan_length
+
+  // Writes the two header lines; `source` is the free text (line breaks in it
+  // become spaces).
+  Status Start(FILE* out, const std::string& out_name, const std::string& source);
+  Status Append(int64_t time_us, StreamOp op, std::string_view key, int64_t value_size,
+                int64_t scan_length);
+  // Flushes; reports any write error since Start.
+  Status Finish();
+
+  uint64_t count() const { return seq_; }
 
  private:
-  FILE* out_;
+  FILE* out_ = nullptr;
+  std::string out_name_;
   std::string line_;
+  uint64_t seq_ = 0;
 };
-
-// The first `count` operations the phase of `config` would send, in
-// sequence order, with their intended arrival times when the phase is an
-// open loop (running); a load phase gives its inserts. No engine is opened.
-Status WriteGeneratedOps(const RunConfig& config, uint64_t count, FILE* out);
 
 }  // namespace driver
 }  // namespace lsmbench
