@@ -198,24 +198,30 @@ double MixgraphKeys::RangeShare(uint64_t i) const {
   return static_cast<double>(range_accesses_[i]) / static_cast<double>(access_total_);
 }
 
-uint64_t MixgraphKeys::Offset(Rng* rng, uint64_t size) const {
-  if (!spec_.PowerKeys()) return rng->Uniform(size);
-  // The power CDF F(x) = a x^b inverted gives a rank; the rank's hash the key
-  // (db_bench seeds a generator with the rank and takes its first number).
-  const double u = rng->UniformDouble();
+uint64_t MixgraphKeys::Offset(uint64_t j, uint64_t size) const {
+  if (!spec_.PowerKeys()) return j;
+  // The power CDF F(x) = a x^b at u = j / size inverted gives a rank, and the
+  // rank's hash the key (db_bench seeds a generator with the rank and takes
+  // its first number modulo the size).
+  const double u = static_cast<double>(j) / static_cast<double>(size);
   const double rank = std::ceil(std::pow(u / spec_.key_dist_a, 1 / spec_.key_dist_b));
   const uint64_t r = rank < 0x1p63 ? static_cast<uint64_t>(rank) : UINT64_MAX;
   return static_cast<uint64_t>((static_cast<unsigned __int128>(Hash64(salt_, r)) * size) >> 64);
 }
 
 uint64_t MixgraphKeys::Choose(Rng* rng) const {
-  if (range_starts_.empty()) return Offset(rng, num_);
-  const int64_t r = static_cast<int64_t>(rng->Uniform(static_cast<uint64_t>(access_total_)));
+  // One uniform number in [0, num) decides both the range and the place in
+  // it, as db_bench's does (its residues modulo the ranges' shares and modulo
+  // the range size): a cold range sees only the places its few numbers give,
+  // so it has fewer distinct keys than a uniform place would give it.
+  const uint64_t draw = rng->Uniform(num_);
+  if (range_starts_.empty()) return Offset(draw, num_);
+  const int64_t r = static_cast<int64_t>(draw % static_cast<uint64_t>(access_total_));
   // The last range starting at or before r: ranges with no share start where
   // the next one does, so they are never chosen.
   const auto it = std::upper_bound(range_starts_.begin(), range_starts_.end(), r);
   const uint64_t range = static_cast<uint64_t>(it - range_starts_.begin()) - 1;
-  return range * range_size_ + Offset(rng, range_size_);
+  return range * range_size_ + Offset(draw % range_size_, range_size_);
 }
 
 }  // namespace driver

@@ -90,7 +90,8 @@ class MixgraphKeys {
   double RangeShare(uint64_t i) const;
 
  private:
-  uint64_t Offset(Rng* rng, uint64_t size) const;
+  // The place of a key in a range of `size` keys, from db_bench's j in [0, size).
+  uint64_t Offset(uint64_t j, uint64_t size) const;
 
   MixgraphSpec spec_;
   uint64_t num_;

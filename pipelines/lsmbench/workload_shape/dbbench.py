@@ -25,6 +25,7 @@ fails less than once in a million checks:
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import subprocess
@@ -57,8 +58,9 @@ class Check:
     note: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"statistic": self.statistic, "db_bench": self.db_bench, "driver": self.driver,
-                "tolerance": self.tolerance, "ok": self.ok, "note": self.note}
+        return {"statistic": self.statistic, "db_bench": float(self.db_bench),
+                "driver": float(self.driver), "tolerance": float(self.tolerance),
+                "ok": bool(self.ok), "note": self.note}
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,7 @@ def run_db_bench(db_bench: str, work: Path, mixgraph: dict[str, Any], *, num: in
                  duration_s: int = 0) -> tuple[Path, DbBenchReport]:
     """Loads `num` keys (fillrandom, untraced), then runs mixgraph with its trace on:
     (the trace, db_bench's report)."""
+    work.mkdir(parents=True, exist_ok=True)
     db, trace = work / "db_bench-db", work / "db_bench.trace"
     common = [f"--db={db}", f"--num={num}", f"--key_size={key_size}", "--compression_type=none",
               f"--seed={seed}", "--threads=1"]
@@ -160,8 +163,8 @@ def mix_checks(db: pd.DataFrame, drv: pd.DataFrame) -> list[Check]:
 
 def key_range_checks(db: pd.DataFrame, drv: pd.DataFrame, *, num: int, ranges: int,
                      prefix_len: int) -> list[Check]:
-    """Each key range's share of the accesses (range i holds ids [i s, (i+1) s), s =
-    num // ranges); accesses outside [0, ranges x s) are one more 'range', 'outside'."""
+    """The share of the accesses outside the loaded keys [0, ranges x s), s = num // ranges,
+    and each key range's share of those inside (range i holds ids [i s, (i+1) s))."""
     size = num // ranges
     def labels(df: pd.DataFrame, key_id: Callable[[str], int]) -> pd.Series:
         ids = df["key"].map(key_id)
@@ -169,11 +172,12 @@ def key_range_checks(db: pd.DataFrame, drv: pd.DataFrame, *, num: int, ranges: i
         return r.where(r < ranges, ranges)
     a = labels(db, db_bench_key_id).value_counts()
     b = labels(drv, driver_key_id(prefix_len)).value_counts()
-    out = [_share_check(f"range {i} share", int(a.get(i, 0)), len(db), int(b.get(i, 0)),
-                        len(drv))
-           for i in range(ranges)]
-    out.append(_share_check("outside the loaded keys", int(a.get(ranges, 0)), len(db),
-                            int(b.get(ranges, 0)), len(drv)))
+    out = [_share_check("outside the loaded keys", int(a.get(ranges, 0)), len(db),
+                        int(b.get(ranges, 0)), len(drv))]
+    inside_a, inside_b = len(db) - int(a.get(ranges, 0)), len(drv) - int(b.get(ranges, 0))
+    out += [_share_check(f"range {i} share", int(a.get(i, 0)), inside_a, int(b.get(i, 0)),
+                         inside_b)
+            for i in range(ranges)]
     return out
 
 
@@ -228,3 +232,63 @@ def rate_checks(db: pd.DataFrame, drv: pd.DataFrame, *, skip_s: float) -> list[C
         out.append(Check(f"requests in second {s}", float(a[s]), float(b[s]), tol,
                          abs(float(a[s]) - float(b[s])) <= tol))
     return out
+
+
+def run_json(path: Path, mixgraph: dict[str, Any], *, num: int, key_size: int, prefix: str,
+             seed: int, arrival: dict[str, Any] | None = None) -> Path:
+    """A run.json of the driver for the same parameters (the null engine: only the generator
+    is used)."""
+    run: dict[str, Any] = {
+        "engine": "null", "phase": "running" if arrival else "testing", "duration_s": 3600,
+        "seed": seed,
+        "workload": {"name": "mixgraph", "record_count": num, "key_size": key_size,
+                     "key_prefix": prefix, "mixgraph": mixgraph}}
+    if arrival:
+        run["arrival"] = arrival
+    path.write_text(json.dumps(run))
+    return path
+
+
+def compare_mixgraph(db_bench: str, driver: str, work: Path, mixgraph: dict[str, Any], *,
+                     num: int, reads: int, seed: int = 1, key_size: int = 16,
+                     prefix: str = "user") -> tuple[list[Check], DbBenchReport]:
+    """db_bench and the driver on the same mixgraph parameters: every check above."""
+    work.mkdir(parents=True, exist_ok=True)
+    trace, report = run_db_bench(db_bench, work, mixgraph, num=num, reads=reads,
+                                 key_size=key_size, seed=seed)
+    db = trace_stream(driver, trace, work / "db_bench.csv")
+    drv = driver_stream(driver, run_json(work / "run.json", mixgraph, num=num,
+                                         key_size=key_size, prefix=prefix, seed=seed),
+                        reads, work / "driver.csv")
+    ranges = int(mixgraph.get("keyrange_num", 1))
+    checks = mix_checks(db, drv)
+    # Without key ranges, tenths of the key space show uniform keys spread evenly; power-law
+    # keys only the share outside: which tenth the hottest keys hash into depends on the seed.
+    if ranges > 1 or not mixgraph.get("key_dist_a"):
+        checks += key_range_checks(db, drv, num=num, ranges=ranges if ranges > 1 else 10,
+                                   prefix_len=len(prefix))
+    else:
+        checks += key_range_checks(db, drv, num=num, ranges=1, prefix_len=len(prefix))[:1]
+    checks.append(top_keys_check(db, drv))
+    checks += value_size_checks(db, drv)
+    checks.append(scan_length_check(report, drv))
+    return checks, report
+
+
+def compare_sine(db_bench: str, driver: str, work: Path, mixgraph: dict[str, Any],
+                 arrival: dict[str, Any], *, num: int, seconds: int, seed: int = 1,
+                 key_size: int = 16, prefix: str = "user") -> tuple[list[Check], float]:
+    """db_bench's sine load against the driver's sine arrivals, requests per second: (the
+    checks, the seconds left out at the start)."""
+    work.mkdir(parents=True, exist_ok=True)
+    trace, _ = run_db_bench(db_bench, work, mixgraph, num=num, reads=10**9, key_size=key_size,
+                            seed=seed, duration_s=seconds, extra=sine_flags(arrival))
+    db = trace_stream(driver, trace, work / "db_bench.csv")
+    drv = driver_stream(driver, run_json(work / "run.json", mixgraph, num=num,
+                                         key_size=key_size, prefix=prefix, seed=seed,
+                                         arrival=arrival),
+                        len(db), work / "driver.csv")
+    # db_bench's first interval runs unthrottled (its limiter starts at 1e6/s), and its rate
+    # is first set at the end of it: the first two intervals are its start, not the wave.
+    skip = 2 * float(arrival.get("sine_mix_rate_interval_milliseconds", 10000)) / 1000
+    return rate_checks(db, drv, skip_s=skip), skip
