@@ -123,6 +123,32 @@ class SineProfile : public RateProfile {
   uint64_t step_ = 0;
 };
 
+// The trace's own time stamps, from its first replayed op, over the speed.
+class ReplayProcess : public ArrivalProcess {
+ public:
+  explicit ReplayProcess(const ArrivalSpec& spec)
+      : first_us_(spec.replay ? spec.replay->first_us : 0), speed_(spec.ReplaySpeed()) {
+    ok_ = spec.replay && reader_.Open(spec.replay->path).ok();
+  }
+  double Next() override {
+    TraceOp op;
+    int type = 0;
+    while (ok_ && reader_.Next(&op)) {
+      if (!ReplayType(op.kind, &type)) continue;
+      const double us = op.timestamp_us > first_us_ ? double(op.timestamp_us - first_us_) : 0;
+      return us / 1e6 / speed_;
+    }
+    ok_ = false;
+    return kInf;
+  }
+
+ private:
+  RocksDbTraceReader reader_;
+  const uint64_t first_us_;
+  const double speed_;
+  bool ok_ = false;
+};
+
 class ProfileProcess : public ArrivalProcess {
  public:
   ProfileProcess(std::unique_ptr<RateProfile> profile, bool exponential, uint64_t seed)
@@ -172,13 +198,13 @@ const std::vector<std::string>& ArrivalFields() {
   static const std::vector<std::string> names = {
       "process", "rate", "interarrival", "burst_s", "burst_count", "idle_s", "trace_file",
       "rate_scale", "sine_a", "sine_b", "sine_c", "sine_d",
-      "sine_mix_rate_interval_milliseconds", "sine_mix_rate_noise"};
+      "sine_mix_rate_interval_milliseconds", "sine_mix_rate_noise", "speed"};
   return names;
 }
 
 const std::vector<std::string>& ProcessNames() {
   static const std::vector<std::string> names = {"constant", "poisson", "bursts", "trace",
-                                                 "sine"};
+                                                 "sine", "replay"};
   return names;
 }
 
@@ -201,8 +227,15 @@ double ArrivalSpec::NominalRate() const {
       return 0;
     case Process::kSine:
       return sine_d * SineScale();
+    case Process::kReplay:
+      return replay ? replay->NativeRate() * ReplaySpeed() : 0;
   }
   return 0;
+}
+
+double ArrivalSpec::ReplaySpeed() const {
+  if (rate > 0 && replay && replay->NativeRate() > 0) return rate / replay->NativeRate();
+  return speed;
 }
 
 Json ArrivalSpec::ToJson() const {
@@ -213,9 +246,10 @@ Json ArrivalSpec::ToJson() const {
     j["trace_file"] = trace_file;
     j["rate_scale"] = rate_scale;
     j["trace_points"] = trace.size();
-  } else if (process != Process::kSine || rate > 0) {
+  } else if ((process != Process::kSine && process != Process::kReplay) || rate > 0) {
     j["rate"] = rate;
   }
+  if (process == Process::kReplay && rate <= 0) j["speed"] = speed;
   if (process == Process::kSine) {
     j["sine_a"] = sine_a;
     j["sine_b"] = sine_b;
@@ -334,10 +368,12 @@ Status ParseArrival(const Json& json, const std::string& path,
     return Status::OK();
   };
 
-  // Rate: required except for traces (and optional for a sine).
+  // Rate: required except for traces (and optional for a sine and a replay).
+  const bool rate_optional = spec.process == ArrivalSpec::Process::kSine ||
+                             spec.process == ArrivalSpec::Process::kReplay;
   if (spec.process == ArrivalSpec::Process::kTrace) {
-    s = only_for("rate", "constant, poisson, bursts, sine");
-  } else if (spec.process != ArrivalSpec::Process::kSine || obj.Has("rate")) {
+    s = only_for("rate", "constant, poisson, bursts, sine, replay");
+  } else if (!rate_optional || obj.Has("rate")) {
     s = obj.Required("rate");
     if (s.ok()) s = obj.GetDouble("rate", -1e300, 1e300, &spec.rate);
     if (s.ok() && !(spec.rate > 0)) {
@@ -413,11 +449,27 @@ Status ParseArrival(const Json& json, const std::string& path,
   }
   s = ParseSine(obj, pname, &spec);
   if (!s.ok()) return s;
+  if (spec.process == ArrivalSpec::Process::kReplay) {
+    if (obj.Has("rate") && obj.Has("speed")) {
+      return obj.Error("speed", "give a speed or a rate, not both (a rate sets the speed)");
+    }
+    if (obj.Has("interarrival")) {
+      return obj.Error("interarrival", "not with replay, which arrives at the trace's own time "
+                                       "stamps");
+    }
+    s = obj.GetDouble("speed", -1e300, 1e300, &spec.speed);
+    if (s.ok() && !(spec.speed > 0)) s = obj.Error("speed", "must be > 0");
+    if (!s.ok()) return s;
+  } else {
+    s = only_for("speed", "replay");
+    if (!s.ok()) return s;
+  }
   *out = std::move(spec);
   return Status::OK();
 }
 
 std::unique_ptr<ArrivalProcess> NewArrivalProcess(const ArrivalSpec& spec, uint64_t seed) {
+  if (spec.process == ArrivalSpec::Process::kReplay) return std::make_unique<ReplayProcess>(spec);
   std::unique_ptr<RateProfile> profile;
   switch (spec.process) {
     case ArrivalSpec::Process::kConstant:
@@ -436,6 +488,8 @@ std::unique_ptr<ArrivalProcess> NewArrivalProcess(const ArrivalSpec& spec, uint6
     case ArrivalSpec::Process::kSine:
       profile = std::make_unique<SineProfile>(spec, seed);
       break;
+    case ArrivalSpec::Process::kReplay:
+      break;  // above
   }
   return std::make_unique<ProfileProcess>(
       std::move(profile), spec.interarrival == ArrivalSpec::Interarrival::kExponential, seed);

@@ -24,6 +24,7 @@
 
 #include "driver/json_reader.h"
 #include "driver/random.h"
+#include "driver/trace_workload.h"
 
 namespace lsmbench {
 namespace driver {
@@ -34,7 +35,7 @@ struct TracePoint {
 };
 
 struct ArrivalSpec {
-  enum class Process { kConstant, kPoisson, kBursts, kTrace, kSine };
+  enum class Process { kConstant, kPoisson, kBursts, kTrace, kSine, kReplay };
   enum class Interarrival { kFixed, kExponential };
 
   bool present = false;  // an arrival section was given
@@ -57,6 +58,13 @@ struct ArrivalSpec {
   double sine_interval_ms = 10000;
   double sine_noise = 0;
   double SineScale() const { return rate > 0 ? rate / sine_d : 1.0; }
+  // kReplay: the workload's RocksDB trace at its own time stamps, `speed`
+  // times as fast; a `rate` (requests/s) sets the speed to rate over the
+  // trace's own rate. The run configuration sets `replay` from the
+  // workload's trace.
+  double speed = 1.0;
+  std::shared_ptr<const TraceMeasure> replay;
+  double ReplaySpeed() const;
 
   // Mean rate over a long time (for reports); 0 for traces; sine_d (scaled)
   // for a sine.

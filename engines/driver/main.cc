@@ -235,6 +235,17 @@ int main(int argc, char** argv) {
     if (!s.ok()) return Fail(2, std::string(argv[2]) + ": " + ErrorText(s));
     Json j = config.workload.ToJson();
     j["mean_value_size"] = config.workload.MeanValueSize();
+    if (const auto& t = config.workload.trace) {
+      // What a replay of the trace sends (trace_workload.h).
+      Json ops = Json::object();
+      for (int type = 0; type < kNumOpTypes; type++) {
+        if (t->ops_by_type[type] > 0) ops[OpTypeName(type)] = t->ops_by_type[type];
+      }
+      j["trace"] = {{"ops", t->ops}, {"ops_by_type", ops}, {"not_replayed_ops", t->skipped_ops},
+                    {"span_s", t->span_us / 1e6}, {"native_rate", t->NativeRate()},
+                    {"load_keys", config.workload.record_count},
+                    {"end_record_seen", t->end_record_seen}};
+    }
     fputs((j.dump(1) + "\n").c_str(), stdout);
     return 0;
   }

@@ -26,6 +26,12 @@ OpGenerator::OpGenerator(const WorkloadSpec& workload, uint64_t seed, uint64_t i
   if (workload.mixgraph) {
     mixgraph_keys_ = std::make_unique<MixgraphKeys>(*workload.mixgraph, workload.record_count, seed);
   }
+  if (workload.trace) {
+    // The writers hold a few ops each; the window only has to outlast a
+    // writer that lost its CPU while the others went on.
+    constexpr size_t kTraceWindow = 1 << 16;
+    trace_open_ = TraceSource::Open(workload.trace->path, kTraceWindow, &trace_);
+  }
   double cumulative = 0;
   for (int t = 0; t < kNumOpTypes; t++) {
     cumulative += workload.mix[t];
@@ -81,11 +87,45 @@ int OpGenerator::TypeOfDraw(uint64_t draw) const {
 }
 
 int OpGenerator::TypeOf(uint64_t seq) const {
+  if (trace_) {
+    // A trace has to be read to tell: the op is taken (only the phase's end
+    // asks, for requests that will never run).
+    TraceOp t;
+    int type = kRead;
+    if (trace_->Take(seq, &t, stop_)) ReplayType(t.kind, &type);
+    return type;
+  }
   Rng rng(Hash64(seed_, seq));
   return TypeOfDraw(rng.Next());
 }
 
-void OpGenerator::Make(uint64_t seq, Op* op) {
+Status OpGenerator::status() const {
+  if (!trace_open_.ok()) return trace_open_;
+  return trace_ ? trace_->status() : Status::OK();
+}
+
+bool OpGenerator::MakeFromTrace(uint64_t seq, Op* op) {
+  TraceOp t;
+  if (!trace_ || !trace_->Take(seq, &t, stop_)) return false;
+  int type = kRead;
+  ReplayType(t.kind, &type);  // the source gives only ops that replay
+  op->type = type;
+  op->has_raw_key = true;
+  op->raw_key.swap(t.key);
+  op->value = std::string_view();
+  op->scan_length = 0;
+  if (type == kUpdate) {
+    const size_t len = std::min<size_t>(t.value_size, values_.size());
+    Rng rng(Hash64(seed_, seq));
+    op->value = std::string_view(values_.data() + rng.Uniform(values_.size() - len + 1), len);
+  } else if (type == kScan) {
+    op->scan_length = workload_.scan_length_min;
+  }
+  return true;
+}
+
+bool OpGenerator::Make(uint64_t seq, Op* op) {
+  if (workload_.trace) return MakeFromTrace(seq, op);
   Rng rng(Hash64(seed_, seq));
   const int type = TypeOfDraw(rng.Next());
   op->type = type;
@@ -110,6 +150,7 @@ void OpGenerator::Make(uint64_t seq, Op* op) {
       op->id = ChooseKey(&rng);
       break;
   }
+  return true;
 }
 
 void OpGenerator::MakeLoad(uint64_t id, Op* op) const {
@@ -117,6 +158,15 @@ void OpGenerator::MakeLoad(uint64_t id, Op* op) const {
   op->type = kInsert;
   op->id = id;
   op->scan_length = 0;
+  if (workload_.trace) {
+    // The trace's keys, with values of its puts' mean size.
+    op->has_raw_key = true;
+    op->raw_key = (*workload_.trace->keys)[id];
+    const size_t len = std::min<size_t>(std::llround(workload_.trace->mean_value_size),
+                                        values_.size());
+    op->value = std::string_view(values_.data() + rng.Uniform(values_.size() - len + 1), len);
+    return;
+  }
   op->value = Value(&rng);
   Fields(&rng, op);
 }

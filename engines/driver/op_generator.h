@@ -19,6 +19,7 @@
 
 #include "driver/keys.h"
 #include "driver/mixgraph.h"
+#include "driver/trace_workload.h"
 #include "driver/workload.h"
 
 namespace lsmbench {
@@ -34,6 +35,9 @@ struct Op {
   std::vector<uint64_t> fields;
   // Secondary queries: field values in [range_low, range_high).
   uint64_t range_low = 0, range_high = 0;
+  // A replayed trace's key, as traced (`id` is then meaningless).
+  bool has_raw_key = false;
+  std::string raw_key;
 };
 
 // Thread-safe.
@@ -43,8 +47,13 @@ class OpGenerator {
   // continue after the ids earlier phases inserted).
   OpGenerator(const WorkloadSpec& workload, uint64_t seed, uint64_t insert_start);
 
-  // The operation of the workload mix with sequence number seq.
-  void Make(uint64_t seq, Op* op);
+  // The operation of the workload mix with sequence number seq. False only
+  // for a replayed trace: it has no such op (its end, or an error: status()),
+  // or the stop flag (SetStop) was raised while waiting for the op.
+  bool Make(uint64_t seq, Op* op);
+  // A trace replay's read error, else OK.
+  Status status() const;
+  void SetStop(const std::atomic<bool>* stop) { stop_ = stop; }
   // The type Make(seq) would give, without drawing an insert id.
   int TypeOf(uint64_t seq) const;
   // The load stage's insert of record `id`.
@@ -65,6 +74,7 @@ class OpGenerator {
 
  private:
   std::string_view Value(Rng* rng) const;
+  bool MakeFromTrace(uint64_t seq, Op* op);
   uint64_t ChooseKey(Rng* rng) const;
   uint32_t ScanLength(Rng* rng) const;
   void Fields(Rng* rng, Op* op) const;  // the secondary fields of an insert or update
@@ -76,6 +86,9 @@ class OpGenerator {
   KeyChooser chooser_;
   KeyChooser field_chooser_;  // secondary field values
   std::unique_ptr<MixgraphKeys> mixgraph_keys_;  // mixgraph workloads
+  std::unique_ptr<TraceSource> trace_;           // a replayed trace
+  Status trace_open_;
+  const std::atomic<bool>* stop_ = nullptr;
   uint64_t thresholds_[kNumOpTypes];  // cumulative mix, scaled to 2^64
   int last_type_;                     // the last type with a positive share
   std::string values_;                // random bytes

@@ -130,6 +130,7 @@ class PhaseRun {
   // Executes op; false (and the run stops) on an engine error.
   bool Execute(const Op& op, std::string* key, std::string* value_buf);
   void RecordError(const Status& s);
+  void TraceEnded();
   // Busy-waits the last spin_ns_ before target, sleeps before that. False
   // when the run stops first, or the phase ended early before target.
   bool WaitUntil(int64_t target_ns);

@@ -46,6 +46,29 @@ std::string Resolve(const std::string& path, const std::string& dir) {
   return Readable(candidate) ? candidate : path;
 }
 
+// A load keeps the trace's distinct keys in memory; beyond this many it
+// refuses (record_count: 0 replays without a load).
+constexpr uint64_t kMaxTraceLoadKeys = 20'000'000;
+
+// Finds the workload's trace (as given, then in each of dirs) and measures it.
+Status MeasureWorkloadTrace(const std::vector<std::string>& dirs, WorkloadSpec* w) {
+  std::string resolved = w->rocksdb_trace;
+  if (resolved[0] != '/') {
+    for (const std::string& dir : dirs) {
+      const std::string candidate = dir.empty() ? resolved : dir + "/" + resolved;
+      if (Readable(candidate)) {
+        resolved = candidate;
+        break;
+      }
+    }
+  }
+  auto measure = std::make_shared<TraceMeasure>();
+  Status s = MeasureTrace(resolved, kMaxTraceLoadKeys, measure.get());
+  if (!s.ok()) return Status::InvalidArgument("workload.rocksdb_trace: " + ErrorText(s));
+  w->rocksdb_trace = resolved;
+  return ApplyTraceMeasure(measure, "workload", w);
+}
+
 Status ParseQueries(const JsonObject& top, const WorkloadSpec& workload, QuerySpec* out) {
   JsonObject obj;
   Status s = top.GetObject("queries", QueryFields(), &obj);
@@ -228,6 +251,7 @@ Status ParseRunConfig(const Json& json, const std::string& config_dir,
     }
   }
   s = ParseWorkload(workload_json, "workload", &c.workload);
+  if (s.ok() && !c.workload.rocksdb_trace.empty()) s = MeasureWorkloadTrace(search_dirs, &c.workload);
   if (!s.ok()) {
     if (c.workload_file.empty()) return s;
     return Status::InvalidArgument(ErrorText(s) + " [workload_file " + c.workload_file + "]");
@@ -298,6 +322,13 @@ Status ParseRunConfig(const Json& json, const std::string& config_dir,
     }
     s = ParseArrival(arrival, "arrival", search_dirs, &c.arrival);
     if (!s.ok()) return s;
+    if (c.arrival.process == ArrivalSpec::Process::kReplay) {
+      if (!c.workload.trace) {
+        return Status::InvalidArgument("arrival.process: replay needs a workload with "
+                                       "rocksdb_trace (it replays the trace's time stamps)");
+      }
+      c.arrival.replay = c.workload.trace;
+    }
   } else if (obj.Has("arrival")) {
     return obj.Error("arrival", "only used by phase running (this is phase " +
                                     PhaseNames()[phase] + ")");

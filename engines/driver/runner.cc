@@ -49,14 +49,25 @@ namespace phase_internal {
 // runner was split in three (bench-driver.sh: without it the open-loop ceiling was ~5 %
 // lower, engines/BENCHMARKS.md).
 
+void PhaseRun::TraceEnded() {
+  // Only a replayed trace runs out of operations; a read error fails the phase.
+  const Status s = generator_.status();
+  if (!s.ok()) RecordError(s);
+}
+
 void PhaseRun::RecordError(const Status& s) {
   std::lock_guard<std::mutex> l(error_mu_);
   if (result_->error.ok()) result_->error = s;
   failed_.store(true, std::memory_order_relaxed);
 }
 
-inline bool PhaseRun::Execute(const Op& op, std::string* key, std::string* value_buf) {
-  generator_.FormatKey(op.id, key->data());
+inline bool PhaseRun::Execute(const Op& op, std::string* key_buf, std::string* value_buf) {
+  const std::string* key = key_buf;
+  if (op.has_raw_key) {
+    key = &op.raw_key;  // a replayed trace's key
+  } else {
+    generator_.FormatKey(op.id, key_buf->data());
+  }
   Status s;
   switch (op.type) {
     case kInsert:
@@ -119,8 +130,9 @@ inline void PhaseRun::WriterClosedLoop(int index) {
       if (stop_.load(std::memory_order_relaxed)) break;
       if (load) {
         generator_.MakeLoad(seq, &op);  // the load inserts ids 0..N-1
-      } else {
-        generator_.Make(seq, &op);
+      } else if (!generator_.Make(seq, &op)) {
+        TraceEnded();
+        break;
       }
       const int64_t t0 = NowNs();
       stats.started.store(stats.started.load(std::memory_order_relaxed) + 1,
@@ -163,7 +175,10 @@ inline void PhaseRun::WriterOpenLoop(int index) {
     const int64_t t0 = NowNs();
     stats.started.store(stats.started.load(std::memory_order_relaxed) + 1,
                         std::memory_order_relaxed);
-    generator_.Make(seq, &op);
+    if (!generator_.Make(seq, &op)) {
+      TraceEnded();
+      break;
+    }
     if (!Execute(op, &key, &value_buf)) {
       stats.errors.fetch_add(1, std::memory_order_relaxed);
       break;
@@ -277,8 +292,14 @@ PhaseRun::Timeline PhaseRun::PlanTimeline() {
   tl.interval_ns = int64_t{config_.interval_ms} * 1'000'000;
   spin_ns_ = static_cast<int64_t>(config_.spin_us * 1000);
   start_ns_ = hooks_.start_ns > 0 ? hooks_.start_ns : NowNs() + 20'000'000;
-  const int64_t duration_ns =
-      config_.duration_s > 0 ? SecondsToNs(config_.duration_s) : INT64_MAX / 2;
+  int64_t duration_ns = config_.duration_s > 0 ? SecondsToNs(config_.duration_s) : INT64_MAX / 2;
+  const ArrivalSpec& arrival = config_.arrival;
+  if (open_loop_ && arrival.process == ArrivalSpec::Process::kReplay && arrival.replay) {
+    // A replay ends with its trace (just after its last op's time): the window
+    // is the trace's, not the time the phase would have waited beyond it.
+    const double end_s = static_cast<double>(arrival.replay->span_us) / 1e6 / arrival.ReplaySpeed();
+    duration_ns = std::min(duration_ns, SecondsToNs(end_s + 1e-3));
+  }
   tl.end_ns = start_ns_ + duration_ns;  // earlier if the phase is ended early
   tl.drain_ns = open_loop_ ? SecondsToNs(config_.drain_s) : 0;
   // The warm-up ends on an interval boundary so that intervals are either
@@ -289,7 +310,11 @@ PhaseRun::Timeline PhaseRun::PlanTimeline() {
   window_begin_rel_ = tl.window_start_ns - start_ns_;
   window_end_rel_ = duration_ns;
 
-  const uint64_t max_requests = config_.max_ops > 0 ? config_.max_ops : UINT64_MAX;
+  uint64_t max_requests = config_.max_ops > 0 ? config_.max_ops : UINT64_MAX;
+  if (config_.workload.trace && config_.phase != Phase::kLoad) {
+    max_requests = std::min(max_requests, config_.workload.trace->ops);  // a replay ends with it
+  }
+  generator_.SetStop(&stop_);
   if (config_.phase == Phase::kLoad) {
     seq_limit_ = std::min<uint64_t>(config_.workload.record_count, max_requests);
   } else if (!open_loop_) {

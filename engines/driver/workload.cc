@@ -35,11 +35,12 @@ const std::vector<std::string>& WorkloadFields() {
       "name",         "description", "record_count", "key_size",    "key_prefix", "value_size",
       "operations",   "distribution", "zipf_theta",  "scan_length", "seed",       "arrival",
       "secondary_fields", "secondary_values", "secondary_distribution", "insert_order",
-      "mixgraph"};
+      "mixgraph", "rocksdb_trace"};
   return names;
 }
 
 double WorkloadSpec::MeanValueSize() const {
+  if (trace) return trace->mean_value_size;
   if (mixgraph) return mixgraph->MeanValueSize();
   return (static_cast<double>(value_size_min) + value_size_max) / 2;
 }
@@ -119,7 +120,60 @@ Status ApplyMixgraph(const JsonObject& obj, WorkloadSpec* w) {
   return Status::OK();
 }
 
+// A trace decides the keys, the mix and the value sizes; record_count only
+// says whether the load inserts the trace's keys.
+Status ReadTraceFields(const JsonObject& obj, WorkloadSpec* w) {
+  for (const char* field : {"operations", "distribution", "zipf_theta", "value_size", "mixgraph",
+                            "key_size", "key_prefix", "insert_order", "secondary_fields",
+                            "secondary_values", "secondary_distribution"}) {
+    if (obj.Has(field)) {
+      return obj.Error(field, "not with rocksdb_trace, whose operations, keys and value sizes "
+                              "are replayed as traced");
+    }
+  }
+  Status s = obj.GetString("rocksdb_trace", &w->rocksdb_trace);
+  if (s.ok() && w->rocksdb_trace.empty()) s = obj.Error("rocksdb_trace", "is empty");
+  if (!s.ok()) return s;
+  if (obj.Has("record_count") && w->record_count != 0) {
+    return obj.Error("record_count", "with rocksdb_trace, 0 (no load) or left out (the load "
+                                     "inserts the distinct keys the trace uses)");
+  }
+  w->load_trace_keys = !obj.Has("record_count");
+  // A trace records a seek, not the nexts after it: by default a scan is the
+  // seek and one entry.
+  if (!obj.Has("scan_length")) w->scan_length_min = w->scan_length_max = 1;
+  w->mix = {};
+  return Status::OK();
+}
+
 }  // namespace
+
+Status ApplyTraceMeasure(std::shared_ptr<const TraceMeasure> measure, const std::string& path,
+                         WorkloadSpec* w) {
+  const TraceMeasure& m = *measure;
+  if (m.ops == 0) {
+    return Status::InvalidArgument(path + ".rocksdb_trace: " + m.path +
+                                   " holds no operation the driver replays");
+  }
+  if (w->load_trace_keys) {
+    if (!m.keys_complete) {
+      return Status::InvalidArgument(
+          path + ".rocksdb_trace: " + m.path + " uses more distinct keys than a load keeps in "
+          "memory; give record_count: 0 to replay it without a load");
+    }
+    w->record_count = m.keys->size();
+  }
+  w->key_size = std::max<uint32_t>(m.max_key_size, 1);
+  w->key_prefix.clear();
+  w->value_size_min = 0;
+  w->value_size_max = static_cast<uint32_t>(std::min<uint64_t>(m.max_value_size, UINT32_MAX));
+  w->mix = {};
+  for (int t = 0; t < kNumOpTypes; t++) {
+    w->mix[t] = static_cast<double>(m.ops_by_type[t]) / static_cast<double>(m.ops);
+  }
+  w->trace = std::move(measure);
+  return Status::OK();
+}
 
 Json WorkloadSpec::ToJson() const {
   Json j;
@@ -128,7 +182,16 @@ Json WorkloadSpec::ToJson() const {
   j["key_size"] = key_size;
   j["key_prefix"] = key_prefix;
   j["insert_order"] = InsertOrderNames()[static_cast<int>(insert_order)];
-  if (mixgraph) {
+  if (!rocksdb_trace.empty()) {
+    // The keys, the mix and the value sizes are the trace's.
+    j.erase("key_size");
+    j.erase("key_prefix");
+    j.erase("insert_order");
+    j["rocksdb_trace"] = rocksdb_trace;
+    if (!load_trace_keys) j["record_count"] = 0;
+    else j.erase("record_count");
+    j["scan_length"] = SizeJson(scan_length_min, scan_length_max);
+  } else if (mixgraph) {
     // The mix, the keys, the value sizes and the scan lengths are mixgraph's.
     j["mixgraph"] = mixgraph->ToJson();
   } else {
@@ -162,7 +225,7 @@ Status ParseWorkload(const Json& json, const std::string& path, WorkloadSpec* ou
   std::string description;
   s = obj.GetString("name", &w.name);
   if (s.ok()) s = obj.GetString("description", &description);
-  if (s.ok()) s = obj.Required("record_count");
+  if (s.ok() && !obj.Has("rocksdb_trace")) s = obj.Required("record_count");
   if (s.ok()) s = obj.GetUint("record_count", 0, UINT64_MAX, &w.record_count);
   uint64_t key_size = w.key_size;
   if (s.ok()) s = obj.GetUint("key_size", 1, kMaxKeySize, &key_size);
@@ -199,7 +262,7 @@ Status ParseWorkload(const Json& json, const std::string& path, WorkloadSpec* ou
                                          std::to_string(sum) + ")");
     }
   }
-  if (w.record_count == 0 && w.mix[kInsert] == 0) {
+  if (w.record_count == 0 && w.mix[kInsert] == 0 && !obj.Has("rocksdb_trace")) {
     return obj.Error("record_count",
                      "is 0, so the operations other than insert would have no keys: "
                      "load records or add inserts");
@@ -251,6 +314,10 @@ Status ParseWorkload(const Json& json, const std::string& path, WorkloadSpec* ou
   w.insert_order = static_cast<InsertOrder>(order);
   if (obj.Has("mixgraph")) {
     s = ApplyMixgraph(obj, &w);
+    if (!s.ok()) return s;
+  }
+  if (obj.Has("rocksdb_trace")) {
+    s = ReadTraceFields(obj, &w);
     if (!s.ok()) return s;
   }
   *out = std::move(w);

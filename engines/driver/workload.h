@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "driver/arrival.h"
 #include "driver/json_reader.h"
 #include "driver/mixgraph.h"
+#include "driver/trace_workload.h"
 
 namespace lsmbench {
 namespace driver {
@@ -49,6 +51,13 @@ struct WorkloadSpec {
   // db_bench's mixgraph: when present, it decides the mix (get, put, seek as
   // read, update, scan), the keys, the value sizes and the scan lengths.
   std::optional<MixgraphSpec> mixgraph;
+  // A RocksDB query trace to replay (trace_workload.h): the path as given,
+  // and once the run configuration has found and measured it, its measure.
+  std::string rocksdb_trace;
+  std::shared_ptr<const TraceMeasure> trace;
+  // A trace workload without record_count: the load inserts the distinct
+  // keys the trace uses (set once measured: record_count is their number).
+  bool load_trace_keys = false;
   // Records with secondary fields (a dataset: the engine keeps one secondary
   // index per field; Luo & Carey Sec. 7). Each insert and update draws every
   // field's value from [0, secondary_values) (0: record_count) by
@@ -77,8 +86,15 @@ const std::vector<std::string>& WorkloadFields();
 // the orchestrator's estimates read (a test holds it to this).
 std::string WorkloadDefaultsJson();
 
-// Parses a workload object; `path` prefixes field names in errors.
+// Parses a workload object; `path` prefixes field names in errors. A
+// rocksdb_trace is only named here: ApplyTraceMeasure completes the workload
+// once the file is found and measured.
 Status ParseWorkload(const Json& json, const std::string& path, WorkloadSpec* out);
+
+// A trace workload's record count, key size, value sizes and mix, from the
+// trace's measure; the error names `path`.rocksdb_trace or .record_count.
+Status ApplyTraceMeasure(std::shared_ptr<const TraceMeasure> measure, const std::string& path,
+                         WorkloadSpec* w);
 
 }  // namespace driver
 }  // namespace lsmbench
