@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
 
 #include "driver/run_config.h"
 
@@ -16,6 +17,13 @@ namespace driver {
 // sequence order, with their intended arrival times (microseconds, rounded)
 // when the phase is an open loop (running); a load phase gives its inserts.
 Status WriteGeneratedOps(const RunConfig& config, uint64_t count, FILE* out);
+
+// The same operations as a RocksDB query trace (rocksdb_trace.h), so that a
+// campaign's workload replays elsewhere (db_bench --benchmarks=replay, or
+// this driver's rocksdb_trace workload). Time stamps: the intended arrivals
+// in an open loop, else one microsecond apart. Inserts and updates are puts
+// of values of their size; scans are seeks (a trace holds no nexts).
+Status WriteGeneratedTrace(const RunConfig& config, uint64_t count, const std::string& path);
 
 }  // namespace driver
 }  // namespace lsmbench

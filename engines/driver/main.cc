@@ -56,7 +56,7 @@ const char kUsage[] =
     "       lsm-driver --describe-workload [run.json]\n"
     "       lsm-driver --check-options ENGINE|PLUGIN [--option NAME=VALUE]...\n"
     "       lsm-driver --check-config run.json\n"
-    "       lsm-driver --generate-ops run.json [--count N]\n"
+    "       lsm-driver --generate-ops run.json [--count N] [--trace-out FILE]\n"
     "       lsm-driver --trace-ops TRACE [--out FILE]\n"
     "       lsm-driver --trace-summary TRACE [--distinct-keys-limit N]\n"
     "Runs one phase (load, testing or running) of a workload against an engine\n"
@@ -71,7 +71,8 @@ const char kUsage[] =
     "--check-config parses run.json as a run would (every field but the engine\n"
     "options) and prints {\"ok\", \"errors\": [{\"path\", \"message\"}]} the same way.\n"
     "--generate-ops prints the first N (default 100000) operations run.json's\n"
-    "phase would send, as an op stream (CSV), without opening the engine.\n"
+    "phase would send, as an op stream (CSV), without opening the engine;\n"
+    "with --trace-out, as a RocksDB query trace in FILE instead.\n"
     "--trace-ops and --trace-summary read a RocksDB query trace (db_bench\n"
     "--trace_file): its ops as an op stream CSV, or a JSON summary.\n"
     "Schemas: engines/driver/README.md\n";
@@ -186,11 +187,13 @@ int CheckConfigCommand(int argc, char** argv) {
 
 // --generate-ops run.json [--count N]
 int GenerateOpsCommand(int argc, char** argv) {
-  std::string config_path;
+  std::string config_path, trace_out;
   uint64_t count = 100000;
   for (int i = 2; i < argc; i++) {
     const std::string arg = argv[i];
-    if (arg == "--count" && i + 1 < argc) {
+    if (arg == "--trace-out" && i + 1 < argc) {
+      trace_out = argv[++i];
+    } else if (arg == "--count" && i + 1 < argc) {
       char* end = nullptr;
       const std::string text = argv[++i];
       errno = 0;
@@ -208,6 +211,14 @@ int GenerateOpsCommand(int argc, char** argv) {
   RunConfig config;
   Status s = LoadRunConfig(config_path, AdapterNames(), &config);
   if (!s.ok()) return Fail(2, config_path + ": " + ErrorText(s));
+  if (!trace_out.empty()) {
+    s = WriteGeneratedTrace(config, count, trace_out);
+    if (!s.ok()) {
+      unlink(trace_out.c_str());  // no half-written trace that looks complete
+      return Fail(s.IsInvalidArgument() ? 2 : 1, ErrorText(s));
+    }
+    return 0;
+  }
   s = WriteGeneratedOps(config, count, stdout);
   if (!s.ok()) return Fail(1, ErrorText(s));
   return 0;

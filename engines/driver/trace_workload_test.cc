@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "driver/generate_ops.h"
+#include "driver/op_generator.h"
 #include "driver/rocksdb_trace.h"
 #include "driver/run_config.h"
 #include "driver/runner.h"
@@ -222,6 +224,47 @@ TEST(TraceWorkloadTest, BadTraceWorkloadsNameTheField) {
             std::string::npos);
   unlink(not_a_trace.c_str());
   unlink(t.path.c_str());
+}
+
+// A phase's workload recorded as a RocksDB trace replays as the same
+// operations on the same keys: what a campaign sent can be sent again
+// elsewhere.
+TEST(TraceWorkloadTest, GeneratedTraceReplaysAsTheSameOperations) {
+  RunConfig synthetic = Config(R"({"engine": "null", "phase": "testing", "duration_s": 1,
+      "workload": {"record_count": 5000, "operations": {"update": 0.3, "read": 0.5,
+      "scan": 0.1, "delete": 0.1}, "distribution": "zipfian", "value_size": {"min": 10,
+      "max": 90}}})");
+  const std::string path = TempPath("generated");
+  ASSERT_TRUE(WriteGeneratedTrace(synthetic, 3000, path).ok());
+  OpGenerator generator(synthetic.workload, synthetic.seed, synthetic.insert_start);
+  std::multiset<std::string> puts, gets, seeks, deletes;
+  uint64_t put_bytes = 0;
+  std::string key(generator.key_size(), '\0');
+  for (uint64_t seq = 0; seq < 3000; seq++) {
+    Op op;
+    ASSERT_TRUE(generator.Make(seq, &op));
+    generator.FormatKey(op.id, key.data());
+    switch (op.type) {
+      case kUpdate: puts.insert(key); put_bytes += op.value.size(); break;
+      case kRead: gets.insert(key); break;
+      case kScan: seeks.insert(key); break;
+      default: deletes.insert(key); break;
+    }
+  }
+  RunConfig replay = Config(R"({"engine": "null", "phase": "testing", "duration_s": 60,
+      "threads": 2, "progress_s": 0, "workload": {"rocksdb_trace": ")" + path +
+                            R"(", "record_count": 0}})");
+  ASSERT_EQ(replay.workload.trace->ops, 3000u);
+  RecordingAdapter engine;
+  auto result = std::make_unique<RunResult>();
+  RunPhase(replay, &engine, RunHooks(), result.get());
+  ASSERT_TRUE(result->error.ok()) << result->error.ToString();
+  EXPECT_EQ(engine.keys["put"], puts);
+  EXPECT_EQ(engine.keys["get"], gets);
+  EXPECT_EQ(engine.keys["scan"], seeks);
+  EXPECT_EQ(engine.keys["delete"], deletes);
+  EXPECT_EQ(engine.sizes["put"], put_bytes);
+  unlink(path.c_str());
 }
 
 }  // namespace
