@@ -127,25 +127,43 @@ class SineProfile : public RateProfile {
 class ReplayProcess : public ArrivalProcess {
  public:
   explicit ReplayProcess(const ArrivalSpec& spec)
-      : first_us_(spec.replay ? spec.replay->first_us : 0), speed_(spec.ReplaySpeed()) {
-    ok_ = spec.replay && reader_.Open(spec.replay->path).ok();
+      : spec_(spec), first_us_(spec.replay ? spec.replay->first_us : 0),
+        speed_(spec.ReplaySpeed()) {
+    ok_ = spec.replay && Reopen();
+    if (ok_) {
+      // A repeat starts one mean gap after the last op of the pass before.
+      const TraceMeasure& m = *spec.replay;
+      pass_us_ = static_cast<double>(m.span_us) +
+                 (m.ops > 1 ? static_cast<double>(m.span_us) / static_cast<double>(m.ops - 1) : 1);
+    }
   }
   double Next() override {
     TraceOp op;
     int type = 0;
-    while (ok_ && reader_.Next(&op)) {
-      if (!ReplayType(op.kind, &type)) continue;
-      const double us = op.timestamp_us > first_us_ ? double(op.timestamp_us - first_us_) : 0;
-      return us / 1e6 / speed_;
+    while (ok_) {
+      while (reader_->Next(&op)) {
+        if (!ReplayType(op.kind, &type)) continue;
+        const double us = op.timestamp_us > first_us_ ? double(op.timestamp_us - first_us_) : 0;
+        return (passes_ * pass_us_ + us) / 1e6 / speed_;
+      }
+      ok_ = spec_.replay_repeat && reader_->status().ok() && Reopen();
+      passes_++;
     }
-    ok_ = false;
     return kInf;
   }
 
  private:
-  RocksDbTraceReader reader_;
+  bool Reopen() {
+    reader_ = std::make_unique<RocksDbTraceReader>();
+    return reader_->Open(spec_.replay->path).ok();
+  }
+
+  const ArrivalSpec spec_;
+  std::unique_ptr<RocksDbTraceReader> reader_;
   const uint64_t first_us_;
   const double speed_;
+  double pass_us_ = 0;
+  double passes_ = 0;
   bool ok_ = false;
 };
 

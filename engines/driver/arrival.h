@@ -64,6 +64,7 @@ struct ArrivalSpec {
   // workload's trace.
   double speed = 1.0;
   std::shared_ptr<const TraceMeasure> replay;
+  bool replay_repeat = false;  // the workload's rocksdb_trace_repeat
   double ReplaySpeed() const;
 
   // Mean rate over a long time (for reports); 0 for traces; sine_d (scaled)

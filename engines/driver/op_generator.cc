@@ -30,7 +30,8 @@ OpGenerator::OpGenerator(const WorkloadSpec& workload, uint64_t seed, uint64_t i
     // The writers hold a few ops each; the window only has to outlast a
     // writer that lost its CPU while the others went on.
     constexpr size_t kTraceWindow = 1 << 16;
-    trace_open_ = TraceSource::Open(workload.trace->path, kTraceWindow, &trace_);
+    trace_open_ = TraceSource::Open(workload.trace->path, kTraceWindow,
+                                    workload.rocksdb_trace_repeat, &trace_);
   }
   double cumulative = 0;
   for (int t = 0; t < kNumOpTypes; t++) {

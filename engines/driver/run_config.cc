@@ -328,6 +328,7 @@ Status ParseRunConfig(const Json& json, const std::string& config_dir,
                                        "rocksdb_trace (it replays the trace's time stamps)");
       }
       c.arrival.replay = c.workload.trace;
+      c.arrival.replay_repeat = c.workload.rocksdb_trace_repeat;
     }
   } else if (obj.Has("arrival")) {
     return obj.Error("arrival", "only used by phase running (this is phase " +

@@ -294,7 +294,8 @@ PhaseRun::Timeline PhaseRun::PlanTimeline() {
   start_ns_ = hooks_.start_ns > 0 ? hooks_.start_ns : NowNs() + 20'000'000;
   int64_t duration_ns = config_.duration_s > 0 ? SecondsToNs(config_.duration_s) : INT64_MAX / 2;
   const ArrivalSpec& arrival = config_.arrival;
-  if (open_loop_ && arrival.process == ArrivalSpec::Process::kReplay && arrival.replay) {
+  if (open_loop_ && arrival.process == ArrivalSpec::Process::kReplay && arrival.replay &&
+      !arrival.replay_repeat) {
     // A replay ends with its trace (just after its last op's time): the window
     // is the trace's, not the time the phase would have waited beyond it.
     const double end_s = static_cast<double>(arrival.replay->span_us) / 1e6 / arrival.ReplaySpeed();
@@ -311,7 +312,8 @@ PhaseRun::Timeline PhaseRun::PlanTimeline() {
   window_end_rel_ = duration_ns;
 
   uint64_t max_requests = config_.max_ops > 0 ? config_.max_ops : UINT64_MAX;
-  if (config_.workload.trace && config_.phase != Phase::kLoad) {
+  if (config_.workload.trace && !config_.workload.rocksdb_trace_repeat &&
+      config_.phase != Phase::kLoad) {
     max_requests = std::min(max_requests, config_.workload.trace->ops);  // a replay ends with it
   }
   generator_.SetStop(&stop_);

@@ -80,10 +80,11 @@ Status MeasureTrace(const std::string& path, uint64_t max_keys, TraceMeasure* ou
   return Status::OK();
 }
 
-Status TraceSource::Open(const std::string& path, size_t window,
+Status TraceSource::Open(const std::string& path, size_t window, bool repeat,
                          std::unique_ptr<TraceSource>* out) {
-  std::unique_ptr<TraceSource> source(new TraceSource(window));
-  Status s = source->reader_.Open(path);
+  std::unique_ptr<TraceSource> source(new TraceSource(path, window, repeat));
+  source->reader_ = std::make_unique<RocksDbTraceReader>();
+  Status s = source->reader_->Open(path);
   if (!s.ok()) return s;
   *out = std::move(source);
   return Status::OK();
@@ -91,15 +92,25 @@ Status TraceSource::Open(const std::string& path, size_t window,
 
 bool TraceSource::FillOne() {
   TraceOp& slot = ring_[end_ % ring_.size()];
-  while (reader_.Next(&slot)) {
-    int type = 0;
-    if (!ReplayType(slot.kind, &type)) continue;
-    taken_[end_ % ring_.size()] = false;
-    end_++;
-    return true;
+  for (;;) {
+    uint64_t read = 0;
+    while (reader_->Next(&slot)) {
+      read++;
+      int type = 0;
+      if (!ReplayType(slot.kind, &type)) continue;
+      taken_[end_ % ring_.size()] = false;
+      end_++;
+      return true;
+    }
+    status_ = reader_->status();
+    // A trace with no op to replay would repeat for ever: it was measured
+    // to have some, so a pass that gave none is the end.
+    if (!status_.ok() || !repeat_ || (read == 0 && end_ == 0)) break;
+    reader_ = std::make_unique<RocksDbTraceReader>();
+    status_ = reader_->Open(path_);
+    if (!status_.ok()) break;
   }
   exhausted_ = true;
-  status_ = reader_.status();
   return false;
 }
 

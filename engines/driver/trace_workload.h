@@ -66,7 +66,9 @@ Status MeasureTrace(const std::string& path, uint64_t max_keys, TraceMeasure* ou
 // ops: far more than writers ever hold at once). Thread-safe.
 class TraceSource {
  public:
-  static Status Open(const std::string& path, size_t window, std::unique_ptr<TraceSource>* out);
+  // With repeat, the trace starts again from its first op when it ends.
+  static Status Open(const std::string& path, size_t window, bool repeat,
+                     std::unique_ptr<TraceSource>* out);
 
   // Op number seq: false once the trace has no such op (end of the trace,
   // or a read error: status()), or when *stop became true while waiting.
@@ -74,12 +76,15 @@ class TraceSource {
   Status status();
 
  private:
-  TraceSource(size_t window) : ring_(window), taken_(window, false) {}
+  TraceSource(const std::string& path, size_t window, bool repeat)
+      : path_(path), repeat_(repeat), ring_(window), taken_(window, false) {}
   bool FillOne();  // REQUIRES: mu_ held, room in the window
 
+  const std::string path_;
+  const bool repeat_;
   std::mutex mu_;
   std::condition_variable moved_;
-  RocksDbTraceReader reader_;
+  std::unique_ptr<RocksDbTraceReader> reader_;
   std::vector<TraceOp> ring_;
   std::vector<bool> taken_;
   uint64_t base_ = 0;   // the oldest op not yet taken

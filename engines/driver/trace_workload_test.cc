@@ -168,6 +168,38 @@ TEST(TraceWorkloadTest, ReplaySendsTheTracesOperationsAndKeys) {
   unlink(t.path.c_str());
 }
 
+// rocksdb_trace_repeat: the trace again from its start, as long as the
+// phase lasts; in an open loop its time goes on from one pass to the next.
+TEST(TraceWorkloadTest, RepeatReplaysTheTraceAgain) {
+  TestTrace t = WriteTrace("repeat", 200);
+  const uint64_t n = t.ops;
+  RunConfig config = Config(R"({"engine": "null", "phase": "testing", "duration_s": 60,
+      "threads": 2, "progress_s": 0, "max_ops": )" + std::to_string(2 * n + n / 2) + R"(,
+      "workload": {"rocksdb_trace": ")" + t.path + R"(", "rocksdb_trace_repeat": true}})");
+  RecordingAdapter engine;
+  auto result = std::make_unique<RunResult>();
+  RunPhase(config, &engine, RunHooks(), result.get());
+  ASSERT_TRUE(result->error.ok()) << result->error.ToString();
+  uint64_t total = 0;
+  for (const auto& [kind, keys] : engine.keys) total += keys.size();
+  EXPECT_EQ(total, 2 * n + n / 2);
+  for (const std::string& k : std::set<std::string>(t.puts.begin(), t.puts.end())) {
+    EXPECT_GE(engine.keys["put"].count(k), 2 * t.puts.count(k)) << "each put twice at least";
+  }
+  // Arrivals: pass k is k x (span + one mean gap) later.
+  RunConfig open = Config(R"({"engine": "null", "phase": "running", "duration_s": 60,
+      "workload": {"rocksdb_trace": ")" + t.path + R"(", "rocksdb_trace_repeat": true},
+      "arrival": {"process": "replay", "speed": 2}})");
+  auto arrivals = NewArrivalProcess(open.arrival, 1);
+  std::vector<double> times;
+  for (uint64_t i = 0; i < 2 * n + 1; i++) times.push_back(arrivals->Next());
+  const double pass_s = (n - 1) * 1e-3 + 1e-3;  // 1 ms steps
+  EXPECT_NEAR(times[n], pass_s / 2, 1e-9);
+  EXPECT_NEAR(times[2 * n], pass_s, 1e-9);
+  EXPECT_NEAR(times[n + 7] - times[n], times[7] - times[0], 1e-9);
+  unlink(t.path.c_str());
+}
+
 TEST(TraceWorkloadTest, LoadInsertsTheTracesKeys) {
   TestTrace t = WriteTrace("load", 500);
   RunConfig config = TraceConfig(t, "load", "");

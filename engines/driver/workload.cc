@@ -35,7 +35,7 @@ const std::vector<std::string>& WorkloadFields() {
       "name",         "description", "record_count", "key_size",    "key_prefix", "value_size",
       "operations",   "distribution", "zipf_theta",  "scan_length", "seed",       "arrival",
       "secondary_fields", "secondary_values", "secondary_distribution", "insert_order",
-      "mixgraph", "rocksdb_trace"};
+      "mixgraph", "rocksdb_trace", "rocksdb_trace_repeat"};
   return names;
 }
 
@@ -133,6 +133,7 @@ Status ReadTraceFields(const JsonObject& obj, WorkloadSpec* w) {
   }
   Status s = obj.GetString("rocksdb_trace", &w->rocksdb_trace);
   if (s.ok() && w->rocksdb_trace.empty()) s = obj.Error("rocksdb_trace", "is empty");
+  if (s.ok()) s = obj.GetBool("rocksdb_trace_repeat", &w->rocksdb_trace_repeat);
   if (!s.ok()) return s;
   if (obj.Has("record_count") && w->record_count != 0) {
     return obj.Error("record_count", "with rocksdb_trace, 0 (no load) or left out (the load "
@@ -188,6 +189,7 @@ Json WorkloadSpec::ToJson() const {
     j.erase("key_prefix");
     j.erase("insert_order");
     j["rocksdb_trace"] = rocksdb_trace;
+    if (rocksdb_trace_repeat) j["rocksdb_trace_repeat"] = true;
     if (!load_trace_keys) j["record_count"] = 0;
     else j.erase("record_count");
     j["scan_length"] = SizeJson(scan_length_min, scan_length_max);
@@ -289,6 +291,9 @@ Status ParseWorkload(const Json& json, const std::string& path, WorkloadSpec* ou
   if (s.ok()) s = obj.GetChoice("secondary_distribution", DistributionNames(), &secondary_dist);
   w.secondary_distribution = static_cast<Distribution>(secondary_dist);
   if (!s.ok()) return s;
+  if (obj.Has("rocksdb_trace_repeat") && !obj.Has("rocksdb_trace")) {
+    return obj.Error("rocksdb_trace_repeat", "only with rocksdb_trace");
+  }
   if (w.secondary_distribution == Distribution::kLatest) {
     return obj.Error("secondary_distribution", "must be uniform or zipfian (latest is about "
                                                "keys, not field values)");

@@ -58,6 +58,9 @@ struct WorkloadSpec {
   // A trace workload without record_count: the load inserts the distinct
   // keys the trace uses (set once measured: record_count is their number).
   bool load_trace_keys = false;
+  // Replay the trace again from its start when it ends, for as long as the
+  // phase lasts (its operations and keys again; time goes on).
+  bool rocksdb_trace_repeat = false;
   // Records with secondary fields (a dataset: the engine keeps one secondary
   // index per field; Luo & Carey Sec. 7). Each insert and update draws every
   // field's value from [0, secondary_values) (0: record_count) by
