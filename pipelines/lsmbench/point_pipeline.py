@@ -354,7 +354,8 @@ class PointPipeline:
         self._check_cycle(phase_dir, write_rate)
         arrival = dict(ph.arrival)
         if "process" not in arrival and not isinstance(self.workload.get("arrival"), dict):
-            arrival["process"] = "constant"
+            # A trace arrives at its own pace, sped up to the rate; anything else evenly.
+            arrival["process"] = "replay" if "rocksdb_trace" in self.workload else "constant"
         arrival["rate"] = round(rate, 3)
         rule = ph.until_decided
         monitor = None

@@ -25,6 +25,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..util.units import parse_size
+from ..workload_shape.trace import trace_measure
 
 _INT_RE = re.compile(r"-?[0-9]+")
 _REAL_RE = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
@@ -161,7 +162,10 @@ def write_share(workload: dict[str, Any]) -> float:
     mixgraph = workload.get("mixgraph")
     if isinstance(mixgraph, dict):
         return float(mixgraph.get("mix_put_ratio", 0.0))
-    ops = workload.get("operations", workload_defaults()["operations"]) or {}
+    if isinstance(workload.get("rocksdb_trace"), str):
+        ops = trace_measure(workload["rocksdb_trace"])["ops_by_type"]
+    else:
+        ops = workload.get("operations", workload_defaults()["operations"]) or {}
     weights = {k: float(v) for k, v in ops.items() if isinstance(v, int | float)}
     total = sum(weights.values())
     if total <= 0:

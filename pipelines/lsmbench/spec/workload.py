@@ -47,11 +47,19 @@ def resolve_workload(ref: WorkloadRef, source: Path | None) -> tuple[dict[str, A
         data = copy.deepcopy(ref.inline or {})
     for key, value in ref.set.items():
         set_dotted(data, key, value)
-    # A trace file is named relative to the workload file; run.json moves, so pin it.
+    # A trace file (arrival rates, or a RocksDB query trace) is named relative to the workload
+    # file; run.json moves, so pin it.
+    base = wfile.parent if wfile else (source.parent if source else Path.cwd())
     arrival = data.get("arrival")
     if isinstance(arrival, dict) and isinstance(arrival.get("trace_file"), str):
-        tf = Path(arrival["trace_file"])
-        base = wfile.parent if wfile else (source.parent if source else Path.cwd())
-        if not tf.is_absolute() and (base / tf).is_file():
-            arrival["trace_file"] = str((base / tf).resolve())
+        arrival["trace_file"] = _pinned(arrival["trace_file"], base)
+    if isinstance(data.get("rocksdb_trace"), str):
+        data["rocksdb_trace"] = _pinned(data["rocksdb_trace"], base)
     return data, wfile
+
+
+def _pinned(path: str, base: Path) -> str:
+    p = Path(path).expanduser()
+    if not p.is_absolute() and (base / p).is_file():
+        return str((base / p).resolve())
+    return str(p)
