@@ -374,7 +374,8 @@ class PointPipeline:
         self._running_next_insert = out.next_insert_id
         try:
             fig = vd.running_figures(utilization, rate, out.intervals, out.summary,
-                                     out.histograms, warmup_s=ph.warmup)
+                                     out.histograms, warmup_s=ph.warmup,
+                                     unit="writes" if share >= 1 else "requests")
         except vd.VerdictError as e:
             raise PointFailed(f"{phase_dir}-verdict", str(e)) from e
         bounds = self.spec.verdict

@@ -236,7 +236,10 @@ class RunningFigures(BaseModel):
     """What the verdict is computed from, extracted from one running phase's outputs."""
 
     utilization: float
-    arrival_rate: float  # intended writes/s (utilization x max throughput)
+    arrival_rate: float  # intended requests/s: writes/s (utilization x max throughput) / share
+    # What the queue and the rates count: "writes" for a write-only mix, "requests" when the
+    # mix also reads (its arrivals are every request).
+    unit: str = "writes"
     p99_write_latency_s: float | None  # from intended arrival: queueing + processing
     final_queue_length: float  # writes arrived but not yet started at the end
     achieved_rate: float | None = None
@@ -411,8 +414,9 @@ def _final_backlog_criterion(fig: RunningFigures, max_backlog_s: float) -> Crite
     limit = max_backlog_s * fig.arrival_rate
     q = fig.final_queue_length
     ok = q < limit or (limit == 0 and q == 0)
-    text = (f"final queue {q:.0f} writes < {max_backlog_s:g} s of arrivals ({limit:.0f})" if ok
-            else f"final queue {q:.0f} writes >= {max_backlog_s:g} s of arrivals ({limit:.0f}): "
+    u = fig.unit
+    text = (f"final queue {q:.0f} {u} < {max_backlog_s:g} s of arrivals ({limit:.0f})" if ok
+            else f"final queue {q:.0f} {u} >= {max_backlog_s:g} s of arrivals ({limit:.0f}): "
                  "the backlog grows")
     return Criterion(name="final_backlog", ok=ok, value=q, limit=limit, reason=text)
 
@@ -426,12 +430,13 @@ def _growth_criterion(fig: RunningFigures, max_growth: float) -> Criterion:
     rate = fig.offered_rate or fig.arrival_rate
     limit = max_growth * rate
     ok = s.ci_low <= limit
-    ci = f"{s.slope:+.3g} writes/s (95 % CI {s.ci_low:+.3g} .. {s.ci_high:+.3g})"
+    u = fig.unit
+    ci = f"{s.slope:+.3g} {u}/s (95 % CI {s.ci_low:+.3g} .. {s.ci_high:+.3g})"
     span = f"over {s.from_s:.3g}..{s.to_s:.3g} s"
     if ok:
-        text = f"backlog trend {ci} {span}: no steady growth above {limit:.3g} writes/s"
+        text = f"backlog trend {ci} {span}: no steady growth above {limit:.3g} {u}/s"
     else:
-        text = (f"backlog grows steadily: {ci} {span}, above {limit:.3g} writes/s "
+        text = (f"backlog grows steadily: {ci} {span}, above {limit:.3g} {u}/s "
                 f"({max_growth:g} s of arrivals per second)")
     return Criterion(name="backlog_growth", ok=ok, value=s.ci_low, limit=limit, reason=text)
 
@@ -456,7 +461,8 @@ def _rate_criterion(fig: RunningFigures, max_shortfall: float) -> Criterion:
                          reason="achieved rate not computed")
     ratio = fig.achieved_rate / offered
     ok = ratio >= 1 - max_shortfall
-    text = (f"achieved {fig.achieved_rate:.0f} of {offered:.0f} writes/s offered ({ratio:.1%}, "
+    text = (f"achieved {fig.achieved_rate:.0f} of {offered:.0f} {fig.unit}/s offered "
+            f"({ratio:.1%}, "
             f"{'>=' if ok else '<'} {1 - max_shortfall:.0%})")
     return Criterion(name="achieved_rate", ok=ok, value=ratio, limit=1 - max_shortfall,
                      reason=text)
@@ -689,6 +695,7 @@ def running_figures(
     summary: dict[str, Any] | None = None,
     histograms: dict[str, Any] | None = None,
     warmup_s: float = 0.0,
+    unit: str = "writes",
 ) -> RunningFigures:
     """Extracts the verdict's inputs, preferring the exact sources.
 
@@ -762,6 +769,7 @@ def running_figures(
     return RunningFigures(
         utilization=utilization,
         arrival_rate=arrival_rate,
+        unit=unit,
         p99_write_latency_s=p99,
         final_queue_length=float(final_q),
         achieved_rate=achieved,
