@@ -59,7 +59,13 @@ def resolve_workload(ref: WorkloadRef, source: Path | None) -> tuple[dict[str, A
 
 
 def _pinned(path: str, base: Path) -> str:
+    """A relative file as a workload file is found: beside the workload file (or the spec),
+    in the current directory, in the repository, in workloads/."""
     p = Path(path).expanduser()
-    if not p.is_absolute() and (base / p).is_file():
-        return str((base / p).resolve())
+    if p.is_absolute():
+        return str(p)
+    wd = workloads_dir()
+    for c in (base / p, Path.cwd() / p, wd.parent / p, wd / p):
+        if c.is_file():
+            return str(c.resolve())
     return str(p)
