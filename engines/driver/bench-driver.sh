@@ -6,6 +6,8 @@
 #            completed requests/s, every one with its latency recorded
 #   sustain  running phase, 1 writer, constant RATE (default 1 M/s) for 6 s:
 #            achieved rate, final backlog, p99
+#   mixgraph the ceiling with db_bench's mixgraph generators (prefix_dist:
+#            key ranges, power-law keys, Pareto value sizes and scan lengths)
 #   md1      running phase, Poisson arrivals at 2,500/s, 200 us service (rho 0.5):
 #            mean write latency against M/D/1's 300 us (the precise figure the
 #            calibration test only bounds, since a loaded machine moves it)
@@ -45,6 +47,15 @@ cat > "$WORK/sustain.json" <<JSON
  "arrival": {"process": "constant", "rate": $RATE}}
 JSON
 
+cat > "$WORK/mixgraph.json" <<JSON
+{$ENGINE, "phase": "running", "duration_s": 6, "warmup_s": 1, "threads": 1,
+ "progress_s": 0, "workload": {"record_count": 1000000, "mixgraph": {
+   "mix_get_ratio": 0.85, "mix_put_ratio": 0.14, "mix_seek_ratio": 0.01, "keyrange_num": 30,
+   "keyrange_dist_a": 14.18, "keyrange_dist_b": -2.917, "keyrange_dist_c": 0.0164,
+   "keyrange_dist_d": -0.08082, "key_dist_a": 0.002312, "key_dist_b": 0.3467}},
+ "arrival": {"process": "constant", "rate": 100000000}}
+JSON
+
 cat > "$WORK/md1.json" <<JSON
 {$ENGINE, "phase": "running", "duration_s": 8, "warmup_s": 1, "spin_us": 300,
  "progress_s": 0, "workload": {"record_count": 1000},
@@ -53,7 +64,7 @@ cat > "$WORK/md1.json" <<JSON
 JSON
 
 echo "lsm-driver harness benchmark: $RUNS runs each, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
-for kind in closed ceiling sustain md1; do
+for kind in closed ceiling mixgraph sustain md1; do
   for i in $(seq 1 "$RUNS"); do
     "$DRIVER" --config "$WORK/$kind.json" --out "$WORK/out-$kind-$i" --quiet
   done
@@ -77,6 +88,9 @@ for i in range(1, runs + 1):
     ceiling.append(s["throughput"]["mean"])
 print("open-loop ceiling, 1 thread (req/s): ", " ".join(f"{x:,.0f}" for x in ceiling))
 print("  median                             ", f"{statistics.median(ceiling):,.0f}")
+mixgraph = [load("mixgraph", i)["throughput"]["mean"] for i in range(1, runs + 1)]
+print("mixgraph ceiling, 1 thread (req/s):  ", " ".join(f"{x:,.0f}" for x in mixgraph))
+print("  median                             ", f"{statistics.median(mixgraph):,.0f}")
 rows = []
 for i in range(1, runs + 1):
     s = load("sustain", i)
