@@ -19,10 +19,11 @@
 //   operation mix      mix_get_ratio, mix_put_ratio, mix_seek_ratio.
 //
 // The sine-wave load (sine_a..d) is an arrival process (arrival.h), so any
-// workload can have it. Where db_bench draws the key, the operation, the value
-// size and the scan length from one uniform number, the driver draws each
-// independently: the marginal distributions are the same, but db_bench ties a
-// key's value size to its hotness.
+// workload can have it. db_bench draws the key, the operation, the value size
+// and the scan length from one uniform number; the driver keeps that for the
+// key range and the place in it, and draws the rest independently: the
+// marginal distributions are the same, but db_bench ties a key's value size
+// to its hotness.
 #ifndef LSMBENCH_DRIVER_MIXGRAPH_H_
 #define LSMBENCH_DRIVER_MIXGRAPH_H_
 
