@@ -52,3 +52,23 @@ def test_write_share_is_the_mixs_writes() -> None:
     assert write_share({"operations": {"insert": 0.05, "scan": 0.95}}) == pytest.approx(0.05)
     assert write_share({"operations": {"read": 1.0}}) == 0.0
     assert write_share({"mixgraph": PREFIX_DIST}) == 0.14
+
+
+@pytest.mark.parametrize(("field", "value", "says"), [
+    ("value_k", 1.5, "workload.mixgraph.value_k: must be < 1: a Generalized Pareto with shape "
+                     "k >= 1 has no finite mean"),
+    ("mix_put_ratio", 0.5, "workload.mixgraph.mix_get_ratio: mix_get_ratio + mix_put_ratio + "
+                           "mix_seek_ratio must sum to 1"),
+    ("key_dist_b", -0.3, "workload.mixgraph.key_dist_b: must be >= 0"),
+    ("value_sigma", -1, "workload.mixgraph.value_sigma: must be > 0"),
+])
+def test_impossible_mixgraph_parameters_exit_2(driver_path: Path, tmp_path: Path, field: str,
+                                               value: float, says: str) -> None:
+    run = {"engine": "null", "phase": "testing", "duration_s": 1,
+           "workload": {"record_count": 1000, "mixgraph": {**PREFIX_DIST, field: value}}}
+    (tmp_path / "run.json").write_text(json.dumps(run))
+    r = subprocess.run([str(driver_path), "--config", str(tmp_path / "run.json"), "--out",
+                        str(tmp_path / "out")], capture_output=True, text=True, check=False)
+    assert r.returncode == 2
+    assert says in r.stderr, r.stderr
+    assert not (tmp_path / "out" / "summary.json").exists()
