@@ -464,8 +464,9 @@ def backlog_text(fig: Any, bounds: VerdictSpec) -> str:
         return (f"a trend over {s.points} intervals (the second half of the window); a flat "
                 f"one needs {MIN_FLAT_POINTS}")
     limit = bounds.max_backlog_growth * (fig.offered_rate or fig.arrival_rate)
-    return (f"95 % interval {s.ci_low:+.3g}..{s.ci_high:+.3g} writes/s straddles the "
-            f"{limit:.3g} writes/s bound")
+    u = getattr(fig, "unit", "writes")
+    return (f"95 % interval {s.ci_low:+.3g}..{s.ci_high:+.3g} {u}/s straddles the "
+            f"{limit:.3g} {u}/s bound")
 
 
 def needed_length(coverage: Coverage | None, rule: UntilDecided, window_s: float,
