@@ -363,7 +363,7 @@ class PointPipeline:
             deepest = (adaptive.deepest_level(self._testing_intervals)
                        if self._testing_intervals is not None else None)
             monitor = adaptive.RunningMonitor(rule, self.spec.verdict, rate, ph.duration,
-                                              ph.warmup, deepest)
+                                              ph.warmup, deepest, write_share=share)
         out = self._run_phase(
             phase_dir, "running", duration_s=ph.duration, warmup_s=ph.warmup,
             threads=ph.threads, arrival=arrival, insert_start=insert_start,

@@ -339,7 +339,8 @@ def _over_limit_lower_bound(iv: dict[str, Any], limit_us: float) -> float:
 
 def running_decision(intervals: list[dict[str, Any]], *, rule: UntilDecided,
                      bounds: VerdictSpec, offered_rate: float, cap_s: float,
-                     warmup_s: float, deepest: int | None) -> Decision:
+                     warmup_s: float, deepest: int | None,
+                     write_share: float = 1.0) -> Decision:
     """Whether a running phase is decided by the intervals so far.
 
     Fail (certain): the stalled time (verdict.window_stall: the engine's, as the final verdict
@@ -352,6 +353,9 @@ def running_decision(intervals: list[dict[str, Any]], *, rule: UntilDecided,
     upper bound from the intervals' percentiles, verdict.p99_from_timeseries) passes every
     criterion with a flat backlog (the upper end of its trend's 95 % interval under the growth
     bound).
+
+    ``offered_rate`` counts requests; ``write_share`` is the mix's share of writes (1: the
+    requests are writes), so the writes the window can hold are offered x share.
     """
     regular = [iv for iv in intervals if not iv.get("drain") and "t_end_s" in iv]
     if not regular:
@@ -366,7 +370,7 @@ def running_decision(intervals: list[dict[str, Any]], *, rule: UntilDecided,
     limit_us = bounds.p99_write_latency * 1e6
     over = sum(_over_limit_lower_bound(iv, limit_us) for iv in regular
                if float(iv["t_start_s"]) + 1e-6 >= warmup_s)
-    most = offered_rate * window_cap
+    most = offered_rate * write_share * window_cap
     if most > 0 and over > 0.01 * most:
         return Decision(FAIL, now, f"at least {over:,.0f} writes waited over the "
                                    f"{vd.fmt_seconds(bounds.p99_write_latency)} bound, more than "
@@ -379,7 +383,8 @@ def running_decision(intervals: list[dict[str, Any]], *, rule: UntilDecided,
         return Decision(CONTINUE, now, f"{merges} of {rule.deepest_merges} merges into "
                                        f"{deepest_text(deepest)} completed")
     # The criteria need no utilization: the offered rate is the arrival rate.
-    fig = vd.running_figures(0.0, offered_rate, regular, None, None, warmup_s)
+    fig = vd.running_figures(0.0, offered_rate, regular, None, None, warmup_s,
+                             unit="writes" if write_share >= 1 else "requests")
     v = judge_with_bounds(fig, bounds, None)
     # A criterion not computed yet is not passing: judge would call the run inconclusive.
     missing = vd.not_computed(v.criteria)
@@ -510,9 +515,10 @@ class RunningMonitor:
     every change of state with its reason (the phase's record: point.json, the report)."""
 
     def __init__(self, rule: UntilDecided, bounds: VerdictSpec, offered_rate: float,
-                 cap_s: float, warmup_s: float, deepest: int | None) -> None:
+                 cap_s: float, warmup_s: float, deepest: int | None,
+                 write_share: float = 1.0) -> None:
         self.args = dict(rule=rule, bounds=bounds, offered_rate=offered_rate, cap_s=cap_s,
-                         warmup_s=warmup_s)
+                         warmup_s=warmup_s, write_share=write_share)
         self.deepest = deepest
         self.intervals: list[dict[str, Any]] = []
         self.log: list[Decision] = []

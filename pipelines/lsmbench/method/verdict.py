@@ -50,6 +50,15 @@ def _writes(interval: dict[str, Any]) -> float:
     return float(sum(ops.get(k, 0) for k in ("insert", "update", "delete")))
 
 
+def _requests_per_s(intervals: list[dict[str, Any]], warmup_s: float) -> float:
+    """Every operation's rate (the writers' whole mix) over the intervals after the warm-up."""
+    chosen = [(*_span(iv), float((iv.get("ops") or {}).get("total", 0))) for iv in intervals]
+    chosen = [(a, b, n) for a, b, n in chosen if a + 1e-6 >= warmup_s and b > a]
+    if not chosen:
+        raise VerdictError(f"no complete interval after the {warmup_s:g}s warm-up")
+    return sum(n for _, _, n in chosen) / sum(b - a for a, b, _ in chosen)
+
+
 def _span(interval: dict[str, Any]) -> tuple[float, float]:
     try:
         return float(interval["t_start_s"]), float(interval["t_end_s"])
@@ -759,7 +768,8 @@ def running_figures(
     achieved = open_loop.get("achieved_rate")
     if achieved is None and intervals:
         try:
-            achieved = max_throughput(intervals, warmup_s).writes_per_s
+            achieved = (max_throughput(intervals, warmup_s).writes_per_s if unit == "writes"
+                        else _requests_per_s(intervals, warmup_s))
         except VerdictError:
             achieved = None
     stalls = summary.get("stalls") or {}

@@ -184,6 +184,20 @@ def test_a_healthy_running_phase_passes_after_k_deepest_merges():
     assert all(s == adaptive.CONTINUE for s in states[:first_pass - 1])
 
 
+def test_a_mix_with_reads_is_judged_on_its_requests():
+    # 1000 requests/s arrive, 140 of them writes: the rate achieved is the requests'. Judged
+    # as if every request were a write, the 140 writes/s would look 86 % short of the offer.
+    series = running_series(100, rate=140.0, merges_at=(20, 45))
+    for iv in series:
+        iv["ops"] = {"writes": 140.0, "read": 860.0, "total": 1000.0}
+    mixed = adaptive.running_decision(series[:60], rule=DECIDE, bounds=BOUNDS,
+                                      offered_rate=1000.0, cap_s=100.0, warmup_s=0.0, deepest=2,
+                                      write_share=0.14)
+    assert mixed.state == adaptive.PASS, mixed.reason
+    as_writes = decide(series[:60])
+    assert as_writes.state == adaptive.CONTINUE and "writes/s offered" in as_writes.reason
+
+
 def test_min_duration_holds_a_pass_back():
     series = running_series(100, merges_at=(5, 10))
     rule = UntilDecided(deepest_merges=2, min_duration=30.0)
