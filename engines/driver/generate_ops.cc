@@ -21,6 +21,7 @@ StreamOp ToStreamOp(int type) {
     case kUpdate: return StreamOp::kUpdate;
     case kDelete: return StreamOp::kDelete;
     case kRead: return StreamOp::kRead;
+    case kReadModifyWrite: return StreamOp::kRmw;
     default: return StreamOp::kScan;
   }
 }
@@ -79,6 +80,16 @@ Status WriteGeneratedTrace(const RunConfig& config, uint64_t count, const std::s
         t.value.assign(op.value.data(), op.value.size());
         t.value_size = op.value.size();
         break;
+      case kReadModifyWrite: {
+        // A trace has no read-modify-write: the get, then the put, at one time.
+        t.kind = TraceOpKind::kGet;
+        Status get = writer.Append(t);
+        if (!get.ok()) return get;
+        t.kind = TraceOpKind::kPut;
+        t.value.assign(op.value.data(), op.value.size());
+        t.value_size = op.value.size();
+        break;
+      }
       case kDelete: t.kind = TraceOpKind::kDelete; break;
       case kRead: t.kind = TraceOpKind::kGet; break;
       default: t.kind = TraceOpKind::kSeek; break;
@@ -99,7 +110,8 @@ Status WriteGeneratedOps(const RunConfig& config, uint64_t count, FILE* out) {
   if (s.ok()) {
     s = ForEachGeneratedOp(config, count, [&](uint64_t, int64_t time_us, const Op& op,
                                                std::string_view key) {
-      const bool writes_value = op.type == kInsert || op.type == kUpdate;
+      const bool writes_value =
+          op.type == kInsert || op.type == kUpdate || op.type == kReadModifyWrite;
       return writer.Append(
           time_us, ToStreamOp(op.type), key,
           writes_value ? static_cast<int64_t>(op.value.size()) : OpStreamWriter::kNone,

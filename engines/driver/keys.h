@@ -7,14 +7,23 @@
 //
 // Key choosers pick the id an operation targets:
 //   uniform  uniform over the ids that exist;
-//   zipfian  YCSB's scrambled zipfian: a zipfian rank over the loaded
-//            records (theta, Gray et al.'s method), mapped through a
-//            permutation so hot records are spread over insertion time;
-//   latest   zipfian distance back from the most recently inserted id.
+//   zipfian  a zipfian rank over the loaded records (theta, Gray et al.'s
+//            method), mapped through a keyed permutation so hot records are
+//            spread over insertion time (the paper workloads' skew: the
+//            hottest record gets 1/zeta(records) of the accesses);
+//   scrambled_zipfian
+//            YCSB's ScrambledZipfianGenerator: a zipfian rank over 10^10
+//            items, folded onto `items` ids by YCSB's FNV-1 hash, an id not
+//            inserted yet drawn again (CoreWorkload.nextKeynum). Much flatter
+//            than `zipfian` over few records (workloads/ycsb/README.md);
+//   latest   YCSB's SkewedLatestGenerator: the newest id minus a zipfian
+//            distance over the ids before it, the zipfian's domain growing
+//            with the inserts (id 0 is never drawn once there are two).
 #ifndef LSMBENCH_DRIVER_KEYS_H_
 #define LSMBENCH_DRIVER_KEYS_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "driver/random.h"
@@ -40,10 +49,17 @@ class KeyFormatter {
   bool ordered_;
 };
 
+// YCSB's Utils.fnvhash64: FNV-1 over the 8 bytes of v, low byte first, in
+// Java's signed arithmetic, then Math.abs.
+uint64_t YcsbFnvHash64(uint64_t v);
+
 class KeyChooser {
  public:
-  // `base_count`: records loaded (the zipfian domain).
-  KeyChooser(Distribution distribution, uint64_t base_count, double theta, uint64_t seed);
+  // `base_count`: records loaded (the zipfian domain); `scrambled_items`:
+  // the ids scrambled_zipfian folds its ranks onto (WorkloadSpec::
+  // ScrambledZipfianItems).
+  KeyChooser(Distribution distribution, uint64_t base_count, double theta, uint64_t seed,
+             uint64_t scrambled_items = 0);
   // An id in [0, current_count) (0 if current_count is 0).
   uint64_t Choose(Rng* rng, uint64_t current_count) const;
 
@@ -51,6 +67,8 @@ class KeyChooser {
   Distribution distribution_;
   Zipfian zipf_;
   Permutation scramble_;
+  uint64_t scrambled_items_;
+  std::shared_ptr<const GrowingZipfian> growing_;  // latest
 };
 
 }  // namespace driver

@@ -108,21 +108,6 @@ TEST(KeyChooserTest, ZipfianIsScrambledAndSkewed) {
   EXPECT_NE(hottest, 0);
 }
 
-TEST(KeyChooserTest, LatestPrefersTheNewestIds) {
-  KeyChooser c(Distribution::kLatest, 1000, 0.99, 1);
-  Rng rng(4);
-  int newest = 0, recent = 0;
-  const uint64_t count = 5000;
-  for (int i = 0; i < 100000; i++) {
-    const uint64_t id = c.Choose(&rng, count);
-    ASSERT_LT(id, count);
-    newest += id == count - 1;
-    recent += id >= count - 100;
-  }
-  EXPECT_NEAR(newest / 100000.0, 1.0 / Zipfian::Zeta(1000, 0.99), 0.01);
-  EXPECT_GT(recent, 60000);
-}
-
 }  // namespace
 }  // namespace driver
 }  // namespace lsmbench

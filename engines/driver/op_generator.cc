@@ -19,7 +19,8 @@ OpGenerator::OpGenerator(const WorkloadSpec& workload, uint64_t seed, uint64_t i
     : workload_(workload),
       seed_(seed),
       formatter_(workload.key_size, workload.key_prefix, seed, workload.insert_order),
-      chooser_(workload.distribution, workload.record_count, workload.zipf_theta, seed),
+      chooser_(workload.distribution, workload.record_count, workload.zipf_theta, seed,
+               workload.ScrambledZipfianItems()),
       field_chooser_(workload.secondary_distribution, workload.SecondaryValues(),
                      workload.zipf_theta, Hash64(seed, 0x6669656c64)),
       next_id_(insert_start) {
@@ -139,6 +140,7 @@ bool OpGenerator::Make(uint64_t seq, Op* op) {
       Fields(&rng, op);
       break;
     case kUpdate:
+    case kReadModifyWrite:
       op->id = ChooseKey(&rng);
       op->value = Value(&rng);
       Fields(&rng, op);

@@ -12,7 +12,7 @@ namespace {
 WorkloadSpec Mixed() {
   WorkloadSpec w;
   w.record_count = 10000;
-  w.mix = {0.1, 0.5, 0.1, 0.2, 0.1};
+  w.mix = {0.1, 0.4, 0.1, 0.2, 0.1, 0.1};
   w.value_size_min = 100;
   w.value_size_max = 200;
   w.scan_length_min = w.scan_length_max = 7;
@@ -73,7 +73,7 @@ TEST(OpGeneratorTest, MixProportionsAndValueSizes) {
     } else {
       ASSERT_LT(op.id, g.key_count());
     }
-    if (op.type == kInsert || op.type == kUpdate) {
+    if (op.type == kInsert || op.type == kUpdate || op.type == kReadModifyWrite) {
       ASSERT_GE(op.value.size(), 100u);
       ASSERT_LE(op.value.size(), 200u);
     } else {

@@ -74,7 +74,8 @@ class PhaseRun {
         records_(config.workload.secondary_fields > 0),
         generator_(config.workload, config.seed, config.insert_start),
         query_chooser_(config.queries.distribution, config.workload.record_count,
-                       config.workload.zipf_theta, config.seed ^ 0x71756572) {}
+                       config.workload.zipf_theta, config.seed ^ 0x71756572,
+                       config.workload.ScrambledZipfianItems()) {}
 
   // The phase: set up, start the threads, sample every interval until the phase stops, then
   // the totals. Each part below is one stage of that life.

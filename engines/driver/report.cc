@@ -307,7 +307,8 @@ Json SummaryJson(const RunConfig& config, const RunResult& r, const RunInfo& inf
   }
 
   Histogram write, write_proc;
-  for (int t = kInsert; t <= kDelete; t++) {
+  for (int t = 0; t < kNumOpTypes; t++) {
+    if (!IsWrite(t)) continue;
     write.Merge(r.latency[t]);
     write_proc.Merge(r.processing[t]);
   }
@@ -316,7 +317,9 @@ Json SummaryJson(const RunConfig& config, const RunResult& r, const RunInfo& inf
     // How many of those latencies are lower bounds: writes that arrived but
     // had not completed when the phase ended (see RunResult::censored_ops).
     uint64_t censored_writes = 0;
-    for (int t = kInsert; t <= kDelete; t++) censored_writes += r.censored_ops[t];
+    for (int t = 0; t < kNumOpTypes; t++) {
+      if (IsWrite(t)) censored_writes += r.censored_ops[t];
+    }
     j["write_latency_us"]["censored"] = censored_writes;
   }
   j["write_processing_latency_us"] = LatencySummary(write_proc);
@@ -401,7 +404,8 @@ Json HistogramsJson(const RunConfig& config, const RunResult& r) {
   j["window"] = {{"start_s", r.window_start_s}, {"end_s", r.window_end_s}};
   Json hs = Json::object();
   Histogram write, write_proc;
-  for (int t = kInsert; t <= kDelete; t++) {
+  for (int t = 0; t < kNumOpTypes; t++) {
+    if (!IsWrite(t)) continue;
     write.Merge(r.latency[t]);
     write_proc.Merge(r.processing[t]);
   }

@@ -135,7 +135,7 @@ TEST(RunConfigTest, InvalidValuesAreExplained) {
   EXPECT_CONTAINS(Error(R"({"engine": "null", "phase": "testing", "duration_s": 5,
                             "workload": {"record_count": 1, "distribution": "pareto"}})"),
                   "workload.distribution: unknown value \"pareto\" (choose from: uniform, "
-                  "zipfian, latest)");
+                  "zipfian, latest, scrambled_zipfian)");
   EXPECT_CONTAINS(Error(R"({"engine": "null", "phase": "testing", "duration_s": 5,
                             "workload": {"record_count": 1, "zipf_theta": 1}})"),
                   "workload.zipf_theta: must be in (0, 1)");

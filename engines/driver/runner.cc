@@ -37,7 +37,8 @@ uint64_t IntervalStats::MixOps() const {
 
 void IntervalStats::WriteLatency(Histogram* out, bool processing_only) const {
   out->Clear();
-  for (int t = kInsert; t <= kDelete; t++) {
+  for (int t = 0; t < kNumOpTypes; t++) {
+    if (!IsWrite(t)) continue;
     out->Merge(processing_only ? processing[t] : latency[t]);
   }
 }
@@ -87,6 +88,13 @@ inline bool PhaseRun::Execute(const Op& op, std::string* key_buf, std::string* v
       s = adapter_->Scan(*key, op.scan_length, &returned);
       break;
     }
+    case kReadModifyWrite:
+      s = adapter_->Get(*key, value_buf);
+      if (s.ok() || s.IsNotFound()) {
+        s = records_ ? adapter_->PutRecord(*key, op.fields, op.value)
+                     : adapter_->Put(*key, op.value);
+      }
+      break;
   }
   if (!s.ok()) {
     RecordError(s);

@@ -60,7 +60,9 @@ struct IntervalStats {
 
   double duration_s() const { return t_end_s - t_start_s; }
   uint64_t Ops(int type) const { return latency[type].count(); }
-  uint64_t WriteOps() const { return Ops(kInsert) + Ops(kUpdate) + Ops(kDelete); }
+  uint64_t WriteOps() const {
+    return Ops(kInsert) + Ops(kUpdate) + Ops(kDelete) + Ops(kReadModifyWrite);
+  }
   uint64_t MixOps() const;
   // Merged latency (or processing) histogram of the write types.
   void WriteLatency(Histogram* out, bool processing_only) const;

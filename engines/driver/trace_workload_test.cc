@@ -20,34 +20,6 @@ namespace lsmbench {
 namespace driver {
 namespace {
 
-// Every operation an engine is asked for, with its key.
-class RecordingAdapter : public KvAdapter {
- public:
-  Status Put(std::string_view key, std::string_view value) override {
-    return Note("put", key, value.size());
-  }
-  Status Delete(std::string_view key) override { return Note("delete", key, 0); }
-  Status Get(std::string_view key, std::string*) override { return Note("get", key, 0); }
-  Status Scan(std::string_view key, size_t count, size_t* returned) override {
-    *returned = 0;
-    return Note("scan", key, count);
-  }
-  Metrics GetMetrics() override { return {}; }
-  Status Close() override { return Status::OK(); }
-
-  std::map<std::string, std::multiset<std::string>> keys;  // by kind
-  std::map<std::string, uint64_t> sizes;                   // value bytes / scan counts by kind
-
- private:
-  Status Note(const char* kind, std::string_view key, size_t size) {
-    std::lock_guard<std::mutex> l(mu_);
-    keys[kind].insert(std::string(key));
-    sizes[kind] += size;
-    return Status::OK();
-  }
-  std::mutex mu_;
-};
-
 std::string TempPath(const char* name) {
   return ::testing::TempDir() + "/" + name + "-" + std::to_string(getpid());
 }

@@ -8,7 +8,8 @@ namespace driver {
 namespace {
 
 const std::vector<std::string>& OpTypeNames() {
-  static const std::vector<std::string> names = {"insert", "update", "delete", "read", "scan"};
+  static const std::vector<std::string> names = {"insert", "update", "delete", "read", "scan",
+                                                 "rmw"};
   return names;
 }
 
@@ -21,7 +22,8 @@ constexpr int kMaxDigits = 19;  // 10^19 < 2^64
 const char* OpTypeName(int type) { return OpTypeNames()[type].c_str(); }
 
 const std::vector<std::string>& DistributionNames() {
-  static const std::vector<std::string> names = {"uniform", "zipfian", "latest"};
+  static const std::vector<std::string> names = {"uniform", "zipfian", "latest",
+                                                 "scrambled_zipfian"};
   return names;
 }
 
@@ -35,7 +37,7 @@ const std::vector<std::string>& WorkloadFields() {
       "name",         "description", "record_count", "key_size",    "key_prefix", "value_size",
       "operations",   "distribution", "zipf_theta",  "scan_length", "seed",       "arrival",
       "secondary_fields", "secondary_values", "secondary_distribution", "insert_order",
-      "mixgraph", "rocksdb_trace", "rocksdb_trace_repeat"};
+      "mixgraph", "rocksdb_trace", "rocksdb_trace_repeat", "scrambled_zipfian_items"};
   return names;
 }
 
@@ -92,7 +94,7 @@ Status GetSizeOrRange(const JsonObject& obj, const char* name, uint64_t min, uin
 // ambiguous.
 Status ApplyMixgraph(const JsonObject& obj, WorkloadSpec* w) {
   for (const char* field : {"operations", "distribution", "zipf_theta", "value_size",
-                            "scan_length"}) {
+                            "scan_length", "scrambled_zipfian_items"}) {
     if (obj.Has(field)) {
       return obj.Error(field, "not with mixgraph, whose parameters decide the operation mix, "
                               "the keys, the value sizes and the scan lengths");
@@ -124,6 +126,7 @@ Status ApplyMixgraph(const JsonObject& obj, WorkloadSpec* w) {
 // says whether the load inserts the trace's keys.
 Status ReadTraceFields(const JsonObject& obj, WorkloadSpec* w) {
   for (const char* field : {"operations", "distribution", "zipf_theta", "value_size", "mixgraph",
+                            "scrambled_zipfian_items",
                             "key_size", "key_prefix", "insert_order", "secondary_fields",
                             "secondary_values", "secondary_distribution"}) {
     if (obj.Has(field)) {
@@ -205,6 +208,9 @@ Json WorkloadSpec::ToJson() const {
     j["value_size"] = SizeJson(value_size_min, value_size_max);
     j["distribution"] = DistributionNames()[static_cast<int>(distribution)];
     j["zipf_theta"] = zipf_theta;
+    if (distribution == Distribution::kScrambledZipfian) {
+      j["scrambled_zipfian_items"] = ScrambledZipfianItems();
+    }
     j["scan_length"] = SizeJson(scan_length_min, scan_length_max);
   }
   if (secondary_fields > 0) {
@@ -277,6 +283,11 @@ Status ParseWorkload(const Json& json, const std::string& path, WorkloadSpec* ou
   s = obj.GetDouble("zipf_theta", -1e300, 1e300, &w.zipf_theta);
   if (s.ok() && !(w.zipf_theta > 0 && w.zipf_theta < 1)) {
     s = obj.Error("zipf_theta", "must be in (0, 1) (got " + obj.Raw("zipf_theta").dump() + ")");
+  }
+  if (s.ok()) s = obj.GetUint("scrambled_zipfian_items", 1, UINT64_MAX, &w.scrambled_zipfian_items);
+  if (s.ok() && obj.Has("scrambled_zipfian_items") &&
+      w.distribution != Distribution::kScrambledZipfian) {
+    s = obj.Error("scrambled_zipfian_items", "only with distribution: scrambled_zipfian");
   }
   if (s.ok()) {
     s = GetSizeOrRange(obj, "scan_length", 1, 1 << 24, "a record count", &w.scan_length_min,

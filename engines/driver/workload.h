@@ -20,12 +20,15 @@
 namespace lsmbench {
 namespace driver {
 
-enum OpType : int { kInsert = 0, kUpdate, kDelete, kRead, kScan, kNumOpTypes };
-// "insert", "update", "delete", "read", "scan".
+// kReadModifyWrite: YCSB's read-modify-write, a get and then a put of the
+// same key, timed as one request; it counts as a write (it writes a record).
+enum OpType : int { kInsert = 0, kUpdate, kDelete, kRead, kScan, kReadModifyWrite, kNumOpTypes };
+// "insert", "update", "delete", "read", "scan", "rmw".
 const char* OpTypeName(int type);
-inline bool IsWrite(int type) { return type <= kDelete; }
+inline bool IsWrite(int type) { return type <= kDelete || type == kReadModifyWrite; }
 
-enum class Distribution { kUniform, kZipfian, kLatest };
+// keys.h says what each draws.
+enum class Distribution { kUniform, kZipfian, kLatest, kScrambledZipfian };
 inline constexpr uint32_t kMaxSecondaryFields = 16;
 const std::vector<std::string>& DistributionNames();
 
@@ -46,6 +49,10 @@ struct WorkloadSpec {
   std::array<double, kNumOpTypes> mix = {0, 1, 0, 0, 0};  // proportions, sum 1
   Distribution distribution = Distribution::kUniform;
   double zipf_theta = 0.99;
+  // scrambled_zipfian: the key numbers its ranks fold onto (YCSB's
+  // insertcount + expectednewkeys + 1); 0: record_count + 1, as YCSB's for
+  // a mix without inserts.
+  uint64_t scrambled_zipfian_items = 0;
   uint32_t scan_length_min = 100;   // min == max: fixed length
   uint32_t scan_length_max = 100;
   // db_bench's mixgraph: when present, it decides the mix (get, put, seek as
@@ -73,6 +80,9 @@ struct WorkloadSpec {
 
   // The number of distinct keys the key format can express.
   uint64_t KeyCapacity() const;
+  uint64_t ScrambledZipfianItems() const {
+    return scrambled_zipfian_items > 0 ? scrambled_zipfian_items : record_count + 1;
+  }
   // The mean value size an insert or update writes (bytes).
   double MeanValueSize() const;
   // The values a secondary field takes: [0, SecondaryValues()).

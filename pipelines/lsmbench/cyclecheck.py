@@ -202,11 +202,12 @@ def sim_inputs(resolved: ResolvedPoint, sim: Path | None, phase: str = "running"
 
 
 def updates_only(workload: dict[str, Any]) -> bool:
-    """True when the workload writes by updating existing keys only (no insert, no delete)."""
+    """True when the workload writes by updating existing keys only (updates or
+    read-modify-writes; no insert, no delete)."""
     ops = workload.get("operations") or {}
     weight = {k: float(v) for k, v in ops.items() if isinstance(v, int | float)}
-    return weight.get("update", 0.0) > 0 and weight.get("insert", 0.0) == 0 \
-        and weight.get("delete", 0.0) == 0
+    return weight.get("update", 0.0) + weight.get("rmw", 0.0) > 0 \
+        and weight.get("insert", 0.0) == 0 and weight.get("delete", 0.0) == 0
 
 
 def simulated(resolved: ResolvedPoint, sim: Path | None) -> tuple[SimCycles | None, str | None]:

@@ -153,7 +153,8 @@ def record_sizes(workload: dict[str, Any]) -> tuple[int, float]:
     return key, float(value)
 
 
-WRITE_OPERATIONS = ("insert", "update", "delete")
+# The driver's operations that write a record (a read-modify-write writes one too).
+WRITE_OPERATIONS = ("insert", "update", "delete", "rmw")
 
 
 def write_share(workload: dict[str, Any]) -> float:

@@ -31,6 +31,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..engine_options import WRITE_OPERATIONS
+
 
 def events(intervals: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     """The events of one kind ("flush" or "merge") of every interval, in completion order."""
@@ -246,7 +248,7 @@ def interval_writes(interval: dict[str, Any]) -> float:
     ops = interval.get("ops") or {}
     if "writes" in ops:
         return float(ops["writes"])
-    return float(sum(ops.get(k, 0) for k in ("insert", "update", "delete")))
+    return float(sum(ops.get(k, 0) for k in WRITE_OPERATIONS))
 
 
 def _regular(intervals: list[dict[str, Any]]) -> list[tuple[float, float, float]]:

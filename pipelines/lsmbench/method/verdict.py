@@ -28,6 +28,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from scipy import stats as scipy_stats
 
+from ..engine_options import WRITE_OPERATIONS
 from ..spec.models import TestingPhase, VerdictSpec
 from ..util.values import number
 from ..util.wording import plural
@@ -47,7 +48,7 @@ def _writes(interval: dict[str, Any]) -> float:
     ops = interval.get("ops") or {}
     if "writes" in ops:
         return float(ops["writes"])
-    return float(sum(ops.get(k, 0) for k in ("insert", "update", "delete")))
+    return float(sum(ops.get(k, 0) for k in WRITE_OPERATIONS))
 
 
 def _requests_per_s(intervals: list[dict[str, Any]], warmup_s: float) -> float:

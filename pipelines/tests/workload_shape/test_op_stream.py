@@ -17,7 +17,7 @@ from lsmbench.workload_shape.op_stream import (
     summarize,
     top_keys_share,
 )
-from repo_paths import REPO
+from ycsb_definitions import EXPECTED, YCSB_MIX, within_binomial
 
 HEADER = ("# lsmbench op stream v1: hand-made test stream\n"
           "seq,time_us,op,key,value_size,scan_length\n")
@@ -182,24 +182,6 @@ def test_main_prints_json(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------- the committed reference
-
-EXPECTED = REPO / "workloads" / "ycsb" / "reference" / "expected"
-
-# YCSB 0.17.0's workloads/workload{a..f} (workloads/ycsb/README.md): the operation mix
-YCSB_MIX = {
-    "a": {"read": 0.5, "update": 0.5},
-    "b": {"read": 0.95, "update": 0.05},
-    "c": {"read": 1.0},
-    "d": {"read": 0.95, "insert": 0.05},
-    "e": {"scan": 0.95, "insert": 0.05},
-    "f": {"read": 0.5, "rmw": 0.5},
-}
-
-
-def within_binomial(observed: float, p: float, n: int, sigmas: float = 5.0) -> bool:
-    """|observed - p| <= sigmas * sqrt(p (1 - p) / n) + 1/n (the 1/n: one op of rounding)."""
-    return abs(observed - p) <= sigmas * math.sqrt(p * (1 - p) / n) + 1 / n
-
 
 @pytest.mark.parametrize("workload", sorted(YCSB_MIX))
 def test_committed_reference_summaries_match_ycsb(workload):

@@ -17,6 +17,7 @@ import subprocess
 from pathlib import Path
 
 from lsmbench.workload_shape.op_stream import read_op_stream, recent_insert_share, summarize
+from ycsb_definitions import within_binomial
 
 RECORDCOUNT = 1000
 OPERATIONCOUNT = 5000
@@ -40,10 +41,6 @@ def ycsb_key(keynum: int) -> str:
     """CoreWorkload.buildKeyName with the defaults (insertorder=hashed, zeropadding=1), as the
     op stream writes it: the hex of its bytes."""
     return f"user{fnvhash64(keynum)}".encode().hex()
-
-
-def within_binomial(observed: float, p: float, n: int, sigmas: float = 5.0) -> bool:
-    return abs(observed - p) <= sigmas * math.sqrt(p * (1 - p) / n) + 1 / n
 
 
 def record(script: Path, workload: str, out: Path) -> tuple:
