@@ -230,12 +230,17 @@ def rep_search_text(r: Repetition) -> str:
     return f"{_count(r.max_sustainable_rate)} @ {r.max_sustainable_utilization:.3g}x"
 
 
+def _unit_note(unit: str) -> str:
+    """A mix without writes is measured in requests: its cells say so."""
+    return "" if unit == "writes" else f" {unit}/s"
+
+
 def group_cells(g: Group, searched: bool) -> dict[str, str]:
     """A group's cells, by column heading, in the table's order."""
     cells = {VERDICT: g.verdict, RUNS: runs_text(g)}
     if searched:
         cells[MAX_SUSTAINABLE] = group_search_text(g)
-    cells[WRITES] = estimate_text(g.max_write_throughput, _count)
+    cells[WRITES] = estimate_text(g.max_write_throughput, _count) + _unit_note(g.unit)
     cells[P99] = estimate_text(g.p99_write_latency_s, _seconds)
     return cells
 
@@ -249,8 +254,8 @@ def rep_cells(r: Repetition, searched: bool) -> dict[str, str]:
     cells = {VERDICT: rep_verdict_text(r), RUNS: criteria_text(r)}
     if searched:
         cells[MAX_SUSTAINABLE] = rep_search_text(r)
-    cells[WRITES] = _count(r.max_write_throughput) + (" (not steady)" if r.steady is False
-                                                      else "")
+    cells[WRITES] = _count(r.max_write_throughput) + _unit_note(r.unit) + (
+        " (not steady)" if r.steady is False else "")
     cells[P99] = _seconds(r.p99_write_latency_s)
     return cells
 
@@ -303,7 +308,8 @@ class Listing:
         cells = rep_cells(r, self.searched)
         if r.state != STATE_COMPLETE:
             return cells[VERDICT]
-        words = [cells[VERDICT], f"{cells[WRITES]} writes/s", f"p99 {cells[P99]}"]
+        rate = cells[WRITES] if r.unit != "writes" else f"{cells[WRITES]} writes/s"
+        words = [cells[VERDICT], rate, f"p99 {cells[P99]}"]
         if self.searched:
             words.insert(1, f"max sustainable {cells[MAX_SUSTAINABLE]}")
         return "; ".join([*words, cells[RUNS]] if cells[RUNS] else words)

@@ -26,7 +26,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ from .faults import (
     diagnose_error,
 )
 from .method import adaptive
+from .method import requests as write_free
 from .method import verdict as vd
 from .method.cycles import MergeCycle, merge_cycle
 from .method.search import SearchResult, StepVerdict, run_search
@@ -170,6 +171,8 @@ class PointPipeline:
         self.resolved = ctx.plan.point(ctx.point)
         self.spec: CampaignSpec = self.resolved.spec
         self.workload = self.resolved.workload
+        # A mix without writes (YCSB C): the testing and running phases count its requests.
+        self._counts_requests = write_share(self.workload) == 0
         self.result = PointResult()
         self.data_dir: str | None = None
         self.snap_dir: str | None = None
@@ -213,6 +216,13 @@ class PointPipeline:
         # two campaigns of one name, from two results directories, may run at once.
         base = f"{self.spec.name}.p{ctx.point.index}.{phase_dir}".replace("@", "_u")
         cg_name = f"{base[:170]}.{os.getpid()}"
+        by_requests = phase != "load" and self._counts_requests
+        if by_requests and monitor is not None:
+            inner = monitor
+
+            def monitor(fresh: list[dict[str, Any]]) -> bool:
+                return inner([write_free.requests_interval(iv) for iv in fresh])
+
         ctx.reporter.phase_start(ctx.point, phase_dir, duration_s or None)
         ctx.log.info("%s: starting (%s)", phase_dir, ", ".join(f"{k}={v}" for k, v in opts.items()))
         try:
@@ -270,6 +280,12 @@ class PointPipeline:
         missing = outputs.missing()
         if missing:
             raise PointFailed(phase_dir, f"lsm-driver exited 0 but wrote no {', '.join(missing)}")
+        if by_requests:
+            # A mix without writes: the method counts its requests (method/requests.py).
+            return replace(outputs, summary=write_free.requests_summary(outputs.summary),
+                           histograms=write_free.requests_histograms(outputs.histograms),
+                           intervals=[write_free.requests_interval(iv)
+                                      for iv in outputs.intervals])
         return outputs
 
     def _engine_plugin(self, ctx: PointContext) -> str | None:
@@ -328,9 +344,11 @@ class PointPipeline:
         self._testing_intervals = out.intervals
         if mt.writes_per_s <= 0:
             raise PointFailed("max-throughput",
-                              "no write completed after the warm-up: nothing to run the "
-                              "running phase at (is the workload write-free?)")
+                              f"no {self._unit()[:-1]} completed after the warm-up: nothing to "
+                              "run the running phase at")
         fig = mt.to_json()
+        if self._counts_requests:
+            fig["unit"] = write_free.REQUESTS
         fig["driver_max_write_throughput"] = out.driver_max_write_throughput()
         if steady is not None:
             fig["steady"] = steady.to_json()
@@ -349,7 +367,8 @@ class PointPipeline:
         # reads arrives faster by its requests per write: the writes arrive at utilization x
         # the maximum whatever else the mix holds.
         write_rate = utilization * max_tp
-        share = write_share(self.workload) or 1.0  # a write-free mix has no maximum to get here
+        # A write-free mix's maximum counts its requests already (method/requests.py).
+        share = write_share(self.workload) or 1.0
         rate = write_rate / share
         self._check_cycle(phase_dir, write_rate)
         arrival = dict(ph.arrival)
@@ -374,8 +393,9 @@ class PointPipeline:
         self._running_next_insert = out.next_insert_id
         try:
             fig = vd.running_figures(utilization, rate, out.intervals, out.summary,
-                                     out.histograms, warmup_s=ph.warmup,
-                                     unit="writes" if share >= 1 else "requests")
+                                     out.histograms, warmup_s=ph.warmup, unit=self._unit(),
+                                     latency_of="requests" if self._counts_requests
+                                     else "writes")
         except vd.VerdictError as e:
             raise PointFailed(f"{phase_dir}-verdict", str(e)) from e
         bounds = self.spec.verdict
@@ -410,7 +430,12 @@ class PointPipeline:
                 "log": [d.to_json() for d in monitor.log],
             }
         record["phase"] = phase_dir
-        if share < 1:
+        if self._counts_requests:
+            record["unit"] = write_free.REQUESTS
+            record["reasons"].append(
+                "the mix has no writes: its maximum, latency and stall figures count every "
+                "request (the 'write' figures of this record are its requests')")
+        elif share < 1:
             record["write_share"] = share
             record["reasons"].append(
                 f"the mix is {share:.1%} writes: {rate:.0f} requests/s arrive for "
@@ -421,6 +446,11 @@ class PointPipeline:
         (self.ctx.out_dir / phase_dir / "verdict.json").write_text(_dumps(record))
         self.ctx.log.info("%s: %s", phase_dir, v.summary())
         return v
+
+    def _unit(self) -> str:
+        """What the running phase's rates count: writes, or requests for a mix with reads (its
+        arrivals are requests) or without writes (its figures are)."""
+        return "requests" if self._counts_requests or write_share(self.workload) < 1 else "writes"
 
     # -- is the running phase long enough? ---------------------------------------------------
 

@@ -69,6 +69,7 @@ def point_line(record: dict[str, Any]) -> str:
         err = record.get("error") or {}
         return f"FAILED {pid}: {err.get('stage', '?')}: {err.get('message', '')}"
     mt = (record.get("max_throughput") or {}).get("writes_per_s")
+    unit = (record.get("max_throughput") or {}).get("unit") or "writes"  # requests: no writes
     v = record.get("verdict") or {}
     verdict = verdict_word(v) or "no verdict"
     if verdict == INCONCLUSIVE:
@@ -76,7 +77,7 @@ def point_line(record: dict[str, Any]) -> str:
     p99 = v.get("p99_write_latency_s")
     parts = [f"ok {pid}:"]
     if mt is not None:
-        parts.append(f"max {mt:,.0f} writes/s;")
+        parts.append(f"max {mt:,.0f} {unit}/s;")
     parts.append(verdict)
     if p99 is not None:
         parts.append(f"(p99 {p99 * 1000:.1f} ms, final queue {v.get('final_queue_length', 0):.0f})")

@@ -92,6 +92,9 @@ class Repetition(BaseModel):
     p99_limit_s: float | None = None
     max_backlog_s: float | None = None
     max_write_throughput: float | None = None  # writes/s, testing phase
+    # What max_write_throughput and the latencies count: "requests" for a mix without writes
+    # (method/requests.py), else "writes".
+    unit: str = "writes"
     # phases.testing.steady: whether the maximum attained steady state (None: fixed length)
     steady: bool | None = None
     p50_write_latency_s: float | None = None  # running phase, from intended arrival
@@ -132,6 +135,7 @@ class Group(BaseModel):
     agree: dict[str, int]  # judged repetitions per per-repetition verdict
     reasons: list[str]
     max_write_throughput: Estimate
+    unit: str = "writes"  # what the maximum and the latencies count (Repetition.unit)
     p50_write_latency_s: Estimate
     p99_write_latency_s: Estimate
     p999_write_latency_s: Estimate
@@ -214,6 +218,7 @@ def make_repetition(point_id: str, record: dict[str, Any],
         p99_limit_s=_num(v.get("p99_limit_s")),
         max_backlog_s=_num(v.get("max_backlog_s")),
         max_write_throughput=_num(_get(record, "max_throughput", "writes_per_s")),
+        unit=str(_get(record, "max_throughput", "unit") or "writes"),
         steady=_steady(record),
         p50_write_latency_s=_first(_num(v.get("p50_write_latency_s")),
                                    _us_to_s(_get(s, "write_latency_us", "p50"))),
@@ -463,6 +468,7 @@ def make_group(reps: Sequence[Repetition]) -> Group:
     return Group(
         group=reps[0].group,
         params=reps[0].params,
+        unit=reps[0].unit,
         repetitions=len(reps),
         complete=len(judged),
         failed=sum(1 for r in reps if r.state != STATE_COMPLETE),

@@ -250,6 +250,9 @@ class RunningFigures(BaseModel):
     # What the queue and the rates count: "writes" for a write-only mix, "requests" when the
     # mix also reads (its arrivals are every request).
     unit: str = "writes"
+    # What the latency and stall figures are of: the writes, or every request for a mix
+    # without writes (method/requests.py).
+    latency_of: str = "writes"
     p99_write_latency_s: float | None  # from intended arrival: queueing + processing
     final_queue_length: float  # writes arrived but not yet started at the end
     achieved_rate: float | None = None
@@ -392,31 +395,37 @@ def fmt_seconds(v: float) -> str:
     return f"{v * 1000:.1f} ms" if v < 1 else f"{v:.3g} s"
 
 
+def _one(fig: RunningFigures) -> str:
+    """'write', or 'request' when the latency figures are of every request."""
+    return fig.latency_of[:-1]
+
+
 def _p99_criterion(fig: RunningFigures, limit_s: float) -> Criterion:
     p99 = fig.p99_write_latency_s
+    one = _one(fig)
     if p99 is None:
         return Criterion(name="p99", ok=False, limit=limit_s,
-                         reason="no write completed in the measured window (p99 unknown)")
+                         reason=f"no {one} completed in the measured window (p99 unknown)")
     censored = fig.censored_writes or 0
     if censored > 0:
         # The p99 counts unfinished writes at their wait so far: over the bound is certain,
         # under it only if the p99 stays under with those writes taken as never finishing.
         upper = fig.p99_upper_s
-        unfinished = f"{plural(int(censored), 'write')} unfinished at the end"
+        unfinished = f"{plural(int(censored), one)} unfinished at the end"
         if p99 > limit_s:
             return Criterion(name="p99", ok=False, value=p99, limit=limit_s,
-                             reason=f"p99 write latency at least {fmt_seconds(p99)} > "
+                             reason=f"p99 {one} latency at least {fmt_seconds(p99)} > "
                                     f"{fmt_seconds(limit_s)} ({unfinished} count at their "
                                     "wait so far)")
         if upper is None or upper > limit_s:
             bound = "unbounded" if upper is None else f"up to {fmt_seconds(upper)}"
             return Criterion(name="p99", ok=None, value=p99, limit=limit_s,
-                             reason=f"p99 write latency between {fmt_seconds(p99)} and "
+                             reason=f"p99 {one} latency between {fmt_seconds(p99)} and "
                                     f"{bound}: {unfinished} could put it over "
                                     f"{fmt_seconds(limit_s)}")
     ok = p99 <= limit_s
     return Criterion(name="p99", ok=ok, value=p99, limit=limit_s,
-                     reason=f"p99 write latency {fmt_seconds(p99)} {'<=' if ok else '>'} "
+                     reason=f"p99 {one} latency {fmt_seconds(p99)} {'<=' if ok else '>'} "
                             f"{fmt_seconds(limit_s)}")
 
 
@@ -459,7 +468,7 @@ def _stall_criterion(fig: RunningFigures, max_fraction: float) -> Criterion:
     ok = frac <= max_fraction
     how = (fig.stall.describe() if fig.stall is not None
            else StallTime(fig.stalled_s, fig.window_s, STALL_INTERVALS).describe())
-    text = (f"writes stalled {fig.stalled_s:.3g} s of {fig.window_s:.3g} s ({frac:.1%}, "
+    text = (f"{fig.latency_of} stalled {fig.stalled_s:.3g} s of {fig.window_s:.3g} s ({frac:.1%}, "
             f"{'<=' if ok else '>'} {max_fraction:.1%}): {how}")
     return Criterion(name="stalls", ok=ok, value=frac, limit=max_fraction, reason=text)
 
@@ -706,6 +715,7 @@ def running_figures(
     histograms: dict[str, Any] | None = None,
     warmup_s: float = 0.0,
     unit: str = "writes",
+    latency_of: str = "writes",
 ) -> RunningFigures:
     """Extracts the verdict's inputs, preferring the exact sources.
 
@@ -781,6 +791,7 @@ def running_figures(
         utilization=utilization,
         arrival_rate=arrival_rate,
         unit=unit,
+        latency_of=latency_of,
         p99_write_latency_s=p99,
         final_queue_length=float(final_q),
         achieved_rate=achieved,
