@@ -33,8 +33,9 @@ def test_a_to_f_reach_a_verdict(driver_path: Path, tmp_path: Path, data_root: Pa
                  "--set", "matrix.repetitions=1", "--set", "workload.set.record_count=3000",
                  "--set", f"testbed.data_dir={data_root}", "--set", "throttle.enabled=false",
                  "--set", "phases.load.settle=30s",
-                 "--set", "phases.testing.duration=8s", "--set", "phases.testing.steady.round=2s",
-                 "--set", "phases.running.duration=8s",
+                 "--set", "phases.testing.duration=6s",
+                 "--set", "phases.testing.steady.round=1500ms",
+                 "--set", "phases.running.duration=6s",
                  "--set", "phases.running.until_decided.min_duration=3s"])
     assert code == 0
     points = _points(tmp_path)
