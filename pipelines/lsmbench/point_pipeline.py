@@ -344,8 +344,8 @@ class PointPipeline:
         self._testing_intervals = out.intervals
         if mt.writes_per_s <= 0:
             raise PointFailed("max-throughput",
-                              f"no {self._unit()[:-1]} completed after the warm-up: nothing to "
-                              "run the running phase at")
+                              f"no {'request' if self._counts_requests else 'write'} completed "
+                              "after the warm-up: nothing to run the running phase at")
         fig = mt.to_json()
         if self._counts_requests:
             fig["unit"] = write_free.REQUESTS
