@@ -321,7 +321,11 @@ class PointPipeline:
     def testing(self, insert_start: int | None) -> vd.MaxThroughput:
         ph = self.spec.phases.testing
         warmup = ph.warmup_seconds()
-        monitor = adaptive.SteadyMonitor(ph.steady) if ph.steady is not None else None
+        rule = ph.steady
+        if rule is not None and self._counts_requests:
+            # Nothing is written, so nothing merges: rounds of time alone.
+            rule = rule.model_copy(update={"deepest_merges": 0})
+        monitor = adaptive.SteadyMonitor(rule) if rule is not None else None
         out = self._run_phase(
             "testing", "testing", duration_s=ph.duration, warmup_s=warmup, threads=ph.threads,
             insert_start=insert_start,
@@ -330,8 +334,8 @@ class PointPipeline:
         )
         steady = None
         try:
-            if ph.steady is not None:
-                mt, steady = adaptive.steady_maximum(out.intervals, ph.steady, ph.maximum)
+            if rule is not None:
+                mt, steady = adaptive.steady_maximum(out.intervals, rule, ph.maximum)
             else:
                 mt = vd.max_throughput_of_testing(out.intervals, warmup, ph.maximum)
         except vd.VerdictError as e:
@@ -379,10 +383,13 @@ class PointPipeline:
         rule = ph.until_decided
         monitor = None
         if rule is not None:
+            # A mix without writes merges nothing: no merge for the window to wait for.
             deepest = (adaptive.deepest_level(self._testing_intervals)
-                       if self._testing_intervals is not None else None)
+                       if self._testing_intervals is not None and not self._counts_requests
+                       else None)
             monitor = adaptive.RunningMonitor(rule, self.spec.verdict, rate, ph.duration,
-                                              ph.warmup, deepest, write_share=share)
+                                              ph.warmup, deepest, write_share=share,
+                                              latency_of=self._latency_of())
         out = self._run_phase(
             phase_dir, "running", duration_s=ph.duration, warmup_s=ph.warmup,
             threads=ph.threads, arrival=arrival, insert_start=insert_start,
@@ -394,8 +401,7 @@ class PointPipeline:
         try:
             fig = vd.running_figures(utilization, rate, out.intervals, out.summary,
                                      out.histograms, warmup_s=ph.warmup, unit=self._unit(),
-                                     latency_of="requests" if self._counts_requests
-                                     else "writes")
+                                     latency_of=self._latency_of())
         except vd.VerdictError as e:
             raise PointFailed(f"{phase_dir}-verdict", str(e)) from e
         bounds = self.spec.verdict
@@ -451,6 +457,10 @@ class PointPipeline:
         """What the running phase's rates count: writes, or requests for a mix with reads (its
         arrivals are requests) or without writes (its figures are)."""
         return "requests" if self._counts_requests or write_share(self.workload) < 1 else "writes"
+
+    def _latency_of(self) -> str:
+        """What the running phase's latency and stall figures are of."""
+        return write_free.REQUESTS if self._counts_requests else "writes"
 
     # -- is the running phase long enough? ---------------------------------------------------
 

@@ -340,7 +340,7 @@ def _over_limit_lower_bound(iv: dict[str, Any], limit_us: float) -> float:
 def running_decision(intervals: list[dict[str, Any]], *, rule: UntilDecided,
                      bounds: VerdictSpec, offered_rate: float, cap_s: float,
                      warmup_s: float, deepest: int | None,
-                     write_share: float = 1.0) -> Decision:
+                     write_share: float = 1.0, latency_of: str = "writes") -> Decision:
     """Whether a running phase is decided by the intervals so far.
 
     Fail (certain): the stalled time (verdict.window_stall: the engine's, as the final verdict
@@ -354,6 +354,8 @@ def running_decision(intervals: list[dict[str, Any]], *, rule: UntilDecided,
     criterion with a flat backlog (the upper end of its trend's 95 % interval under the growth
     bound).
 
+    ``latency_of``: "requests" for a mix without writes (method/requests.py), whose figures
+    are its requests'.
     ``offered_rate`` counts requests; ``write_share`` is the mix's share of writes (1: the
     requests are writes), so the writes the window can hold are offered x share.
     """
@@ -364,7 +366,7 @@ def running_decision(intervals: list[dict[str, Any]], *, rule: UntilDecided,
     window_cap = max(cap_s - warmup_s, 1e-9)
     stall = vd.window_stall(None, regular, warmup_s)
     if stall is not None and stall.seconds > bounds.max_stalled_fraction * window_cap:
-        return Decision(FAIL, now, f"writes stalled {stall.seconds:.3g} s, more than "
+        return Decision(FAIL, now, f"{latency_of} stalled {stall.seconds:.3g} s, more than "
                                    f"{bounds.max_stalled_fraction:.1%} of the {window_cap:.0f} s "
                                    "capped window: the stalls criterion cannot pass")
     limit_us = bounds.p99_write_latency * 1e6
@@ -372,7 +374,7 @@ def running_decision(intervals: list[dict[str, Any]], *, rule: UntilDecided,
                if float(iv["t_start_s"]) + 1e-6 >= warmup_s)
     most = offered_rate * write_share * window_cap
     if most > 0 and over > 0.01 * most:
-        return Decision(FAIL, now, f"at least {over:,.0f} writes waited over the "
+        return Decision(FAIL, now, f"at least {over:,.0f} {latency_of} waited over the "
                                    f"{vd.fmt_seconds(bounds.p99_write_latency)} bound, more than "
                                    f"1 % of the {most:,.0f} the capped window can hold: the p99 "
                                    "criterion cannot pass")
@@ -384,7 +386,8 @@ def running_decision(intervals: list[dict[str, Any]], *, rule: UntilDecided,
                                        f"{deepest_text(deepest)} completed")
     # The criteria need no utilization: the offered rate is the arrival rate.
     fig = vd.running_figures(0.0, offered_rate, regular, None, None, warmup_s,
-                             unit="writes" if write_share >= 1 else "requests")
+                             unit="writes" if write_share >= 1 and latency_of == "writes"
+                             else "requests", latency_of=latency_of)
     v = judge_with_bounds(fig, bounds, None)
     # A criterion not computed yet is not passing: judge would call the run inconclusive.
     missing = vd.not_computed(v.criteria)
@@ -516,10 +519,12 @@ class RunningMonitor:
 
     def __init__(self, rule: UntilDecided, bounds: VerdictSpec, offered_rate: float,
                  cap_s: float, warmup_s: float, deepest: int | None,
-                 write_share: float = 1.0) -> None:
+                 write_share: float = 1.0, latency_of: str = "writes") -> None:
         self.args = dict(rule=rule, bounds=bounds, offered_rate=offered_rate, cap_s=cap_s,
-                         warmup_s=warmup_s, write_share=write_share)
+                         warmup_s=warmup_s, write_share=write_share, latency_of=latency_of)
         self.deepest = deepest
+        # A mix without writes merges nothing: the window waits for no merge.
+        self.merges = latency_of == "writes"
         self.intervals: list[dict[str, Any]] = []
         self.log: list[Decision] = []
 
@@ -527,7 +532,7 @@ class RunningMonitor:
         self.intervals.extend(fresh)
         # The testing phase's deepest level, or the running phase's own when deeper.
         levels = [x for x in (self.deepest, deepest_level(self.intervals)) if x is not None]
-        deepest = max(levels) if levels else None
+        deepest = max(levels) if levels and self.merges else None
         d = running_decision(self.intervals, deepest=deepest, **self.args)
         if not self.log or self.log[-1].state != d.state or _kind(self.log[-1]) != _kind(d):
             self.log.append(d)

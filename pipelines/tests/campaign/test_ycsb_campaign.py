@@ -63,6 +63,9 @@ def test_a_to_f_reach_a_verdict(driver_path: Path, tmp_path: Path, data_root: Pa
     rates = (c["max_throughput"]["per_interval_min"], c["max_throughput"]["per_interval_max"])
     assert rates[0] <= c["max_throughput"]["writes_per_s"] <= rates[1] * 1.0001
     assert c["max_throughput"]["writes_per_s"] > 0.5 * testing["throughput"]["mean"]
+    # Nothing merges: the steady rounds are of time alone, and they closed.
+    rounds = c["max_throughput"]["steady"]["rounds"]
+    assert rounds and all(r["deepest_merges"] == 0 for r in rounds)
     verdict = json.loads((tmp_path / "ycsb" / c["point"] / "running" / "verdict.json")
                          .read_text())
     assert verdict["unit"] == "requests"
