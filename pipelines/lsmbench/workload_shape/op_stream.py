@@ -102,7 +102,7 @@ def read_op_stream(path: str | os.PathLike[str]) -> pd.DataFrame:
     return df
 
 
-def _distribution(values: pd.Series) -> dict[str, float | int]:
+def distribution(values: pd.Series) -> dict[str, float | int]:
     """count, mean and QUANTILES (linear interpolation; p0 and p100 are the min and max)."""
     x = values.dropna().astype("float64").to_numpy()
     if len(x) == 0:  # a trace's scans: no lengths
@@ -170,9 +170,9 @@ def summarize(df: pd.DataFrame, *, key_ranges: KeyRanges | None = None) -> dict[
         "ops": n,
         "op_counts": op_counts,
         "op_mix": {op: c / n for op, c in op_counts.items()},
-        "value_size": {op: _distribution(df.loc[df["op"] == op, "value_size"])
+        "value_size": {op: distribution(df.loc[df["op"] == op, "value_size"])
                        for op in WRITE_OPS if op in op_counts},
-        "scan_length": (_distribution(df.loc[df["op"] == "scan", "scan_length"])
+        "scan_length": (distribution(df.loc[df["op"] == "scan", "scan_length"])
                         if "scan" in op_counts else None),
         "distinct_keys": int(df["key"].nunique()),
     }

@@ -24,7 +24,8 @@ from lsmbench.report.series import windowed
 from repo_paths import TESTS
 
 FIXTURE = TESTS / "fixtures" / "report" / "results" / "report-fixture"
-ALL_FIGURES = ["throughput", "components", "latency", "queries", "flushes", "sweep"]
+ALL_FIGURES = ["throughput", "components", "latency", "queries", "flushes", "sweep",
+               "rate"]  # the last in the Workload section
 FAILED_POINT = "policy=tiering,memtable_bytes=1K,rep=0"
 GOOD_POINTS = ["policy=tiering,memtable_bytes=1M,rep=0", "policy=leveling,memtable_bytes=1M,rep=0"]
 
@@ -328,7 +329,7 @@ def test_a_search_gets_its_table_column_and_figure(tmp_path):
     point["search"] = search
     path.write_text(json.dumps(point))
     files = build_report(camp, camp.parent)
-    assert files.figures[-1] == "search"
+    assert files.figures[-2:] == ["search", "rate"]  # the rate: the Workload section's
     html = files.html.read_text()
     tables = parse(html).tables
     (row,) = tables["search-table"][1:]
