@@ -200,7 +200,8 @@ def _base(name: str, kind: str, summary: dict[str, Any] | None,
 
 
 def phase_shape(phase_dir: Path, driver: Path | None, *, run: dict[str, Any] | None = None,
-                limit: int = SAMPLE_LIMIT) -> dict[str, Any]:
+                limit: int = SAMPLE_LIMIT,
+                timeout_s: float = GENERATE_TIMEOUT_S) -> dict[str, Any]:
     """The record of the phase in phase_dir (its run.json, unless `run` gives it, summary.json
     and timeseries.jsonl); `driver` generates the sample (None: no sample, and why)."""
     t0 = time.monotonic()
@@ -220,7 +221,7 @@ def phase_shape(phase_dir: Path, driver: Path | None, *, run: dict[str, Any] | N
         shape["problems"].append("the phase sent no operation: no sample of the op stream")
     else:
         try:
-            shape["sample"] = sample_shape(run, driver, count)
+            shape["sample"] = sample_shape(run, driver, count, timeout_s)
             shape["sample"].update(limit=limit, sent=sent)
         except (ValueError, OSError) as e:
             shape["problems"].append(f"no sample of the op stream: {e}")
@@ -229,12 +230,12 @@ def phase_shape(phase_dir: Path, driver: Path | None, *, run: dict[str, Any] | N
 
 
 def write_phase_shape(phase_dir: Path, driver: Path | None, *,
-                      run: dict[str, Any] | None = None,
-                      limit: int = SAMPLE_LIMIT) -> dict[str, Any]:
+                      run: dict[str, Any] | None = None, limit: int = SAMPLE_LIMIT,
+                      timeout_s: float = GENERATE_TIMEOUT_S) -> dict[str, Any]:
     """Computes the phase's record and writes it to phase_dir/SHAPE_FILE atomically. Raises
     only OSError, from the write (nothing half-written is left)."""
     try:
-        shape = phase_shape(phase_dir, driver, run=run, limit=limit)
+        shape = phase_shape(phase_dir, driver, run=run, limit=limit, timeout_s=timeout_s)
     except Exception as e:  # never a phase's failure: the record says why
         shape = {"schema": SCHEMA, "phase": phase_dir.name, "kind": phase_dir.name.split("@")[0],
                  "computed": COMPUTED_WITH_PHASE, "completed": None, "sample": None,

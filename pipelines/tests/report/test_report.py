@@ -132,6 +132,34 @@ def test_table_numbers_equal_the_store(report):
         assert f"| {exp['write_p99_ms']:.3g} |" in line
 
 
+def test_the_workload_section_of_points_stored_without_shape_records(report):
+    """The fixture predates workload_shape.json: the section shows what its files hold (the op
+    mix the driver completed, the rate) and says that the op stream's sample is missing."""
+    camp, files = report
+    rows = parse(files.html.read_text()).tables["workload-table"][1:]
+    shown = {(r["attrs"]["data-group"], r["attrs"]["data-phase"]):
+             {a.get("data-key", str(i)): text for i, (a, text) in enumerate(r["cells"])}
+             for r in rows}
+    expected = set()
+    for pid in GOOD_POINTS:
+        point = json.loads((camp / pid / "point.json").read_text())
+        group = pid.removesuffix(",rep=0")
+        for phase in ("testing", point["verdict"]["phase"]):
+            expected.add((group, phase))
+            summary = json.loads((camp / pid / phase / "summary.json").read_text())
+            cells = shown[(group, phase)]
+            queries = [f"{k} {q['ops']:,}" for k, q in (summary.get("queries") or {}).items()
+                       if isinstance(q, dict) and q.get("ops")]
+            assert cells["op_mix"] == "update 100.0 %" + (
+                f"; query threads: {', '.join(queries)}" if queries else "")
+            assert cells["requests"] == f"{summary['ops']['total']:,}"
+            assert cells["rate_mean"] == f"{summary['throughput']['mean']:,.0f}"
+            assert cells["top_1pct_key_share"] == cells["value_size_p50"] == "\u2013"
+            assert "stored without workload_shape.json" in cells["notes"]
+    assert set(shown) == expected  # the failed point has no row
+    assert "Workload (what each group's workload sent" in files.markdown.read_text()
+
+
 def test_failed_point_is_rendered_failed_with_its_error(report):
     camp, files = report
     error = json.loads((camp / FAILED_POINT / "point.json").read_text())["error"]["message"]

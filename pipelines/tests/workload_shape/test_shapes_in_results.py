@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
+from browser import parse
 from lsmbench.cli import main
 from lsmbench.results import load
 from lsmbench.workload_shape.record import SAMPLE_LIMIT, SCHEMA, SHAPE_FILE
@@ -163,52 +164,18 @@ def test_the_rate_over_time_is_recorded_and_a_sine_varies(campaign):
     assert testing["intended"] is None and testing["arrival"] is None  # a closed loop
 
 
-def _cells(html: str, table_id: str) -> list[dict[str, str]]:
-    """The rows of an HTML table as {data-key or column index: text}."""
-    from html.parser import HTMLParser
-
-    rows: list[dict[str, str]] = []
-
-    class Parser(HTMLParser):
-        inside = False
-        row: dict[str, str] | None = None
-        cell: list[str] | None = None
-        key = ""
-
-        def handle_starttag(self, tag, attrs):
-            a = dict(attrs)
-            if tag == "table" and a.get("id") == table_id:
-                self.inside = True
-            elif self.inside and tag == "tr" and "data-group" in a:
-                self.row = {"group": a["data-group"], "phase": a["data-phase"]}
-                self.n = 0
-            elif self.row is not None and tag == "td":
-                self.cell, self.key = [], a.get("data-key") or str(self.n)
-                self.n += 1
-
-        def handle_endtag(self, tag):
-            if tag == "table":
-                self.inside = False
-            elif tag == "td" and self.row is not None and self.cell is not None:
-                self.row[self.key] = "".join(self.cell).strip()
-                self.cell = None
-            elif tag == "tr" and self.row is not None:
-                rows.append(self.row)
-                self.row = None
-
-        def handle_data(self, data):
-            if self.cell is not None:
-                self.cell.append(data)
-
-    Parser().feed(html)
-    return rows
+def workload_cells(html: str) -> dict[tuple[str, str], dict[str, str]]:
+    """The Workload table's rows by (group, phase): each cell's text by its data-key."""
+    return {(r["attrs"]["data-group"], r["attrs"]["data-phase"]):
+            {a["data-key"]: text for a, text in r["cells"] if "data-key" in a}
+            for r in parse(html).tables["workload-table"][1:]}
 
 
 def test_the_report_says_what_each_group_sent(campaign):
     report = campaign.parent.parent / "report"
     html = (report / "report.html").read_text()
     assert '<h2 id="workload">Workload</h2>' in html and 'href="#workload"' in html
-    rows = {(r["group"], r["phase"]): r for r in _cells(html, "workload-table")}
+    rows = workload_cells(html)
     assert set(rows) == {(g, ph) for g in GROUPS.values() for ph in ("testing", "running")}
     for workload, group in GROUPS.items():
         for phase in ("testing", "running"):
