@@ -70,7 +70,8 @@ def read_op_stream(path: str | os.PathLike[str]) -> pd.DataFrame:
     if bad_op.any():
         i = int(np.flatnonzero(bad_op.to_numpy())[0])
         raise OpStreamError(f"{where}: line {i + 3}: unknown op {df['op'].iloc[i]!r}")
-    bad_key = ~df["key"].map(lambda k: _HEX.fullmatch(k) is not None).astype(bool)
+    # Vectorized (pyarrow's regex on pandas' Arrow strings): a 200,000-op sample per phase.
+    bad_key = ~df["key"].str.fullmatch(_HEX.pattern).fillna(False).astype(bool)
     if bad_key.any():
         i = int(np.flatnonzero(bad_key.to_numpy())[0])
         raise OpStreamError(f"{where}: line {i + 3}: key {df['key'].iloc[i]!r} is not "

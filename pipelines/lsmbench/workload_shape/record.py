@@ -12,8 +12,8 @@ Three parts, each from the source that knows it:
 * ``rate``: requests/s per interval achieved (timeseries.jsonl ``throughput.total``) and, in an
   open loop, intended (``queue.intended_rate``: a sine's or a replay's rate varies).
 
-The pipeline writes it when a phase finishes (:func:`write_phase_shape`). Making it never fails a
-phase: a part that cannot be computed is null and ``problems`` says why; the file is written
+The pipeline writes it when a phase finishes (:func:`write_phase_shape`). It never fails a phase:
+a part that cannot be computed is null and ``problems`` says why; the file is written
 atomically (whole or not at all). Points stored before lsmbench recorded it get the parts their
 files hold when read (:func:`stored_shape`: ``completed`` and ``rate``, ``sample`` null); ``python
 -m lsmbench.workload_shape.record DIR`` writes the missing records of a point or a campaign.
