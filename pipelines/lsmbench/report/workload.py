@@ -45,7 +45,9 @@ class WorkloadRow:
 
     @property
     def op_mix_text(self) -> str:
-        return ", ".join(f"{op} {100 * share:.1f} %" for op, share in
+        """'update 59.9 %, read 40.1 %', largest first; each entry kept on one line (no-break
+        spaces)."""
+        return ", ".join(f"{op}\u00a0{100 * share:.1f}\u00a0%" for op, share in
                          sorted(self.op_mix.items(), key=lambda kv: -kv[1])) or "\u2013"
 
 

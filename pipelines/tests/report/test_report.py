@@ -150,7 +150,7 @@ def test_the_workload_section_of_points_stored_without_shape_records(report):
             cells = shown[(group, phase)]
             queries = [f"{k} {q['ops']:,}" for k, q in (summary.get("queries") or {}).items()
                        if isinstance(q, dict) and q.get("ops")]
-            assert cells["op_mix"] == "update 100.0 %" + (
+            assert cells["op_mix"] == "update\u00a0100.0\u00a0%" + (
                 f"; query threads: {', '.join(queries)}" if queries else "")
             assert cells["requests"] == f"{summary['ops']['total']:,}"
             assert cells["rate_mean"] == f"{summary['throughput']['mean']:,.0f}"

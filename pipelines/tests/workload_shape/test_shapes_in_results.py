@@ -181,7 +181,7 @@ def test_the_report_says_what_each_group_sent(campaign):
         for phase in ("testing", "running"):
             s = shape(campaign, workload, phase)
             row = rows[(group, phase)]
-            mix = dict(re.findall(r"(\w+) ([\d.]+) %", row["op_mix"]))
+            mix = dict(re.findall(r"(\w+)\s([\d.]+)\s%", row["op_mix"]))
             assert {op: float(v) for op, v in mix.items()} == pytest.approx(
                 {op: 100 * x for op, x in s["completed"]["op_mix"].items()}, abs=0.051)
             top = float(row["top_1pct_key_share"].rstrip(" %"))  # 3 significant digits
@@ -199,8 +199,8 @@ def test_the_report_says_what_each_group_sent(campaign):
     assert (report / "figures" / "rate.png").stat().st_size > 1000
     md = (report / "summary.md").read_text()
     assert "Workload (what each group's workload sent" in md
-    zipf_md = re.search(rf"^\| {re.escape(GROUPS['mix-zipf.yaml'])} \| testing \| update "
-                        r"[\d.]+ %, read [\d.]+ % \| [\d,]+ \| ([\d.]+) % \|", md, re.M)
+    zipf_md = re.search(rf"^\| {re.escape(GROUPS['mix-zipf.yaml'])} \| testing \| update\s"
+                        r"[\d.]+\s%, read\s[\d.]+\s% \| [\d,]+ \| ([\d.]+) % \|", md, re.M)
     assert zipf_md is not None and zipf_md[1] == zipf["top_1pct_key_share"].rstrip(" %")
 
 
