@@ -54,7 +54,7 @@ POINT_COLUMNS: dict[str, str] = {
     # what the phase's workload sent (its workload_shape.json: workload_shape.record)
     "shape_requests": "Int64",
     **{f"shape_op_share_{op}": "float64" for op in ("insert", "update", "delete", "read",
-                                                     "scan")},
+                                                     "scan", "rmw")},
     "shape_sample_ops": "Int64", "shape_distinct_keys": "Int64",
     "shape_top_1pct_key_share": "float64",
     "shape_value_size_mean": "float64", "shape_value_size_p50": "float64",

@@ -144,6 +144,7 @@ def test_the_shape_columns_of_points_stored_without_shape_records(store):
         assert row["shape_requests"] == counts[ops]
         assert row[f"shape_op_share_{ops}"] == 1.0
         assert row["shape_op_share_read"] == row["shape_op_share_scan"] == 0.0
+        assert row["shape_op_share_rmw"] == 0.0
         assert row["shape_rate_mean"] == pytest.approx(summary["throughput"]["mean"])
         for column in ("shape_sample_ops", "shape_top_1pct_key_share", "shape_value_size_p50",
                        "shape_distinct_keys"):

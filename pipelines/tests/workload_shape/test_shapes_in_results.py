@@ -216,7 +216,7 @@ def test_export_has_the_shape_columns(campaign):
             s = shape(campaign, workload, phase)
             for df in (points, tables.points):
                 (row,) = df[(df["group"] == group) & (df["phase"] == phase)].to_dict("records")
-                for op in ("insert", "update", "delete", "read", "scan"):
+                for op in ("insert", "update", "delete", "read", "scan", "rmw"):
                     assert row[f"shape_op_share_{op}"] == pytest.approx(
                         s["completed"]["op_mix"].get(op, 0.0))
                 assert row["shape_requests"] == s["completed"]["requests"]
