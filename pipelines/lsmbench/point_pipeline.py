@@ -52,7 +52,8 @@ from .progress import Reporter
 from .spec import CampaignSpec
 from .testbeds import Node, Testbed
 from .testbeds.base import Monitor
-from .util.paths import find_sim
+from .util.paths import find_driver, find_sim
+from .workload_shape.record import SHAPE_FILE, write_phase_shape
 
 DEFAULT_LOAD_TIMEOUT_S = 3600.0
 
@@ -280,6 +281,8 @@ class PointPipeline:
         missing = outputs.missing()
         if missing:
             raise PointFailed(phase_dir, f"lsm-driver exited 0 but wrote no {', '.join(missing)}")
+        # From the driver's own files, before any view of them (method/requests.py).
+        self._record_shape(out, doc)
         if by_requests:
             # A mix without writes: the method counts its requests (method/requests.py).
             return replace(outputs, summary=write_free.requests_summary(outputs.summary),
@@ -287,6 +290,21 @@ class PointPipeline:
                            intervals=[write_free.requests_interval(iv)
                                       for iv in outputs.intervals])
         return outputs
+
+    def _record_shape(self, out: Path, doc: dict[str, Any]) -> None:
+        """workload_shape.json of the phase just run (workload_shape.record): never the phase's
+        failure, whatever keeps it from being computed or written."""
+        ctx = self.ctx
+        local = ctx.node.address is None
+        driver = find_driver(ctx.driver) if ctx.driver and local else find_driver()
+        try:
+            shape = write_phase_shape(out, driver, run=doc)
+        except OSError as e:
+            ctx.log.warning("%s: no %s: %s", out.name, SHAPE_FILE, e)
+            return
+        why = "; ".join(shape.get("problems") or [])
+        ctx.log.info("%s: workload shape recorded in %.2f s%s", out.name,
+                     shape.get("cost_s") or 0.0, f" ({why})" if why else "")
 
     def _engine_plugin(self, ctx: PointContext) -> str | None:
         """run.json's engine_plugin: on a remote node the file its testbed installed there

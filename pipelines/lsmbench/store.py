@@ -12,6 +12,7 @@ Layout::
         fingerprint.json       host, kernel, CPU, disk, commit, options hash
         load/ testing/ running/ (running@U/ in a sweep)
           run.json  timeseries.jsonl  summary.json  histograms.json  driver.log
+          workload_shape.json (what the workload sent: workload_shape/record.py)
         pipeline.log
 
 A point directory appears only by rename(2) of a fully written temporary

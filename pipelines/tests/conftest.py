@@ -25,7 +25,7 @@ FIXTURE_MARKERS = {
 }
 
 
-SHARED_MODULE_FIXTURES = {"test_views_agree"}
+SHARED_MODULE_FIXTURES = {"test_views_agree", "test_shapes_in_results"}
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups

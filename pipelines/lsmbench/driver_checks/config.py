@@ -77,17 +77,21 @@ def _spec_path(spec: CampaignSpec, point: Point, phase: str, path: str,
     """(spec path, message) of a driver error at run.json `path` in the phase's run.json."""
     head, _, rest = path.partition(".")
     if head == "workload" and rest:
-        field = rest.split(".")[0]
-        candidates = [f"workload.set.{field}"]
+        parts = rest.split(".")
+        # The longest of the field's paths (mixgraph.value_sigma, then mixgraph) that a
+        # dimension, then the spec's `set` (its dotted keys and nested mappings), sets.
+        prefixes = [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
+        sources = ["set", "inline"] if spec.workload.inline is not None else ["set"]
+        for prefix in prefixes:
+            for source in sources:
+                if f"workload.{source}.{prefix}" in point.params:
+                    return f"matrix.workload.{source}.{prefix}", message
+        given = set(_leaf_paths(spec.workload.set))
+        for prefix in prefixes:
+            if prefix in given:
+                return f"workload.set.{prefix}", message
         if spec.workload.inline is not None:
-            candidates.append(f"workload.inline.{field}")
-        for cand in candidates:
-            if cand in point.params:
-                return f"matrix.{cand}", message
-        if field in spec.workload.set:
-            return f"workload.set.{field}", message
-        if spec.workload.inline is not None:
-            return f"workload.inline.{field}", message
+            return f"workload.inline.{parts[0]}", message
         return "workload.file", f"{spec.workload.file}: {rest}: {message}"
     if head in ("queries", "threads") and phase != "load":
         spec_path = f"phases.{phase}.{path}"
@@ -100,6 +104,18 @@ def _spec_path(spec: CampaignSpec, point: Point, phase: str, path: str,
                 "share of the duration, ends on a whole interval, phases.interval: a longer "
                 "duration or a shorter warm-up)")
     return f"phases.{phase}", f"{path}: {message}" if path else message
+
+
+def _leaf_paths(overrides: dict[str, Any], prefix: str = "") -> list[str]:
+    """Every path a workload's `set` gives, its mappings' own included: {"mixgraph":
+    {"value_sigma": 1}} -> ["mixgraph", "mixgraph.value_sigma"]."""
+    out = []
+    for key, value in overrides.items():
+        path = f"{prefix}{key}"
+        out.append(path)
+        if isinstance(value, dict):
+            out += _leaf_paths(value, path + ".")
+    return out
 
 
 def config_errors(loaded: LoadedSpec, driver: Path) -> list[tuple[str, str]]:

@@ -1,6 +1,6 @@
 """The report's figures in the report's order: the generic ones (figures.py), the merge cycle
 (merges.py), the datasets' (datasets.py) and the seed papers' (papers.py), each caption naming
-the paper figures it is the counterpart of."""
+the paper figures it is the counterpart of; last the Workload section's rate (workload.py)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from .papers import (
 )
 from .plotting import Figure
 from .series import DEFAULT_WINDOW_S
+from .workload import RATE_FIGURE, rate_figure
 
 
 def all_figures(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_S,
@@ -47,6 +48,7 @@ def all_figures(points: Sequence[StoredPoint], window_s: float = DEFAULT_WINDOW_
         ("tradeoff", lambda: tradeoff_figure(points)),
         ("merge-cost", lambda: merge_cost_figure(points)),
         ("activity", lambda: activity_figure(points)),
+        (RATE_FIGURE, lambda: rate_figure(points)),  # the Workload section's
     ]
     out: list[Figure | None] = []
     for key, build in builders:

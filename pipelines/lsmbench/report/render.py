@@ -33,6 +33,7 @@ from .plotting import Figure
 from .predicted import predicted_rows
 from .series import DEFAULT_WINDOW_S
 from .tuning import tune_section
+from .workload import RATE_FIGURE, workload_rows
 
 HTML_TEMPLATE = "report.html.j2"
 MD_TEMPLATE = "summary.md.j2"
@@ -206,12 +207,10 @@ def context(campaign: Campaign, figures: list[Figure], comparison: Comparison | 
         "param_keys": sorted({k for r in rows for k in r.params}),
         "failed": [r for r in rows if r.state != "complete"],
         "complete": sum(1 for r in rows if r.state == "complete"),
-        "figures": [
-            {"id": f.id, "title": f.title, "caption": f.caption,
-             "data_uri": "data:image/png;base64," + base64.b64encode(f.png).decode("ascii"),
-             "file": f"{FIGURES_DIR}/{f.id}.png"}
-            for f in figures
-        ],
+        "figures": [_figure(f) for f in figures if f.id != RATE_FIGURE],
+        # The Workload section: what each group's workload sent, and its rate figure.
+        "workload": workload_rows(groups, campaign.points),
+        "workload_figure": next((_figure(f) for f in figures if f.id == RATE_FIGURE), None),
         "window_s": window_s,
         "spec_yaml": _yaml(campaign.spec) if campaign.spec else "",
         "plan_yaml": _yaml(plan) if plan else "",
@@ -223,6 +222,12 @@ def context(campaign: Campaign, figures: list[Figure], comparison: Comparison | 
         "html_name": html_name,
         "tune": None,  # write_report: lsmbench tune's study (tuning.TuneSection)
     }
+
+
+def _figure(f: Figure) -> dict[str, str]:
+    return {"id": f.id, "title": f.title, "caption": f.caption,
+            "data_uri": "data:image/png;base64," + base64.b64encode(f.png).decode("ascii"),
+            "file": f"{FIGURES_DIR}/{f.id}.png"}
 
 
 def render_html(ctx: dict[str, Any]) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from ..driverio import read_timeseries
 from ..method.groups import error_text
 from ..points import phase_name, phase_utilization
 from ..store import CAMPAIGN_FILE, POINT_FILE, STATE_COMPLETE
+from ..workload_shape.record import read_shape, stored_shape
 
 
 class ResultsError(ValueError):
@@ -45,6 +47,15 @@ class StoredPhase:
     intervals: list[dict[str, Any]]
     summary: dict[str, Any] | None
     histograms: dict[str, Any] | None
+    shape_file: dict[str, Any] | None = None  # workload_shape.json, when the phase has one
+
+    @cached_property
+    def shape(self) -> dict[str, Any]:
+        """What the phase's workload sent (workload_shape.record): its workload_shape.json,
+        else the parts its driver outputs hold (the op mix completed, the rate over time)."""
+        if self.shape_file is not None:
+            return self.shape_file
+        return stored_shape(self.name, self.kind, self.summary, self.intervals)
 
     @property
     def kind(self) -> str:
@@ -154,7 +165,9 @@ def _read_phase(d: Path) -> StoredPhase | None:
     intervals = read_timeseries(d / "timeseries.jsonl")
     if summary is None and not intervals:
         return None
-    return StoredPhase(d.name, intervals, summary, _read_json(d / "histograms.json"))
+    # A record of another schema, or unreadable, is read as none: the phase stays readable.
+    return StoredPhase(d.name, intervals, summary, _read_json(d / "histograms.json"),
+                       read_shape(d))
 
 
 def read_point(d: Path) -> StoredPoint:

@@ -51,6 +51,18 @@ POINT_COLUMNS: dict[str, str] = {
     "write_amplification": "float64", "write_amplification_window": "string",
     "verdict": "string", "sustainable": "boolean", "failed_criteria": "string",
     "verdict_reasons": "string",
+    # what the phase's workload sent (its workload_shape.json: workload_shape.record)
+    "shape_requests": "Int64",
+    **{f"shape_op_share_{op}": "float64" for op in ("insert", "update", "delete", "read",
+                                                     "scan", "rmw")},
+    "shape_sample_ops": "Int64", "shape_distinct_keys": "Int64",
+    "shape_top_1pct_key_share": "float64",
+    "shape_value_size_mean": "float64", "shape_value_size_p50": "float64",
+    "shape_value_size_p99": "float64",
+    "shape_scan_length_mean": "float64", "shape_scan_length_p50": "float64",
+    "shape_scan_length_p99": "float64",
+    "shape_rate_mean": "float64", "shape_intended_rate_mean": "float64",
+    "shape_problems": "string",
 }
 TIMESERIES_COLUMNS: dict[str, str] = {
     "campaign": "string", "point": "string", "phase": "string", "interval": "Int64",
@@ -267,10 +279,46 @@ def point_rows(campaign: str, pt: StoredPoint) -> list[dict[str, Any]]:
             for key, value in v.items():
                 if key not in _VERDICT_SKIP and _is_number(value):
                     row[f"verdict_{key}"] = value
+        if stored is not None:
+            row.update(shape_columns(stored.shape))
         if stored is not None and stored.summary:
             for key, value in numeric_leaves(stored.summary, _SUMMARY_SKIP):
                 row[_free_name(key, POINT_COLUMNS, "summary_")] = value
     return rows
+
+
+def shape_columns(shape: Mapping[str, Any]) -> dict[str, Any]:
+    """The points table's shape_* columns of one phase's workload shape record: the op shares
+    the driver completed (every type of the driver; another type, shape_op_share_<type>), the
+    sample's keys, value sizes (all writes) and scan lengths, the mean rates."""
+    out: dict[str, Any] = {}
+    completed = shape.get("completed") if isinstance(shape.get("completed"), dict) else None
+    if completed is not None:
+        out["shape_requests"] = _int(completed.get("requests"))
+        mix = completed.get("op_mix") if isinstance(completed.get("op_mix"), dict) else {}
+        for name in POINT_COLUMNS:
+            if name.startswith("shape_op_share_"):
+                out[name] = 0.0  # the phase completed none of this type
+        for op, share in mix.items():
+            out[f"shape_op_share_{op}"] = number(share)
+    sample = shape.get("sample") if isinstance(shape.get("sample"), dict) else None
+    if sample is not None:
+        out["shape_sample_ops"] = _int(sample.get("ops"))
+        out["shape_distinct_keys"] = _int(sample.get("distinct_keys"))
+        out["shape_top_1pct_key_share"] = number(sample.get("top_1pct_key_share"))
+        for column, dist in (("value_size", (sample.get("value_size") or {}).get("all")),
+                             ("scan_length", sample.get("scan_length"))):
+            if isinstance(dist, dict):
+                for q in ("mean", "p50", "p99"):
+                    out[f"shape_{column}_{q}"] = number(dist.get(q))
+    rate = shape.get("rate") if isinstance(shape.get("rate"), dict) else None
+    if rate is not None:
+        out["shape_rate_mean"] = number(rate.get("mean_achieved"))
+        out["shape_intended_rate_mean"] = number(rate.get("mean_intended"))
+    problems = shape.get("problems")
+    if isinstance(problems, list):
+        out["shape_problems"] = REASON_SEPARATOR.join(str(p) for p in problems)
+    return out
 
 
 def _param_columns(campaign: Campaign) -> list[str]:

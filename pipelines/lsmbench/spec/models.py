@@ -115,7 +115,10 @@ class WorkloadRef(Strict):
                                           "object itself, instead of a file.")
     set: dict[str, Any] = Field(default_factory=dict, description="Overrides of the file's "
                                 "or the inline workload's fields; dotted keys reach "
-                                "nested ones.")
+                                "nested ones. A mapping given for a mapping overrides it "
+                                "field by field (`{mixgraph: {value_sigma: 30}}` keeps the "
+                                "other mixgraph fields); `operations`, and an `arrival` "
+                                "naming another `process`, are taken whole.")
 
     @model_validator(mode="after")
     def _one_source(self) -> WorkloadRef:

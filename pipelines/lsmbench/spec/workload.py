@@ -1,4 +1,12 @@
-"""The workload a spec names: found by name or path, read, and overridden by its ``set``."""
+"""The workload a spec names: found by name or path, read, and overridden by its ``set``.
+
+``set`` rule (:func:`apply_workload_set`): a key (dotted keys reach nested fields) takes its
+value, except that a mapping given where the workload has a mapping overrides it field by field,
+recursively: ``{mixgraph: {value_sigma: 30}}`` (what a matrix dimension
+``workload.set.mixgraph.value_sigma`` becomes) keeps every other field of the file's mixgraph.
+Two mappings are taken whole, as the driver reads them: ``operations`` (a mix: its shares sum
+to 1) and an ``arrival`` naming another ``process`` (run.json's arrival replaces a workload's
+so too)."""
 
 from __future__ import annotations
 
@@ -9,7 +17,6 @@ from typing import Any
 from ..util import names
 from ..util.paths import workloads_dir
 from .models import WorkloadRef
-from .overrides import set_dotted
 from .reading import read_document
 
 
@@ -45,8 +52,7 @@ def resolve_workload(ref: WorkloadRef, source: Path | None) -> tuple[dict[str, A
             raise ValueError(f"{wfile}: expected a mapping of workload fields")
     else:
         data = copy.deepcopy(ref.inline or {})
-    for key, value in ref.set.items():
-        set_dotted(data, key, value)
+    apply_workload_set(data, ref.set)
     # A trace file (arrival rates, or a RocksDB query trace) is named relative to the workload
     # file; run.json moves, so pin it.
     base = wfile.parent if wfile else (source.parent if source else Path.cwd())
@@ -56,6 +62,40 @@ def resolve_workload(ref: WorkloadRef, source: Path | None) -> tuple[dict[str, A
     if isinstance(data.get("rocksdb_trace"), str):
         data["rocksdb_trace"] = _pinned(data["rocksdb_trace"], base)
     return data, wfile
+
+
+# Mappings that a mapping in `set` replaces whole (see the module's docstring).
+_WHOLE = frozenset({"operations"})
+
+
+def apply_workload_set(data: dict[str, Any], overrides: dict[str, Any]) -> None:
+    """Applies a spec's ``workload.set`` to the workload object ``data`` (in place): each key,
+    dotted or not, set to its value; a mapping onto a mapping merged field by field (the
+    module's rule)."""
+    for key, value in overrides.items():
+        _set_field(data, str(key).split("."), value)
+
+
+def _set_field(data: dict[str, Any], parts: list[str], value: Any) -> None:
+    node = data
+    for part in parts[:-1]:
+        if not isinstance(node.get(part), dict):
+            node[part] = {}
+        node = node[part]
+    name = parts[-1]
+    current = node.get(name)
+    if (isinstance(value, dict) and isinstance(current, dict) and name not in _WHOLE
+            and not _other_process(name, current, value)):
+        for key, sub in value.items():
+            _set_field(current, str(key).split("."), sub)
+    else:
+        node[name] = copy.deepcopy(value)
+
+
+def _other_process(name: str, current: dict[str, Any], value: dict[str, Any]) -> bool:
+    """An arrival that names another process than the workload's: taken whole."""
+    return (name == "arrival" and "process" in value
+            and value["process"] != current.get("process"))
 
 
 def _pinned(path: str, base: Path) -> str:

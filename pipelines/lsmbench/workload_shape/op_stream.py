@@ -70,7 +70,8 @@ def read_op_stream(path: str | os.PathLike[str]) -> pd.DataFrame:
     if bad_op.any():
         i = int(np.flatnonzero(bad_op.to_numpy())[0])
         raise OpStreamError(f"{where}: line {i + 3}: unknown op {df['op'].iloc[i]!r}")
-    bad_key = ~df["key"].map(lambda k: _HEX.fullmatch(k) is not None).astype(bool)
+    # Vectorized (pyarrow's regex on pandas' Arrow strings): a 200,000-op sample per phase.
+    bad_key = ~df["key"].str.fullmatch(_HEX.pattern).fillna(False).astype(bool)
     if bad_key.any():
         i = int(np.flatnonzero(bad_key.to_numpy())[0])
         raise OpStreamError(f"{where}: line {i + 3}: key {df['key'].iloc[i]!r} is not "
@@ -102,7 +103,7 @@ def read_op_stream(path: str | os.PathLike[str]) -> pd.DataFrame:
     return df
 
 
-def _distribution(values: pd.Series) -> dict[str, float | int]:
+def distribution(values: pd.Series) -> dict[str, float | int]:
     """count, mean and QUANTILES (linear interpolation; p0 and p100 are the min and max)."""
     x = values.dropna().astype("float64").to_numpy()
     if len(x) == 0:  # a trace's scans: no lengths
@@ -170,9 +171,9 @@ def summarize(df: pd.DataFrame, *, key_ranges: KeyRanges | None = None) -> dict[
         "ops": n,
         "op_counts": op_counts,
         "op_mix": {op: c / n for op, c in op_counts.items()},
-        "value_size": {op: _distribution(df.loc[df["op"] == op, "value_size"])
+        "value_size": {op: distribution(df.loc[df["op"] == op, "value_size"])
                        for op in WRITE_OPS if op in op_counts},
-        "scan_length": (_distribution(df.loc[df["op"] == "scan", "scan_length"])
+        "scan_length": (distribution(df.loc[df["op"] == "scan", "scan_length"])
                         if "scan" in op_counts else None),
         "distinct_keys": int(df["key"].nunique()),
     }

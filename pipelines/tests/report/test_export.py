@@ -128,6 +128,31 @@ def test_the_fixture_has_rows_in_every_table(store):
     assert counts["timeseries"] > 0 and counts["histograms"] > 1000 and counts["merges"] > 0
 
 
+def test_the_shape_columns_of_points_stored_without_shape_records(store):
+    """The fixture predates workload_shape.json: the driver's counts and the rate are there,
+    the op stream's sample is NULL, and shape_problems says why."""
+    points = load(store).points
+    done = points[points["state"] == "complete"]
+    assert len(done) == 8
+    for row in done.to_dict("records"):
+        summary = _json(store / row["point"] / row["phase"] / "summary.json")
+        window = {k: v for k, v in summary["ops"].items() if k not in ("total", "writes")}
+        counts = window if sum(window.values()) else {
+            k: v for k, v in summary["ops_total"].items() if k not in ("total", "writes")}
+        ops = "insert" if row["phase_kind"] in ("load", "reload") else "update"
+        assert set(counts) == {ops}
+        assert row["shape_requests"] == counts[ops]
+        assert row[f"shape_op_share_{ops}"] == 1.0
+        assert row["shape_op_share_read"] == row["shape_op_share_scan"] == 0.0
+        assert row["shape_op_share_rmw"] == 0.0
+        assert row["shape_rate_mean"] == pytest.approx(summary["throughput"]["mean"])
+        for column in ("shape_sample_ops", "shape_top_1pct_key_share", "shape_value_size_p50",
+                       "shape_distinct_keys"):
+            assert pd.isna(row[column]), column
+        assert "stored without workload_shape.json" in row["shape_problems"]
+    assert str(points["shape_value_size_p99"].dtype) == "float64"
+
+
 def duckdb_rows(path: Path) -> int:
     """The rows DuckDB reads from an exported file (Parquet or CSV)."""
     reader = "read_parquet" if path.suffix == ".parquet" else "read_csv"

@@ -24,7 +24,8 @@ from lsmbench.report.series import windowed
 from repo_paths import TESTS
 
 FIXTURE = TESTS / "fixtures" / "report" / "results" / "report-fixture"
-ALL_FIGURES = ["throughput", "components", "latency", "queries", "flushes", "sweep"]
+ALL_FIGURES = ["throughput", "components", "latency", "queries", "flushes", "sweep",
+               "rate"]  # the last in the Workload section
 FAILED_POINT = "policy=tiering,memtable_bytes=1K,rep=0"
 GOOD_POINTS = ["policy=tiering,memtable_bytes=1M,rep=0", "policy=leveling,memtable_bytes=1M,rep=0"]
 
@@ -129,6 +130,34 @@ def test_table_numbers_equal_the_store(report):
         line = next(x for x in md.splitlines() if x.startswith(f"| {pid} |"))
         assert f"| {exp['max_write_throughput']:,.0f} |" in line
         assert f"| {exp['write_p99_ms']:.3g} |" in line
+
+
+def test_the_workload_section_of_points_stored_without_shape_records(report):
+    """The fixture predates workload_shape.json: the section shows what its files hold (the op
+    mix the driver completed, the rate) and says that the op stream's sample is missing."""
+    camp, files = report
+    rows = parse(files.html.read_text()).tables["workload-table"][1:]
+    shown = {(r["attrs"]["data-group"], r["attrs"]["data-phase"]):
+             {a.get("data-key", str(i)): text for i, (a, text) in enumerate(r["cells"])}
+             for r in rows}
+    expected = set()
+    for pid in GOOD_POINTS:
+        point = json.loads((camp / pid / "point.json").read_text())
+        group = pid.removesuffix(",rep=0")
+        for phase in ("testing", point["verdict"]["phase"]):
+            expected.add((group, phase))
+            summary = json.loads((camp / pid / phase / "summary.json").read_text())
+            cells = shown[(group, phase)]
+            queries = [f"{k} {q['ops']:,}" for k, q in (summary.get("queries") or {}).items()
+                       if isinstance(q, dict) and q.get("ops")]
+            assert cells["op_mix"] == "update\u00a0100.0\u00a0%" + (
+                f"; query threads: {', '.join(queries)}" if queries else "")
+            assert cells["requests"] == f"{summary['ops']['total']:,}"
+            assert cells["rate_mean"] == f"{summary['throughput']['mean']:,.0f}"
+            assert cells["top_1pct_key_share"] == cells["value_size_p50"] == "\u2013"
+            assert "stored without workload_shape.json" in cells["notes"]
+    assert set(shown) == expected  # the failed point has no row
+    assert "Workload (what each group's workload sent" in files.markdown.read_text()
 
 
 def test_failed_point_is_rendered_failed_with_its_error(report):
@@ -328,7 +357,7 @@ def test_a_search_gets_its_table_column_and_figure(tmp_path):
     point["search"] = search
     path.write_text(json.dumps(point))
     files = build_report(camp, camp.parent)
-    assert files.figures[-1] == "search"
+    assert files.figures[-2:] == ["search", "rate"]  # the rate: the Workload section's
     html = files.html.read_text()
     tables = parse(html).tables
     (row,) = tables["search-table"][1:]
