@@ -1,5 +1,6 @@
-"""The table of docs/results/engines.md from a stored run of pipelines/campaigns/engines.yaml:
-per engine (group), the testing maximum, the group's verdict at 95 %, the running phase's p99,
+"""The table of docs/results/engines.md from a stored run of pipelines/campaigns/engines.yaml
+(and of docs/results/ycsb.md from one of ycsb.yaml): per group, the testing maximum, the
+group's verdict at 95 %, the running phase's p99,
 stall time and write amplification (medians over the repetitions, with their range), and the
 verdict's reasons.
 
@@ -43,7 +44,7 @@ def main() -> int:
               f"{r.stderr.strip() or f'exit {r.returncode}'}", file=sys.stderr)
         return 2
     listing = json.loads(r.stdout)
-    print("| engine | testing max, writes/s | sustainable at 95 %? | p99 write latency | "
+    print("| group | testing max, writes/s | sustainable at 95 %? | p99 write latency | "
           "stall time / running window | write amplification (running) | why |")
     print("|---|---:|---|---:|---:|---:|---|")
     for g in listing["groups"]:
@@ -66,7 +67,9 @@ def main() -> int:
         mx = g["max_write_throughput"]
         p99 = g["p99_write_latency_s"]
         why = "; ".join(r for r in g["reasons"] if not r.startswith("the repetitions are"))
-        print(f"| {g['params']['engine']} | {mx['median']:,.0f} "
+        unit = "" if g.get("unit", "writes") == "writes" else f" {g['unit']}/s"
+        name = g["params"].get("engine") or g["group"]
+        print(f"| {name} | {mx['median']:,.0f}{unit} "
               f"[{(mx['ci_low'] or mx['median']):,.0f}-{(mx['ci_high'] or mx['median']):,.0f}] "
               f"| {g['verdict']} ({g['agree'].get('sustainable', 0)} of {g['complete']} "
               f"sustainable) | {1000 * p99['median']:.0f} ms | {_range(stalls, '{:.2f}')} s "

@@ -135,7 +135,8 @@ class WriteAmplification:
 _WRITTEN = ("bytes_flushed", "bytes_merged")
 
 
-def _window_wa(start: Any, end: Any) -> float | None:
+def _window_bytes(start: Any, end: Any) -> tuple[float, float] | None:
+    """(user bytes, bytes written) over the window, when the engine counts both."""
     if not isinstance(end, Mapping):
         return None
     start = start if isinstance(start, Mapping) else {}
@@ -146,23 +147,23 @@ def _window_wa(start: Any, end: Any) -> float | None:
     user = user_end - (number(start.get("user_bytes")) or 0.0)
     written = sum(float(w) for w in written_end if w is not None) - sum(
         number(start.get(k)) or 0.0 for k in _WRITTEN)
-    return written / user if user > 0 else None
+    return user, written
 
 
 def write_amplification(summary: Mapping[str, Any] | None) -> WriteAmplification | None:
     """The phase's write amplification over its measured window; None when the engine tells
-    neither its byte counters nor a write amplification."""
+    neither its byte counters nor a write amplification, or when the window wrote no user
+    byte (a mix without writes has none)."""
     metrics = _get(summary, "engine_metrics")
     if not isinstance(metrics, Mapping):
         return None
     start = metrics.get("window_start")
-    if "window_end" in metrics:
-        wa = _window_wa(start, metrics.get("window_end"))
-        if wa is not None:
-            return WriteAmplification(wa, WA_WINDOW)
-    else:
-        wa = _window_wa(start, metrics.get("end"))
-        if wa is not None:
-            return WriteAmplification(wa, WA_WINDOW_AND_DRAIN)
+    window = "window_end" in metrics
+    counted = _window_bytes(start, metrics.get("window_end" if window else "end"))
+    if counted is not None:
+        user, written = counted
+        if user <= 0:
+            return None
+        return WriteAmplification(written / user, WA_WINDOW if window else WA_WINDOW_AND_DRAIN)
     cumulative = number(_get(metrics, "end", "write_amplification"))
     return WriteAmplification(cumulative, WA_CUMULATIVE) if cumulative is not None else None

@@ -364,3 +364,17 @@ def test_an_interrupted_campaign_says_so_and_is_no_night(views, tmp_path, capsys
     assert main(["track", "record", str(cdir), "--history", str(history)]) == 2
     assert "has not finished" in capsys.readouterr().err
     assert not history.exists()
+
+
+def test_a_window_without_user_writes_has_no_write_amplification() -> None:
+    # A mix without writes (YCSB C): the window wrote no user byte, so there is no ratio, and
+    # the engine's cumulative figure at the end is not one of the window either.
+    counters = {"user_bytes": 5_000, "bytes_flushed": 6_000, "bytes_merged": 9_000,
+                "write_amplification": 3.0}
+    summary = {"engine_metrics": {"window_start": counters, "window_end": dict(counters),
+                                  "end": counters}}
+    assert write_amplification(summary) is None
+    summary["engine_metrics"]["window_end"] = {**counters, "user_bytes": 6_000,
+                                               "bytes_flushed": 7_000}
+    wa = write_amplification(summary)
+    assert wa is not None and wa.value == pytest.approx(1.0) and wa.window == "window"
