@@ -38,6 +38,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .cyclecheck import SIM_NOT_BUILT, CycleUnknown, SimInputs, sim_inputs
+from .engine_options import write_share
 from .mergesim import SimError, default_option, run_lsm_sim
 from .plan import Plan
 from .points import ResolvedPoint
@@ -278,13 +279,27 @@ def _verdict_outside(inputs: SimInputs, arrival: str, utilization: float,
     return "; ".join(why)
 
 
+def _mix_outside(workload: dict[str, Any]) -> str:
+    """Why the workload's mix is outside what lsm-sim models (its writes alone), or "". A mix
+    without writes has no write maximum to predict: PredictError."""
+    share = write_share(workload)
+    if share <= 0:
+        raise PredictError("a mix without writes: lsm-sim simulates writes, and this point's "
+                           "maximum counts requests")
+    if share < 1:
+        return (f"a mix of {share:.0%} writes (lsm-sim simulates the writes alone; the reads "
+                "share the engine and the disk)")
+    return ""
+
+
 def _predict(resolved: ResolvedPoint, sim: Path, pred: Prediction) -> Prediction:
     spec = resolved.spec
+    mix = _mix_outside(resolved.workload)
     testing = sim_inputs(resolved, sim, "testing")
     budget, through_throttle = _bandwidth(resolved, testing.options)
     pred.utilization = spec.phases.running.utilization
     pred.arrival = _arrival(resolved)
-    pred.outside = _outside(testing, through_throttle)
+    pred.outside = "; ".join(w for w in (_outside(testing, through_throttle), mix) if w)
     if spec.phases.running.enabled:
         pred.verdict_outside = _verdict_outside(testing, pred.arrival, pred.utilization,
                                                 through_throttle)

@@ -461,6 +461,9 @@ def make_group(reps: Sequence[Repetition]) -> Group:
     search = group_search(reps)
     if search is not None:
         reasons = [search.reason, *reasons]
+    if reps[0].unit != "writes":
+        reasons.append(f"a mix without writes: its maximum, latencies and stalls count "
+                       f"{reps[0].unit}")
     unsteady = [r for r in judged if r.steady is False]
     if unsteady:
         reasons.append(f"the testing maximum did not attain steady state in {len(unsteady)} of "

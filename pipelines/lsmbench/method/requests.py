@@ -84,8 +84,9 @@ def requests_histograms(histograms: dict[str, Any] | None) -> dict[str, Any] | N
 
 
 def requests_summary(summary: dict[str, Any] | None) -> dict[str, Any] | None:
-    """summary.json with its request latency in ``write_latency_us`` (the censored requests
-    counted as the censored writes are)."""
+    """summary.json with its request latency in ``write_latency_us`` and
+    ``write_processing_latency_us`` (the censored requests counted as the censored writes
+    are)."""
     if not summary:
         return summary
     out = dict(summary)
@@ -94,6 +95,7 @@ def requests_summary(summary: dict[str, Any] | None) -> dict[str, Any] | None:
     if isinstance(censored, dict):
         latency["censored"] = sum(int(v) for k, v in censored.items() if k in REQUEST_TYPES)
     out["write_latency_us"] = latency
+    out["write_processing_latency_us"] = merged_latency(summary.get("processing_latency_us"))
     if "max_write_throughput" in summary:  # a testing phase's figure of the window
         out["max_write_throughput"] = (summary.get("throughput") or {}).get("mean")
     return out

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..method.groups import Group, Repetition, group_repetitions, make_repetition
 from ..method.metrics import stall_time, write_amplification
+from ..method.requests import REQUESTS, requests_summary
 from ..method.stats import Estimate, median_ci
 from ..method.verdict import verdict_word
 from ..results.reading import (
@@ -117,8 +118,15 @@ def point_row(pt: StoredPoint) -> Row:
     run = pt.running
     v = pt.verdict or {}
 
+    # A mix without writes: its latencies are its requests' (method/requests.py), as in its
+    # verdict and in `ls`.
+    summary = run.summary if run else None
+    if mt.get("unit") == REQUESTS:
+        summary = requests_summary(summary)
+
     def lat(name: str, q: str) -> float | None:
-        return _ms(run.summary_get(name, q)) if run else None
+        value = ((summary or {}).get(name) or {}).get(q)
+        return _ms(value) if run else None
 
     comps = component_counts(run) if run else []
     stall = stall_time(run.summary) if run else None

@@ -340,3 +340,17 @@ def test_a_verdict_under_a_cgroup_limit_is_outside_the_validated_range(tmp_path,
     out = " ".join(capsys.readouterr().out.split())
     # one line per reason: each policy's two points
     assert out.count("the verdict is outside the validated range for 2 points") == 2, out
+
+
+def test_a_mix_with_reads_is_outside_the_range_and_one_without_writes_has_no_prediction(
+        tmp_path, capsys):
+    # lsm-sim simulates the writes alone: a mix with reads is labelled, and a mix without
+    # writes (YCSB C, whose maximum counts requests) gets no number at all.
+    path = _edited(spec(tmp_path), lambda d: d.update(
+        matrix={"workload.file": ["ycsb-a", "ycsb-c"]},
+        workload={"file": "ycsb-a", "set": {"record_count": 20000}}))
+    preds = predictions(capsys, path)
+    a, c = preds["file=ycsb-a,rep=0"], preds["file=ycsb-c,rep=0"]
+    assert "a mix of 50% writes" in a["outside"]
+    assert c["max_writes_per_s"] is None
+    assert c["basis"].startswith("a mix without writes")
