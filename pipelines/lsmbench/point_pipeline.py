@@ -282,7 +282,7 @@ class PointPipeline:
         if missing:
             raise PointFailed(phase_dir, f"lsm-driver exited 0 but wrote no {', '.join(missing)}")
         # From the driver's own files, before any view of them (method/requests.py).
-        self._record_shape(out, doc)
+        self._record_shape(out, doc, outputs)
         if by_requests:
             # A mix without writes: the method counts its requests (method/requests.py).
             return replace(outputs, summary=write_free.requests_summary(outputs.summary),
@@ -291,14 +291,15 @@ class PointPipeline:
                                       for iv in outputs.intervals])
         return outputs
 
-    def _record_shape(self, out: Path, doc: dict[str, Any]) -> None:
+    def _record_shape(self, out: Path, doc: dict[str, Any], outputs: DriverOutputs) -> None:
         """workload_shape.json of the phase just run (workload_shape.record): never the phase's
         failure, whatever keeps it from being computed or written."""
         ctx = self.ctx
         local = ctx.node.address is None
         driver = find_driver(ctx.driver) if ctx.driver and local else find_driver()
         try:
-            shape = write_phase_shape(out, driver, run=doc)
+            shape = write_phase_shape(out, driver, run=doc,
+                                      outputs=(outputs.summary, outputs.intervals))
         except OSError as e:
             ctx.log.warning("%s: no %s: %s", out.name, SHAPE_FILE, e)
             return

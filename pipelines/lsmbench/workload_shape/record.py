@@ -200,13 +200,18 @@ def _base(name: str, kind: str, summary: dict[str, Any] | None,
 
 
 def phase_shape(phase_dir: Path, driver: Path | None, *, run: dict[str, Any] | None = None,
+                outputs: tuple[dict[str, Any] | None, list[dict[str, Any]]] | None = None,
                 limit: int = SAMPLE_LIMIT,
                 timeout_s: float = GENERATE_TIMEOUT_S) -> dict[str, Any]:
     """The record of the phase in phase_dir (its run.json, unless `run` gives it, summary.json
-    and timeseries.jsonl); `driver` generates the sample (None: no sample, and why)."""
+    and timeseries.jsonl, unless `outputs` gives them as read); `driver` generates the sample
+    (None: no sample, and why)."""
     t0 = time.monotonic()
-    summary = read_json_object(phase_dir / "summary.json")
-    intervals = read_timeseries(phase_dir / "timeseries.jsonl")
+    if outputs is not None:
+        summary, intervals = outputs
+    else:
+        summary = read_json_object(phase_dir / "summary.json")
+        intervals = read_timeseries(phase_dir / "timeseries.jsonl")
     run = run if run is not None else read_json_object(phase_dir / "run.json")
     kind = str((run or {}).get("phase") or phase_dir.name.split("@", 1)[0])
     shape = _base(phase_dir.name, kind, summary, intervals)
@@ -230,12 +235,15 @@ def phase_shape(phase_dir: Path, driver: Path | None, *, run: dict[str, Any] | N
 
 
 def write_phase_shape(phase_dir: Path, driver: Path | None, *,
-                      run: dict[str, Any] | None = None, limit: int = SAMPLE_LIMIT,
+                      run: dict[str, Any] | None = None,
+                      outputs: tuple[dict[str, Any] | None, list[dict[str, Any]]] | None = None,
+                      limit: int = SAMPLE_LIMIT,
                       timeout_s: float = GENERATE_TIMEOUT_S) -> dict[str, Any]:
     """Computes the phase's record and writes it to phase_dir/SHAPE_FILE atomically. Raises
     only OSError, from the write (nothing half-written is left)."""
     try:
-        shape = phase_shape(phase_dir, driver, run=run, limit=limit, timeout_s=timeout_s)
+        shape = phase_shape(phase_dir, driver, run=run, outputs=outputs, limit=limit,
+                            timeout_s=timeout_s)
     except Exception as e:  # never a phase's failure: the record says why
         shape = {"schema": SCHEMA, "phase": phase_dir.name, "kind": phase_dir.name.split("@")[0],
                  "computed": COMPUTED_WITH_PHASE, "completed": None, "sample": None,
@@ -263,6 +271,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if driver is None:
         print("error: lsm-driver is not built (make build), or --driver names no file",
               file=sys.stderr)
+        return 2
+    missing = [str(d) for d in args.dirs if not d.is_dir()]
+    if missing:
+        print(f"error: not a directory: {', '.join(missing)} (give a campaign or a point "
+              "directory of the results store)", file=sys.stderr)
         return 2
     written = 0
     for top in args.dirs:

@@ -206,3 +206,8 @@ def test_the_command_writes_the_missing_records_of_a_campaign(tmp_path, driver_p
     # Again: nothing left to write.
     assert record.main([str(camp), "--driver", str(driver_path)]) == 0
     assert "0 record(s) written" in capsys.readouterr().out
+
+
+def test_the_command_refuses_a_path_that_is_no_directory(driver_path, tmp_path, capsys):
+    assert record.main([str(tmp_path / "nowhere"), "--driver", str(driver_path)]) == 2
+    assert "not a directory" in capsys.readouterr().err
